@@ -1,0 +1,118 @@
+//! Global (device) memory: what `cudaMalloc` returns, visible to every thread of the grid.
+//!
+//! A [`GlobalSlice<T>`] is a kernel parameter: a device pointer and a length, `Copy`,
+//! passed by value exactly like `(T* ptr, unsigned n)` in CUDA C. The hardware reads
+//! global memory in 32-byte *sectors*: when the 32 lanes of a warp read 32 consecutive
+//! `u32`, that is 128 bytes, 4 sectors, one request (coalesced); with a stride of 32
+//! elements each lane needs its own sector, 32 of them. The emulator counts both.
+
+use crate::memory_ops::memory_ops;
+use core::marker::PhantomData;
+
+/// A typed view of device memory: a kernel parameter.
+///
+/// Create one on the host from a device buffer (the host runtime does); read and write it
+/// in a kernel with [`load`](Self::load), [`store`](Self::store) and the atomics.
+#[repr(C)]
+pub struct GlobalSlice<T> {
+    /// Device address of element 0 (on the emulator, its modelled device address).
+    ptr: *mut T,
+    /// Number of elements.
+    len: u32,
+    _pad: u32,
+    _t: PhantomData<T>,
+}
+
+impl<T> Clone for GlobalSlice<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for GlobalSlice<T> {}
+
+// SAFETY: a handle is an address and a length; what it points at is device memory,
+// reached only through the emulator or the GPU.
+unsafe impl<T> Send for GlobalSlice<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for GlobalSlice<T> {}
+
+impl<T> core::fmt::Debug for GlobalSlice<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "GlobalSlice({:#x}, len {})", self.ptr as usize, self.len)
+    }
+}
+
+impl<T> GlobalSlice<T> {
+    /// A handle to `len` elements at device address `addr`.
+    ///
+    /// # Safety
+    /// `addr` must be the device address of at least `len` elements of `T`, aligned for
+    /// `T`, that stay allocated while any kernel uses the handle. The host runtime's
+    /// buffers give such handles; use those instead of calling this.
+    pub const unsafe fn from_raw_parts(addr: u64, len: u32) -> Self {
+        GlobalSlice {
+            ptr: addr as usize as *mut T,
+            len,
+            _pad: 0,
+            _t: PhantomData,
+        }
+    }
+
+    /// Number of elements.
+    #[inline(always)]
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// Whether there are no elements.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device address of element 0.
+    #[inline(always)]
+    pub fn addr(&self) -> u64 {
+        self.ptr as usize as u64
+    }
+
+    /// The same memory seen as elements of `U`: `len * size_of::<T>() / size_of::<U>()`
+    /// of them (a tail shorter than one `U` is left out). This is how a kernel reads bytes
+    /// four at a time (`data.cast::<u32>()`) or sixteen at a time
+    /// (`data.cast::<U32x4>()`), the vectorised loads of chapter 9. The address must be
+    /// aligned for `U` (device allocations are 256-byte aligned).
+    #[inline(always)]
+    pub fn cast<U>(self) -> GlobalSlice<U> {
+        let bytes = self.len as u64 * core::mem::size_of::<T>() as u64;
+        GlobalSlice {
+            ptr: self.ptr as *mut U,
+            len: (bytes / core::mem::size_of::<U>() as u64) as u32,
+            _pad: 0,
+            _t: PhantomData,
+        }
+    }
+
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    fn __ptr(&self, i: u32) -> *mut T {
+        // SAFETY: address arithmetic only; the access is the caller's.
+        unsafe { self.ptr.add(i as usize) }
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    fn __space(&self) -> simt::Space {
+        simt::Space::Global
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    fn __base(&self) -> u64 {
+        self.addr()
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    fn __len(&self) -> u64 {
+        self.len as u64
+    }
+}
+
+memory_ops!(GlobalSlice [] []);

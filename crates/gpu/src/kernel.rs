@@ -1,0 +1,81 @@
+//! The host side of a `#[kernel]`: a typed launchable.
+
+use crate::global::GlobalSlice;
+
+/// A kernel, as `#[kernel]` describes it for the host: its PTX entry name, its static
+/// shared memory, and the function the emulator runs in every lane. `A` is the tuple of
+/// its parameter types, so a launch's arguments are checked at compile time.
+pub struct Kernel<A: KernelArgs> {
+    /// The PTX entry name (the function's name).
+    pub name: &'static str,
+    /// Bytes of `shared_array!` memory the kernel declares.
+    pub static_shared_bytes: u32,
+    /// The kernel body, for the emulator.
+    pub host: fn(A),
+    /// Source file of the kernel.
+    pub file: &'static str,
+    /// Line of the `#[kernel]` attribute.
+    pub line: u32,
+}
+
+impl<A: KernelArgs> Clone for Kernel<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A: KernelArgs> Copy for Kernel<A> {}
+
+impl<A: KernelArgs> std::fmt::Debug for Kernel<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Kernel({} at {}:{})", self.name, self.file, self.line)
+    }
+}
+
+/// A type that can be passed to a kernel by value: a scalar or a [`GlobalSlice`].
+///
+/// # Safety
+/// The type's bytes must mean the same on the host and the GPU (`repr(C)` or a scalar).
+pub unsafe trait KernelArg: Copy + Send + Sync + 'static {}
+
+macro_rules! kernel_arg {
+    ($($t:ty),*) => {$(
+        // SAFETY: scalars have one layout on both targets.
+        unsafe impl KernelArg for $t {}
+    )*};
+}
+kernel_arg!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64, bool);
+// SAFETY: `GlobalSlice` is `repr(C)`: a pointer and two `u32`.
+unsafe impl<T: 'static> KernelArg for GlobalSlice<T> {}
+
+/// The tuple of a kernel's arguments.
+pub trait KernelArgs: Copy + Send + Sync + 'static {
+    /// Pointers to each argument, in order, as `cuLaunchKernel` takes them.
+    fn param_ptrs(&self) -> Vec<*mut std::ffi::c_void>;
+}
+
+macro_rules! kernel_args {
+    ($(($($n:ident),*)),*) => {$(
+        impl<$($n: KernelArg),*> KernelArgs for ($($n,)*) {
+            #[allow(non_snake_case)]
+            fn param_ptrs(&self) -> Vec<*mut std::ffi::c_void> {
+                let ($($n,)*) = self;
+                vec![$($n as *const $n as *mut std::ffi::c_void),*]
+            }
+        }
+    )*};
+}
+kernel_args!(
+    (),
+    (A),
+    (A, B),
+    (A, B, C),
+    (A, B, C, D),
+    (A, B, C, D, E),
+    (A, B, C, D, E, F),
+    (A, B, C, D, E, F, G),
+    (A, B, C, D, E, F, G, H),
+    (A, B, C, D, E, F, G, H, I),
+    (A, B, C, D, E, F, G, H, I, J),
+    (A, B, C, D, E, F, G, H, I, J, K),
+    (A, B, C, D, E, F, G, H, I, J, K, L)
+);

@@ -1,0 +1,102 @@
+//! # `gpu`: the device API of the course
+//!
+//! Kernels are written once, in Rust, against this crate, and run two ways:
+//!
+//! - on **`nvptx64-nvidia-cuda`** (a real NVIDIA GPU) every function compiles to the PTX
+//!   instruction CUDA C would use: `%tid.x`, `bar.sync`, `ld.global`, `atom.shared.add`,
+//!   `match.any.sync`, ...;
+//! - on the **host**, every function calls the [`simt`] emulator, which runs each CUDA
+//!   thread as a coroutine in lockstep warps, checks every access and counts what the
+//!   hardware would do.
+//!
+//! ## Threads, blocks and grids
+//!
+//! A kernel launch runs a *grid* of *blocks* of *threads*. Every thread runs the same
+//! function; [`thread::thread_idx_x`], [`thread::block_idx_x`] and friends tell it which
+//! thread it is, so it can pick its data. Threads of one block share fast on-chip memory
+//! ([`shared`]) and can wait for each other ([`thread::sync_threads`]); blocks cannot: they
+//! run in no fixed order, so a kernel must never depend on one block finishing before
+//! another. The hardware runs the threads of a block in *warps* of 32 ([`warp`]).
+//!
+//! ## Memory is reached through handles
+//!
+//! Device memory is never handed out as `&`/`&mut`: a [`GlobalSlice`] or a
+//! [`shared::SharedArray`] has explicit [`load`](GlobalSlice::load),
+//! [`store`](GlobalSlice::store) and atomic methods. On the GPU they are plain loads,
+//! stores and `atom.*` instructions; on the emulator each one is an observable step, which
+//! is what lets it show the race in `histo[b] = histo[b] + 1`.
+//!
+//! Names follow Rust-CUDA's `cuda_std` where it has the concept (`thread::index_1d`,
+//! `warp::warp_match_any`, `warp::sync_warp`, ...), so the Rust-CUDA guide reads alike.
+#![cfg_attr(target_arch = "nvptx64", no_std)]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(
+        stdarch_nvptx,
+        asm_experimental_arch,
+        core_intrinsics,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem
+    )
+)]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+#![deny(missing_docs)]
+
+pub mod atomic;
+pub mod global;
+#[cfg(not(target_arch = "nvptx64"))]
+mod kernel;
+mod memory_ops;
+pub mod shared;
+pub mod thread;
+pub mod value;
+pub mod warp;
+
+pub use global::GlobalSlice;
+pub use gpu_macros::kernel;
+#[cfg(not(target_arch = "nvptx64"))]
+pub use kernel::{Kernel, KernelArg, KernelArgs};
+pub use value::DeviceValue;
+
+/// The emulator behind the host build, re-exported for the host runtime.
+#[cfg(not(target_arch = "nvptx64"))]
+pub use simt;
+
+/// Everything a kernel file needs: `use gpu::prelude::*;`.
+pub mod prelude {
+    pub use crate::atomic::{AtomicAdd, AtomicInt};
+    pub use crate::global::GlobalSlice;
+    pub use crate::shared::{DynamicShared, SharedArray};
+    pub use crate::value::DeviceValue;
+    pub use crate::{dynamic_shared, kernel, shared_array, thread, warp};
+}
+
+/// Declares a block's static shared-memory array (CUDA's `__shared__ T name[N]`):
+/// `let bins = shared_array![u32; 256];`. Only valid directly in a `#[kernel]` body,
+/// where the attribute lays it out; its contents start as garbage (poison on the
+/// emulator), so initialise it before reading.
+#[macro_export]
+macro_rules! shared_array {
+    ($($t:tt)*) => {
+        compile_error!("shared_array! must be used directly in the body of a #[kernel] function, which lays out its shared memory; pass the array to helpers as an argument")
+    };
+}
+
+/// Declares the launch-sized shared memory of a kernel (CUDA's
+/// `extern __shared__ T name[]`): `let bins = dynamic_shared![u32];`. Its length is the
+/// dynamic shared bytes given at launch divided by the element size. Only valid directly
+/// in a `#[kernel]` body.
+#[macro_export]
+macro_rules! dynamic_shared {
+    ($($t:tt)*) => {
+        compile_error!("dynamic_shared! must be used directly in the body of a #[kernel] function, which lays out its shared memory; pass the handle to helpers as an argument")
+    };
+}
+
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // A panic on the GPU (an index out of bounds, a `todo!()`) traps: the launch fails
+    // with CUDA_ERROR_LAUNCH_FAILED / an illegal instruction, as `assert` does in CUDA C.
+    core::arch::nvptx::trap()
+}

@@ -1,0 +1,50 @@
+//! What a device is: the numbers a kernel's launch is sized from.
+
+use serde::Serialize;
+
+/// Properties of a device, as `cudaGetDeviceProperties` reports them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DeviceProps {
+    /// Marketing name, e.g. "NVIDIA H100 80GB HBM3".
+    pub name: String,
+    /// Streaming multiprocessors: the grid is sized from this (a few blocks per SM keep
+    /// every SM busy and hide memory latency).
+    pub sm_count: u32,
+    /// Compute capability (major, minor): what the hardware can do (9.0 = Hopper).
+    pub compute_capability: (u32, u32),
+    /// Most threads in one block.
+    pub max_threads_per_block: u32,
+    /// Most resident threads per SM (2048 on Hopper): occupancy's ceiling.
+    pub max_threads_per_sm: u32,
+    /// Shared memory per block without opting in (48 KiB).
+    pub shared_bytes_per_block: u32,
+    /// Shared memory per block with opt-in (227 KiB on an H100).
+    pub shared_bytes_per_block_optin: u32,
+    /// L2 cache size in bytes: where global atomics are executed.
+    pub l2_bytes: u64,
+    /// Threads per warp (32).
+    pub warp_size: u32,
+}
+
+impl DeviceProps {
+    /// The emulator's properties, modelled on an H100 SXM (sm_90), so that grid sizes
+    /// derived from the device match what the course runs on the real GPU.
+    pub fn emulated_h100() -> Self {
+        DeviceProps {
+            name: "SIMT emulator (modelled on an NVIDIA H100, sm_90)".into(),
+            sm_count: 132,
+            compute_capability: (9, 0),
+            max_threads_per_block: 1024,
+            max_threads_per_sm: 2048,
+            shared_bytes_per_block: 48 * 1024,
+            shared_bytes_per_block_optin: 227 * 1024,
+            l2_bytes: 50 * 1024 * 1024,
+            warp_size: 32,
+        }
+    }
+
+    /// Blocks that fit on one SM at `threads_per_block` threads (thread limit only).
+    pub fn blocks_per_sm(&self, threads_per_block: u32) -> u32 {
+        (self.max_threads_per_sm / threads_per_block.max(1)).max(1)
+    }
+}

@@ -1,0 +1,137 @@
+//! Counters of a launch, per launch and per kernel source line.
+//!
+//! They model what Nsight Compute measures; each field names the metric it stands for.
+//! The model counts only the operations that go through the device API (memory,
+//! atomics, warp collectives, barriers); arithmetic in registers is not counted.
+
+use serde::Serialize;
+
+/// Event counts of one launch (or one source line of it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    /// Warp instructions that touch memory, synchronise or talk across lanes: one per
+    /// step (`smsp__inst_executed` restricted to those instructions). A barrier counts
+    /// one per warp.
+    pub warp_instructions: u64,
+    /// Active lanes summed over those instructions: `lane_ops / warp_instructions` is the
+    /// SIMT efficiency (`smsp__thread_inst_executed_per_inst_executed`).
+    pub lane_ops: u64,
+    /// Steps whose active mask was not every live lane of the warp: divergence
+    /// (`smsp__sass_branch_targets_threads_divergent`, roughly).
+    pub divergent_steps: u64,
+    /// Global load warp instructions (`l1tex__t_requests_pipe_lsu_mem_global_op_ld`).
+    pub global_load_requests: u64,
+    /// 32-byte sectors those loads touched (`l1tex__t_sectors_pipe_lsu_mem_global_op_ld`).
+    pub global_load_sectors: u64,
+    /// Global store warp instructions (`l1tex__t_requests_pipe_lsu_mem_global_op_st`).
+    pub global_store_requests: u64,
+    /// 32-byte sectors those stores touched (`l1tex__t_sectors_pipe_lsu_mem_global_op_st`).
+    pub global_store_sectors: u64,
+    /// Store lanes whose value was overwritten in the same step by a higher lane storing
+    /// to the same address: updates lost inside one warp instruction.
+    pub overwritten_stores: u64,
+    /// Shared-memory load warp instructions (`smsp__inst_executed_op_shared_ld`).
+    pub shared_load_requests: u64,
+    /// Shared-memory store warp instructions (`smsp__inst_executed_op_shared_st`).
+    pub shared_store_requests: u64,
+    /// Extra shared-memory wavefronts caused by bank conflicts: for each request, the most
+    /// distinct 4-byte words any one of the 32 banks had to serve, minus one
+    /// (`l1tex__data_bank_conflicts_pipe_lsu_mem_shared`). Lanes reading one word share
+    /// it (broadcast) and cost nothing.
+    pub bank_conflicts: u64,
+    /// Worst bank conflict of one request: 1 = conflict-free, 32 = 32-way.
+    pub max_bank_ways: u64,
+    /// Global atomic warp instructions (`l1tex__t_requests_pipe_lsu_mem_global_op_atom`,
+    /// plus the `red` variant).
+    pub global_atomic_requests: u64,
+    /// Lanes that performed a global atomic: one per element for a per-element atomic.
+    pub global_atomic_lanes: u64,
+    /// Distinct addresses of global atomics, summed over requests.
+    pub global_atomic_addresses: u64,
+    /// Global atomic updates that had to wait behind another lane on the same address
+    /// in the same request, summed: `lanes - distinct addresses`.
+    pub global_atomic_serialized: u64,
+    /// Serialization depth: the most lanes on one address in one global atomic request.
+    pub global_atomic_max_depth: u64,
+    /// Shared atomic warp instructions (`smsp__inst_executed_op_shared_atom`).
+    pub shared_atomic_requests: u64,
+    /// Lanes that performed a shared atomic.
+    pub shared_atomic_lanes: u64,
+    /// Distinct addresses of shared atomics, summed over requests.
+    pub shared_atomic_addresses: u64,
+    /// Shared atomic updates serialized behind another lane on the same address.
+    pub shared_atomic_serialized: u64,
+    /// Serialization depth of shared atomics.
+    pub shared_atomic_max_depth: u64,
+    /// `atomicCAS` lanes whose compare failed (the retries of a CAS loop).
+    pub cas_failures: u64,
+    /// Warp collective instructions (shuffle, vote, match, syncwarp, activemask).
+    pub warp_collectives: u64,
+    /// Block-wide barriers released (`__syncthreads`), counted once per block.
+    pub barriers: u64,
+}
+
+impl Counters {
+    /// Adds `other` into `self` (maxima are combined with `max`).
+    pub fn add(&mut self, o: &Counters) {
+        self.warp_instructions += o.warp_instructions;
+        self.lane_ops += o.lane_ops;
+        self.divergent_steps += o.divergent_steps;
+        self.global_load_requests += o.global_load_requests;
+        self.global_load_sectors += o.global_load_sectors;
+        self.global_store_requests += o.global_store_requests;
+        self.global_store_sectors += o.global_store_sectors;
+        self.overwritten_stores += o.overwritten_stores;
+        self.shared_load_requests += o.shared_load_requests;
+        self.shared_store_requests += o.shared_store_requests;
+        self.bank_conflicts += o.bank_conflicts;
+        self.max_bank_ways = self.max_bank_ways.max(o.max_bank_ways);
+        self.global_atomic_requests += o.global_atomic_requests;
+        self.global_atomic_lanes += o.global_atomic_lanes;
+        self.global_atomic_addresses += o.global_atomic_addresses;
+        self.global_atomic_serialized += o.global_atomic_serialized;
+        self.global_atomic_max_depth = self.global_atomic_max_depth.max(o.global_atomic_max_depth);
+        self.shared_atomic_requests += o.shared_atomic_requests;
+        self.shared_atomic_lanes += o.shared_atomic_lanes;
+        self.shared_atomic_addresses += o.shared_atomic_addresses;
+        self.shared_atomic_serialized += o.shared_atomic_serialized;
+        self.shared_atomic_max_depth = self.shared_atomic_max_depth.max(o.shared_atomic_max_depth);
+        self.cas_failures += o.cas_failures;
+        self.warp_collectives += o.warp_collectives;
+        self.barriers += o.barriers;
+    }
+
+    /// SIMT efficiency: average active lanes per counted warp instruction (32 is best).
+    pub fn simt_efficiency(&self) -> f64 {
+        if self.warp_instructions == 0 {
+            0.0
+        } else {
+            self.lane_ops as f64 / self.warp_instructions as f64
+        }
+    }
+
+    /// Sectors per global load request: 4 for 32 coalesced `u32`, 32 for a stride of 32.
+    pub fn sectors_per_load_request(&self) -> f64 {
+        if self.global_load_requests == 0 {
+            0.0
+        } else {
+            self.global_load_sectors as f64 / self.global_load_requests as f64
+        }
+    }
+
+    /// All atomics, global and shared, counted per lane.
+    pub fn atomic_lanes(&self) -> u64 {
+        self.global_atomic_lanes + self.shared_atomic_lanes
+    }
+}
+
+/// Counters of one kernel source line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LineCounters {
+    /// Source file, as the compiler names it.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// What happened on that line.
+    pub counters: Counters,
+}

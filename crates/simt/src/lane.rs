@@ -1,0 +1,129 @@
+//! What a running lane can reach: its indices and the one scheduling point, [`park`].
+//!
+//! The scheduler sets a thread-local pointer to the lane's context before it resumes the
+//! lane's coroutine, so device API calls find their lane without taking it as a parameter,
+//! just as `threadIdx` is simply there in CUDA C.
+
+use crate::op::Op;
+use corosensei::Yielder;
+use std::cell::{Cell, RefCell};
+use std::panic::Location;
+
+/// What a parked lane hands the scheduler: where it is and what it wants done.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Req {
+    pub(crate) site: &'static Location<'static>,
+    pub(crate) op: Op,
+}
+
+/// The per-lane state a device API call can read.
+pub(crate) struct LaneCtx {
+    pub(crate) thread: [u32; 3],
+    pub(crate) block: [u32; 3],
+    pub(crate) block_dim: [u32; 3],
+    pub(crate) grid_dim: [u32; 3],
+    pub(crate) lane: u32,
+    pub(crate) dynamic_shared_bytes: u32,
+    pub(crate) yielder: Cell<*const Yielder<u128, Req>>,
+}
+
+thread_local! {
+    static CURRENT: Cell<*const LaneCtx> = const { Cell::new(std::ptr::null()) };
+    /// The message and location of the last panic of a lane on this OS thread.
+    static LAST_PANIC: RefCell<Option<(String, String)>> = const { RefCell::new(None) };
+}
+
+pub(crate) fn set_current(ctx: *const LaneCtx) {
+    CURRENT.with(|c| c.set(ctx));
+}
+
+pub(crate) fn take_last_panic() -> Option<(String, String)> {
+    LAST_PANIC.with(|p| p.borrow_mut().take())
+}
+
+#[track_caller]
+fn ctx() -> &'static LaneCtx {
+    let p = CURRENT.with(|c| c.get());
+    if p.is_null() {
+        panic!(
+            "a `gpu` device function was called outside a kernel launch: launch the kernel \
+             through a `Device` instead of calling it directly"
+        );
+    }
+    // SAFETY: the scheduler keeps the context alive while the lane runs and clears the
+    // pointer when it leaves the lane.
+    unsafe { &*p }
+}
+
+/// Suspends the calling lane at `site` with `op`; returns the operation's result (the
+/// loaded bits, the old value of an atomic, a collective's result; 0 otherwise).
+pub fn park(site: &'static Location<'static>, op: Op) -> u128 {
+    let c = ctx();
+    // SAFETY: the yielder pointer is set by the lane's coroutine before its body runs and
+    // stays valid while the coroutine is alive.
+    let y = unsafe { &*c.yielder.get() };
+    y.suspend(Req { site, op })
+}
+
+/// `threadIdx` of the calling lane.
+#[track_caller]
+pub fn thread_idx() -> [u32; 3] {
+    ctx().thread
+}
+/// `blockIdx` of the calling lane.
+#[track_caller]
+pub fn block_idx() -> [u32; 3] {
+    ctx().block
+}
+/// `blockDim` of the launch.
+#[track_caller]
+pub fn block_dim() -> [u32; 3] {
+    ctx().block_dim
+}
+/// `gridDim` of the launch.
+#[track_caller]
+pub fn grid_dim() -> [u32; 3] {
+    ctx().grid_dim
+}
+/// `%laneid`: the lane's index in its warp, 0..32.
+#[track_caller]
+pub fn lane_id() -> u32 {
+    ctx().lane
+}
+/// Bytes of shared memory of the launch (static and dynamic together).
+#[track_caller]
+pub fn shared_bytes() -> u32 {
+    ctx().dynamic_shared_bytes
+}
+/// Is the caller a lane of a running launch?
+pub fn in_launch() -> bool {
+    CURRENT.with(|c| !c.get().is_null())
+}
+
+/// Installs (once) a panic hook that keeps lane panics quiet and records their message,
+/// so a student's `todo!()` becomes a report rather than noise on stderr. Panics outside
+/// lanes go to the previous hook.
+pub(crate) fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if in_launch() {
+                let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
+                    (*s).to_string()
+                } else if let Some(s) = info.payload().downcast_ref::<String>() {
+                    s.clone()
+                } else {
+                    "(non-string panic payload)".to_string()
+                };
+                let loc = info
+                    .location()
+                    .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()))
+                    .unwrap_or_default();
+                LAST_PANIC.with(|p| *p.borrow_mut() = Some((msg, loc)));
+            } else {
+                prev(info);
+            }
+        }));
+    });
+}

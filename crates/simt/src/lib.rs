@@ -1,0 +1,49 @@
+//! # `simt`: a deterministic SIMT emulator
+//!
+//! This crate is the one place where the course's model of an NVIDIA GPU lives. A kernel
+//! written against the `gpu` device API runs here with one stackful coroutine per CUDA
+//! thread. Every device operation that touches shared state (a global or shared load, a
+//! store, an atomic, a warp collective, a barrier) *parks* the lane at its call site; the
+//! scheduler then executes **one warp instruction per step**:
+//!
+//! - among a warp's parked lanes, it takes those parked at the same call site (the earliest
+//!   site first, counting a jump back to an earlier site as a new loop iteration, so
+//!   structured code reconverges); that set is the step's active mask;
+//! - loads read memory as it was before the step; stores land after it; when several
+//!   lanes store to one address, the highest lane wins and the others are counted as
+//!   overwritten; atomics apply in lane order;
+//! - the warps of a block take turns, one step each; blocks run one after another.
+//!
+//! Lockstep execution is *one* legal schedule of a real GPU (since Volta, warps may
+//! interleave their lanes differently: see the book's chapter on the model). It is the one
+//! that makes races reproducible: the naive histogram `h[b] = h[b] + 1` loses the same
+//! updates on every run, and the report can say why ("32 lanes read 10, all wrote 11").
+//!
+//! Checks are worded like NVIDIA's compute-sanitizer: memcheck (out-of-bounds and
+//! misaligned accesses), racecheck (shared-memory hazards between barriers), synccheck
+//! (divergent barriers and warp collectives) and initcheck (reads of never-written shared
+//! memory). Hazards on *global* memory are this project's own extension.
+//!
+//! Counters ([`Counters`]) mirror Nsight Compute metrics, per launch and per kernel source
+//! line. They are a model, not a measurement: the docs on each field say which metric
+//! they stand for and where the model is simpler than the hardware.
+#![deny(missing_docs)]
+
+pub mod check;
+pub mod config;
+pub mod counters;
+mod exec;
+pub mod lane;
+pub mod launch;
+pub mod memory;
+pub mod op;
+pub mod report;
+mod schedule;
+mod site;
+
+pub use config::Config;
+pub use counters::{Counters, LineCounters};
+pub use launch::{LaunchSpec, launch};
+pub use memory::GlobalMemory;
+pub use op::{AtomicOp, AtomicType, Op, ShuffleKind, Space, WarpOp};
+pub use report::{Finding, LaunchError, LaunchReport, ThreadRef};

@@ -1,0 +1,128 @@
+//! Device memory of the emulator: global allocations and a block's shared memory.
+//!
+//! Global allocations get device addresses the way `cudaMalloc` gives them: 256-byte
+//! aligned (here each allocation starts on its own 64 GiB boundary, so an address names
+//! its allocation). Sector counts depend on these addresses, so they are deterministic.
+//! Shared memory is one byte arena per block, poison-filled rather than zeroed, with a
+//! written-byte map for initcheck.
+
+/// Bits of an address that are the offset inside an allocation.
+const SLOT_BITS: u32 = 36;
+/// The byte every fresh shared-memory byte holds: `0xCDCDCDCD` as a `u32`.
+pub const SHARED_POISON: u8 = 0xCD;
+
+/// All global allocations of one device.
+#[derive(Default, Debug)]
+pub struct GlobalMemory {
+    slots: Vec<Option<Allocation>>,
+    /// Set when a launch that owned this memory timed out and could not return it.
+    pub(crate) lost: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct Allocation {
+    pub(crate) bytes: Vec<u8>,
+    /// Whether a kernel ever plain-stored here (so loads must consult hazard tracking).
+    pub(crate) stored: bool,
+}
+
+impl GlobalMemory {
+    /// A device with no allocations.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Allocates `bytes` zeroed bytes and returns the device address of the first.
+    pub fn alloc(&mut self, bytes: usize) -> u64 {
+        let slot = match self.slots.iter().position(Option::is_none) {
+            Some(s) => s,
+            None => {
+                self.slots.push(None);
+                self.slots.len() - 1
+            }
+        };
+        self.slots[slot] = Some(Allocation {
+            bytes: vec![0; bytes],
+            stored: false,
+        });
+        ((slot as u64) + 1) << SLOT_BITS
+    }
+
+    /// Frees the allocation that starts at `addr`. Returns false if there is none.
+    pub fn free(&mut self, addr: u64) -> bool {
+        match self.slot_of(addr) {
+            Some(s) if addr & ((1 << SLOT_BITS) - 1) == 0 => self.slots[s].take().is_some(),
+            _ => false,
+        }
+    }
+
+    fn slot_of(&self, addr: u64) -> Option<usize> {
+        let s = (addr >> SLOT_BITS).checked_sub(1)? as usize;
+        self.slots.get(s)?.as_ref().map(|_| s)
+    }
+
+    /// The bytes of the allocation that starts at `addr`.
+    pub fn bytes(&self, addr: u64) -> Option<&[u8]> {
+        let s = self.slot_of(addr)?;
+        self.slots[s].as_ref().map(|a| a.bytes.as_slice())
+    }
+
+    /// The bytes of the allocation that starts at `addr`, writable.
+    pub fn bytes_mut(&mut self, addr: u64) -> Option<&mut [u8]> {
+        let s = self.slot_of(addr)?;
+        self.slots[s].as_mut().map(|a| a.bytes.as_mut_slice())
+    }
+
+    /// Was this memory lost with a launch that timed out?
+    pub fn is_lost(&self) -> bool {
+        self.lost
+    }
+
+    /// The allocation holding `addr..addr+size`, and the offset of `addr` in it.
+    pub(crate) fn locate(&mut self, addr: u64, size: u64) -> Option<(&mut Allocation, usize)> {
+        let s = self.slot_of(addr)?;
+        let off = (addr & ((1 << SLOT_BITS) - 1)) as usize;
+        let a = self.slots[s].as_mut()?;
+        (off as u64 + size <= a.bytes.len() as u64).then_some((a, off))
+    }
+
+    /// Marks every allocation as not stored to, before a launch.
+    pub(crate) fn reset_store_marks(&mut self) {
+        for a in self.slots.iter_mut().flatten() {
+            a.stored = false;
+        }
+    }
+}
+
+/// Reads `size` little-endian bytes.
+pub(crate) fn read_le(bytes: &[u8], off: usize, size: usize) -> u128 {
+    let mut buf = [0u8; 16];
+    buf[..size].copy_from_slice(&bytes[off..off + size]);
+    u128::from_le_bytes(buf)
+}
+
+/// Writes `size` little-endian bytes.
+pub(crate) fn write_le(bytes: &mut [u8], off: usize, size: usize, v: u128) {
+    bytes[off..off + size].copy_from_slice(&v.to_le_bytes()[..size]);
+}
+
+/// One block's shared memory, with the initcheck map.
+pub(crate) struct SharedMemory {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) written: Vec<bool>,
+}
+
+impl SharedMemory {
+    pub(crate) fn new(size: usize) -> Self {
+        SharedMemory {
+            bytes: vec![SHARED_POISON; size],
+            written: vec![false; size],
+        }
+    }
+
+    /// Refills for the next block.
+    pub(crate) fn reset(&mut self) {
+        self.bytes.fill(SHARED_POISON);
+        self.written.fill(false);
+    }
+}

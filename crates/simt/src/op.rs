@@ -1,0 +1,278 @@
+//! The operations a lane parks on: what the `gpu` device API asks the emulator to do.
+//!
+//! Each variant is one kind of warp instruction. The `gpu` crate builds them; the
+//! scheduler groups the lanes of a warp parked at the same call site and executes their
+//! operations together, as one step.
+
+/// Which memory an access goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Space {
+    /// Device memory (`cudaMalloc`): visible to the whole grid, reached through 32-byte
+    /// sectors.
+    Global,
+    /// Per-block on-chip memory (`__shared__`): 32 banks of 4 bytes.
+    Shared,
+}
+
+impl Space {
+    /// The CUDA spelling, as compute-sanitizer prints it.
+    pub fn cuda_name(self) -> &'static str {
+        match self {
+            Space::Global => "__global__",
+            Space::Shared => "__shared__",
+        }
+    }
+}
+
+/// The element type of an atomic operation: it decides how the bits are combined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicType {
+    /// `unsigned int`
+    U32,
+    /// `int`
+    I32,
+    /// `unsigned long long`
+    U64,
+    /// `float`
+    F32,
+}
+
+impl AtomicType {
+    /// Size in bytes.
+    pub fn size(self) -> u8 {
+        match self {
+            AtomicType::U64 => 8,
+            _ => 4,
+        }
+    }
+}
+
+/// An atomic read-modify-write, named as CUDA's `atomicXxx` functions are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    /// `atomicAdd`
+    Add,
+    /// `atomicSub`
+    Sub,
+    /// `atomicMin`
+    Min,
+    /// `atomicMax`
+    Max,
+    /// `atomicExch`
+    Exch,
+    /// `atomicCAS`: `compare` is the expected old value.
+    Cas,
+    /// `atomicAnd`
+    And,
+    /// `atomicOr`
+    Or,
+    /// `atomicXor`
+    Xor,
+    /// `atomicInc`: `old >= value ? 0 : old + 1`
+    Inc,
+    /// `atomicDec`: `(old == 0 || old > value) ? value : old - 1`
+    Dec,
+}
+
+impl AtomicOp {
+    /// The CUDA function name, for reports.
+    pub fn cuda_name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "atomicAdd",
+            AtomicOp::Sub => "atomicSub",
+            AtomicOp::Min => "atomicMin",
+            AtomicOp::Max => "atomicMax",
+            AtomicOp::Exch => "atomicExch",
+            AtomicOp::Cas => "atomicCAS",
+            AtomicOp::And => "atomicAnd",
+            AtomicOp::Or => "atomicOr",
+            AtomicOp::Xor => "atomicXor",
+            AtomicOp::Inc => "atomicInc",
+            AtomicOp::Dec => "atomicDec",
+        }
+    }
+}
+
+/// Which lane a shuffle reads from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShuffleKind {
+    /// `__shfl_sync`: from lane `arg` of the segment.
+    Idx,
+    /// `__shfl_up_sync`: from lane `lane - arg`.
+    Up,
+    /// `__shfl_down_sync`: from lane `lane + arg`.
+    Down,
+    /// `__shfl_xor_sync`: from lane `lane ^ arg`.
+    Xor,
+}
+
+/// A warp-level operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpOp {
+    /// `__activemask()`: the lanes executing this step. Not a synchronising collective.
+    ActiveMask,
+    /// `__ballot_sync(mask, pred)`
+    Ballot {
+        /// Lanes that must take part.
+        mask: u32,
+        /// This lane's predicate.
+        pred: bool,
+    },
+    /// `__all_sync(mask, pred)`
+    All {
+        /// Lanes that must take part.
+        mask: u32,
+        /// This lane's predicate.
+        pred: bool,
+    },
+    /// `__any_sync(mask, pred)`
+    Any {
+        /// Lanes that must take part.
+        mask: u32,
+        /// This lane's predicate.
+        pred: bool,
+    },
+    /// `__match_any_sync(mask, value)`
+    MatchAny {
+        /// Lanes that must take part.
+        mask: u32,
+        /// This lane's value (32 or 64 bits).
+        value: u64,
+    },
+    /// `__shfl*_sync(mask, value, arg, width)`
+    Shuffle {
+        /// Lanes that must take part.
+        mask: u32,
+        /// This lane's value (32 or 64 bits).
+        value: u64,
+        /// Which shuffle.
+        kind: ShuffleKind,
+        /// Source lane, delta or xor mask.
+        arg: u32,
+        /// Segment width: a power of two up to 32.
+        width: u32,
+    },
+    /// `__syncwarp(mask)`
+    SyncWarp {
+        /// Lanes that must arrive.
+        mask: u32,
+    },
+}
+
+impl WarpOp {
+    /// The lanes that must take part, for synchronising collectives.
+    pub fn mask(&self) -> Option<u32> {
+        match *self {
+            WarpOp::ActiveMask => None,
+            WarpOp::Ballot { mask, .. }
+            | WarpOp::All { mask, .. }
+            | WarpOp::Any { mask, .. }
+            | WarpOp::MatchAny { mask, .. }
+            | WarpOp::Shuffle { mask, .. }
+            | WarpOp::SyncWarp { mask } => Some(mask),
+        }
+    }
+
+    /// The CUDA intrinsic name, for reports.
+    pub fn cuda_name(&self) -> &'static str {
+        match self {
+            WarpOp::ActiveMask => "__activemask",
+            WarpOp::Ballot { .. } => "__ballot_sync",
+            WarpOp::All { .. } => "__all_sync",
+            WarpOp::Any { .. } => "__any_sync",
+            WarpOp::MatchAny { .. } => "__match_any_sync",
+            WarpOp::Shuffle {
+                kind: ShuffleKind::Idx,
+                ..
+            } => "__shfl_sync",
+            WarpOp::Shuffle {
+                kind: ShuffleKind::Up,
+                ..
+            } => "__shfl_up_sync",
+            WarpOp::Shuffle {
+                kind: ShuffleKind::Down,
+                ..
+            } => "__shfl_down_sync",
+            WarpOp::Shuffle {
+                kind: ShuffleKind::Xor,
+                ..
+            } => "__shfl_xor_sync",
+            WarpOp::SyncWarp { .. } => "__syncwarp",
+        }
+    }
+}
+
+/// One device operation a lane parks on.
+///
+/// Addresses: for [`Space::Global`], `base` is the device address of element 0 of the
+/// handle (as `cudaMalloc` would give, 256-byte aligned per allocation); for
+/// [`Space::Shared`], `base` is the byte offset of element 0 in the block's shared memory.
+/// `index` counts elements of `size` bytes from `base`; `len` is the handle's length in
+/// elements, so an index past it is reported by memcheck with the index the kernel used.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Op {
+    /// A load of `size` bytes (1, 2, 4, 8 or 16).
+    Load {
+        /// Global or shared.
+        space: Space,
+        /// Address (global) or offset (shared) of element 0.
+        base: u64,
+        /// Element index.
+        index: u64,
+        /// Elements in the handle.
+        len: u64,
+        /// Bytes per element.
+        size: u8,
+    },
+    /// A store of `size` bytes of `value` (little-endian).
+    Store {
+        /// Global or shared.
+        space: Space,
+        /// Address (global) or offset (shared) of element 0.
+        base: u64,
+        /// Element index.
+        index: u64,
+        /// Elements in the handle.
+        len: u64,
+        /// Bytes per element.
+        size: u8,
+        /// The bits to store.
+        value: u128,
+    },
+    /// An atomic read-modify-write; the lane gets the old value back.
+    Atomic {
+        /// Global or shared.
+        space: Space,
+        /// Address (global) or offset (shared) of element 0.
+        base: u64,
+        /// Element index.
+        index: u64,
+        /// Elements in the handle.
+        len: u64,
+        /// How the bits are read.
+        ty: AtomicType,
+        /// The operation.
+        op: AtomicOp,
+        /// The operand (the new value for `Cas`).
+        value: u64,
+        /// The expected old value (`Cas` only).
+        compare: u64,
+    },
+    /// `__syncthreads()`
+    Barrier,
+    /// A warp-level operation.
+    Warp(WarpOp),
+}
+
+impl Op {
+    /// A short CUDA-flavoured name for reports.
+    pub fn describe(&self) -> String {
+        match self {
+            Op::Load { space, size, .. } => format!("{} read of size {size}", space.cuda_name()),
+            Op::Store { space, size, .. } => format!("{} write of size {size}", space.cuda_name()),
+            Op::Atomic { space, op, .. } => format!("{} on {}", op.cuda_name(), space.cuda_name()),
+            Op::Barrier => "__syncthreads".to_string(),
+            Op::Warp(w) => w.cuda_name().to_string(),
+        }
+    }
+}

@@ -1,0 +1,446 @@
+//! What a launch tells: counters and findings when it completes, an error when it cannot.
+//!
+//! The wording follows NVIDIA compute-sanitizer where it has the check, so that a student
+//! who later runs the real tool recognises it. `Display` is written for students: where,
+//! what, and what to look at next.
+
+use crate::counters::{Counters, LineCounters};
+use serde::Serialize;
+use std::fmt;
+use std::time::Duration;
+
+/// A thread of the grid: its block and thread index, as `(x,y,z)` triples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ThreadRef {
+    /// `blockIdx`
+    pub block: [u32; 3],
+    /// `threadIdx`
+    pub thread: [u32; 3],
+}
+
+impl fmt::Display for ThreadRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [tx, ty, tz] = self.thread;
+        let [bx, by, bz] = self.block;
+        write!(f, "thread ({tx},{ty},{tz}) in block ({bx},{by},{bz})")
+    }
+}
+
+/// A kernel source location, `file:line:column`.
+pub type SiteName = String;
+
+/// A problem found in a launch that did complete: the data may be wrong.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub enum Finding {
+    /// racecheck: two threads of different warps touched one shared-memory word with no
+    /// barrier between them, at least one of them writing (or one a plain access, the
+    /// other an atomic). Reported once per pair of sites, with how often it happened.
+    SharedHazard {
+        /// `"Write-after-Write"`, `"Read-after-Write"` or `"Write-after-Read"`.
+        kind: &'static str,
+        /// The earlier access: site and thread.
+        first: (SiteName, ThreadRef),
+        /// The later access: site and thread.
+        second: (SiteName, ThreadRef),
+        /// Byte offset of the word in shared memory.
+        offset: u64,
+        /// How many times this pair of sites conflicted.
+        count: u64,
+    },
+    /// Global-memory hazard (this project's extension; compute-sanitizer does not check
+    /// global memory for races): a plain load or store of an address another warp stored
+    /// to earlier in the same launch, with no ordering between them.
+    GlobalHazard {
+        /// `"Write-after-Write"` or `"Read-after-Write"`.
+        kind: &'static str,
+        /// The earlier store: site and thread.
+        first: (SiteName, ThreadRef),
+        /// The later access: site and thread.
+        second: (SiteName, ThreadRef),
+        /// Device address.
+        address: u64,
+        /// How many times this pair of sites conflicted.
+        count: u64,
+    },
+    /// Several lanes of one warp stored to the same address in the same step: one wins,
+    /// the others' updates are lost. Reported once per site.
+    ConflictingStores {
+        /// Global or shared.
+        space: &'static str,
+        /// Site of the store.
+        site: SiteName,
+        /// The first such step: the lanes' block/warp and how many lanes stored there.
+        example: String,
+        /// Steps in which it happened.
+        steps: u64,
+        /// Store lanes overwritten in total.
+        lost: u64,
+    },
+    /// initcheck: a read of shared memory that no thread of the block has written.
+    UninitializedShared {
+        /// Site of the read.
+        site: SiteName,
+        /// The first thread that read it.
+        thread: ThreadRef,
+        /// Byte offset in shared memory.
+        offset: u64,
+        /// How many lanes read uninitialized memory at this site.
+        count: u64,
+    },
+    /// A shuffle read from a lane that did not take part: the value is undefined on a GPU
+    /// (the emulator returns the reader's own value).
+    ShuffleFromInactiveLane {
+        /// Site of the shuffle.
+        site: SiteName,
+        /// The reading thread.
+        thread: ThreadRef,
+        /// The lane it read from.
+        source_lane: u32,
+    },
+}
+
+impl Finding {
+    /// Is this a data race (racecheck, or the global-memory extension)?
+    pub fn is_race(&self) -> bool {
+        matches!(
+            self,
+            Finding::SharedHazard { .. }
+                | Finding::GlobalHazard { .. }
+                | Finding::ConflictingStores { .. }
+        )
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Finding::SharedHazard {
+                kind,
+                first,
+                second,
+                offset,
+                count,
+            } => write!(
+                f,
+                "racecheck: {kind} hazard on __shared__ memory at byte offset {offset}: \
+                 {} by {} and {} by {}, with no __syncthreads() between them ({count}x)",
+                first.0, first.1, second.0, second.1
+            ),
+            Finding::GlobalHazard {
+                kind,
+                first,
+                second,
+                address,
+                count,
+            } => write!(
+                f,
+                "global race (simt extension): {kind} hazard on __global__ address {address:#x}: \
+                 stored at {} by {}, then touched at {} by {}, without atomics ({count}x)",
+                first.0, first.1, second.0, second.1
+            ),
+            Finding::ConflictingStores {
+                space,
+                site,
+                example,
+                steps,
+                lost,
+            } => write!(
+                f,
+                "{space} write-write conflict at {site}: {example}; in {steps} step(s) {lost} store(s) were overwritten \
+                 by another lane of the same warp (lost updates)"
+            ),
+            Finding::UninitializedShared {
+                site,
+                thread,
+                offset,
+                count,
+            } => write!(
+                f,
+                "initcheck: Uninitialized __shared__ memory read at {site} by {thread}: byte offset {offset} \
+                 was never written by this block ({count} lane(s)); shared memory is not zero-filled"
+            ),
+            Finding::ShuffleFromInactiveLane {
+                site,
+                thread,
+                source_lane,
+            } => write!(
+                f,
+                "shuffle at {site} by {thread} read lane {source_lane}, which did not take part: undefined on a GPU"
+            ),
+        }
+    }
+}
+
+/// A completed launch: what happened and what was found.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LaunchReport {
+    /// Counters of the whole launch.
+    pub counters: Counters,
+    /// Counters per kernel source line, sorted by file and line.
+    pub lines: Vec<LineCounters>,
+    /// Hazards and other findings, in the order first seen.
+    pub findings: Vec<Finding>,
+    /// Blocks run.
+    pub blocks: u64,
+    /// Threads run.
+    pub threads: u64,
+}
+
+impl LaunchReport {
+    /// Does any finding report a data race?
+    pub fn has_race(&self) -> bool {
+        self.findings.iter().any(Finding::is_race)
+    }
+
+    /// The counters of the lines of `file` whose line number is in `lines`.
+    pub fn line(&self, file_suffix: &str, line: u32) -> Option<&Counters> {
+        self.lines
+            .iter()
+            .find(|l| l.line == line && l.file.ends_with(file_suffix))
+            .map(|l| &l.counters)
+    }
+}
+
+/// Where a group of threads waits, for barrier and deadlock reports.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WaitSite {
+    /// What they wait in (`__syncthreads`, `__shfl_sync`, ...), or "exited".
+    pub what: String,
+    /// The site, or empty for "exited".
+    pub site: SiteName,
+    /// The threads, as compact ranges of linear thread indices ("0-31, 40").
+    pub threads: String,
+}
+
+impl fmt::Display for WaitSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.site.is_empty() {
+            write!(f, "threads {} {}", self.threads, self.what)
+        } else {
+            write!(
+                f,
+                "threads {} wait in {} at {}",
+                self.threads, self.what, self.site
+            )
+        }
+    }
+}
+
+/// Why a launch did not complete.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub enum LaunchError {
+    /// The launch configuration is invalid; the message uses CUDA's wording.
+    InvalidConfig {
+        /// CUDA's error name, e.g. `cudaErrorInvalidConfiguration`.
+        cuda_error: &'static str,
+        /// What is wrong and the limit.
+        message: String,
+    },
+    /// memcheck: an access outside the handle, or misaligned for its size.
+    MemoryFault {
+        /// `"out of bounds"` or `"misaligned"`.
+        kind: &'static str,
+        /// e.g. `__global__ read of size 4`.
+        access: String,
+        /// The offending thread.
+        thread: ThreadRef,
+        /// Kernel source location.
+        site: SiteName,
+        /// The element index the kernel used.
+        index: u64,
+        /// The handle's length in elements.
+        len: u64,
+        /// Device address (global) or byte offset (shared).
+        address: u64,
+    },
+    /// A lane panicked (a `todo!()`, an `unwrap` on `None`, an overflow in debug builds).
+    LanePanic {
+        /// The panicking thread.
+        thread: ThreadRef,
+        /// The panic message.
+        message: String,
+        /// Where it panicked.
+        site: SiteName,
+    },
+    /// synccheck: a `__syncthreads()` not reached by every thread of the block, or reached
+    /// at different sites.
+    BarrierDivergence {
+        /// The block.
+        block: [u32; 3],
+        /// Where each group of threads is.
+        waits: Vec<WaitSite>,
+    },
+    /// synccheck: a warp collective whose mask names lanes that cannot reach it
+    /// (exited, at another collective or barrier), or a lane outside its own mask.
+    WarpDivergence {
+        /// The collective.
+        what: String,
+        /// Its site.
+        site: SiteName,
+        /// The first lane in it.
+        thread: ThreadRef,
+        /// The mask the code passed.
+        mask: u32,
+        /// What is wrong.
+        message: String,
+    },
+    /// Nothing in a block can move, and it is not a barrier divergence.
+    Deadlock {
+        /// The block.
+        block: [u32; 3],
+        /// Where each group of threads waits.
+        waits: Vec<WaitSite>,
+    },
+    /// The launch took more warp steps than its budget: most likely an infinite loop.
+    StepBudgetExceeded {
+        /// The budget.
+        budget: u64,
+        /// Where the running lanes were.
+        waits: Vec<WaitSite>,
+        /// The block being run.
+        block: [u32; 3],
+    },
+    /// The launch ran past its wall-clock limit: a lane spins without touching memory.
+    TimedOut {
+        /// The limit.
+        after: Duration,
+        /// The last site a lane was seen at, and which thread.
+        last_seen: Option<(SiteName, ThreadRef)>,
+    },
+    /// The device cannot be used: its memory was lost with a launch that timed out.
+    DeviceLost {
+        /// Why.
+        message: String,
+    },
+}
+
+impl LaunchError {
+    /// A short name of the kind of failure, for tables.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LaunchError::InvalidConfig { .. } => "invalid launch configuration",
+            LaunchError::MemoryFault { .. } => "out of bounds",
+            LaunchError::LanePanic { .. } => "panicked",
+            LaunchError::BarrierDivergence { .. } => "barrier error",
+            LaunchError::WarpDivergence { .. } => "warp collective error",
+            LaunchError::Deadlock { .. } => "deadlock",
+            LaunchError::StepBudgetExceeded { .. } => "timed out",
+            LaunchError::TimedOut { .. } => "timed out",
+            LaunchError::DeviceLost { .. } => "device lost",
+        }
+    }
+}
+
+fn list(f: &mut fmt::Formatter<'_>, waits: &[WaitSite]) -> fmt::Result {
+    for w in waits {
+        write!(f, "\n    {w}")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LaunchError::InvalidConfig {
+                cuda_error,
+                message,
+            } => {
+                write!(f, "invalid launch ({cuda_error}): {message}")
+            }
+            LaunchError::MemoryFault {
+                kind,
+                access,
+                thread,
+                site,
+                index,
+                len,
+                address,
+            } => write!(
+                f,
+                "memcheck: Invalid {access} at {site} by {thread}: index {index} is {kind} \
+                 (the buffer has {len} elements; address {address:#x})"
+            ),
+            LaunchError::LanePanic {
+                thread,
+                message,
+                site,
+            } => {
+                write!(f, "{thread} panicked at {site}: {message}")
+            }
+            LaunchError::BarrierDivergence { block, waits } => {
+                let [x, y, z] = block;
+                write!(
+                    f,
+                    "synccheck: Barrier error detected in block ({x},{y},{z}): __syncthreads() must be reached \
+                     by every thread of the block, at the same place:"
+                )?;
+                list(f, waits)
+            }
+            LaunchError::WarpDivergence {
+                what,
+                site,
+                thread,
+                mask,
+                message,
+            } => write!(
+                f,
+                "synccheck: {what} at {site} ({thread}, mask {mask:#010x}): {message}"
+            ),
+            LaunchError::Deadlock { block, waits } => {
+                let [x, y, z] = block;
+                write!(f, "deadlock in block ({x},{y},{z}): no thread can move:")?;
+                list(f, waits)
+            }
+            LaunchError::StepBudgetExceeded {
+                budget,
+                waits,
+                block,
+            } => {
+                let [x, y, z] = block;
+                write!(
+                    f,
+                    "timed out: the launch took more than {budget} warp steps (in block ({x},{y},{z})); \
+                     this might be caused by an infinite loop. Lanes were at:"
+                )?;
+                list(f, waits)
+            }
+            LaunchError::TimedOut { after, last_seen } => {
+                write!(
+                    f,
+                    "timed out after {:.1} s: a lane is probably spinning in a loop that never touches memory",
+                    after.as_secs_f64()
+                )?;
+                if let Some((site, t)) = last_seen {
+                    write!(f, "; last seen at {site} ({t})")?;
+                }
+                Ok(())
+            }
+            LaunchError::DeviceLost { message } => write!(f, "device lost: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for LaunchError {}
+
+/// Formats a sorted set of linear thread indices as compact ranges: `0-31, 40, 64-95`.
+pub fn ranges(ids: &[u32]) -> String {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let start = ids[i];
+        let mut end = start;
+        while i + 1 < ids.len() && ids[i + 1] == end + 1 {
+            i += 1;
+            end = ids[i];
+        }
+        out.push(if start == end {
+            format!("{start}")
+        } else {
+            format!("{start}-{end}")
+        });
+        i += 1;
+    }
+    out.join(", ")
+}
