@@ -1,0 +1,100 @@
+//! What an exercise is.
+
+use crate::outcome::Outcome;
+use gpu_host::Device;
+use serde::Serialize;
+
+/// Whose kernels a check runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum KernelSource {
+    /// The student's `kernels` crate: stubs until solved.
+    Student,
+    /// The reference `solutions` crate.
+    Reference,
+}
+
+impl KernelSource {
+    /// `"student"` or `"reference"`, as the CLIs spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelSource::Student => "student",
+            KernelSource::Reference => "reference",
+        }
+    }
+}
+
+/// One exercise: data, and the check that grades it.
+#[derive(Clone, Copy)]
+pub struct Exercise {
+    /// The section id, e.g. `"9.4"`: the same in `todo!`, registry, book headings.
+    pub id: &'static str,
+    /// Short title.
+    pub title: &'static str,
+    /// The functions (kernels or host functions) the student writes for it.
+    pub kernels: &'static [&'static str],
+    /// Points for the grader.
+    pub points: u32,
+    /// Hints, gentlest first. The first is shown with every failure.
+    pub hints: &'static [&'static str],
+    /// The book section, relative to `book/src/` (e.g. `"ch09/04-global-privatization.md"`).
+    pub book: &'static str,
+    /// Runs the check on `device` with the kernels of `source`.
+    pub check: fn(&mut Device, KernelSource) -> Outcome,
+}
+
+impl std::fmt::Debug for Exercise {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Exercise({} {})", self.id, self.title)
+    }
+}
+
+impl Exercise {
+    /// Runs the check and fills in the exercise id, hint and book section of a failure,
+    /// so every failure names the exercise, what went wrong, the first hint and where to read.
+    pub fn run(&self, device: &mut Device, source: KernelSource) -> Outcome {
+        let mut out = (self.check)(device, source);
+        out.exercise = self.id;
+        out
+    }
+
+    /// The message a failing check shows a student.
+    pub fn failure_message(&self, out: &Outcome) -> String {
+        let hint = self.hints.first().copied().unwrap_or("(no hint)");
+        let mut s = format!("exercise {} ({}): {} - {}\n", self.id, self.title, out.status.label(), out.reason);
+        for d in &out.details {
+            s.push_str("    ");
+            s.push_str(d);
+            s.push('\n');
+        }
+        s.push_str(&format!("  hint: {hint}\n  read: book/src/{}\n", self.book));
+        s
+    }
+
+    /// For a `#[test]`: runs the check on the emulator and panics with the student's
+    /// message unless it passes.
+    pub fn assert_passes(&self, source: KernelSource) {
+        let mut dev = Device::emulator();
+        let out = self.run(&mut dev, source);
+        if out.status != crate::Status::Pass {
+            panic!("\n{}", self.failure_message(&out));
+        }
+    }
+}
+
+/// A chapter: its id, title and exercises in order.
+#[derive(Clone, Copy, Debug)]
+pub struct Chapter {
+    /// `"ch09"`
+    pub id: &'static str,
+    /// Title.
+    pub title: &'static str,
+    /// Exercises, in the order the book teaches them.
+    pub exercises: &'static [Exercise],
+}
+
+impl Chapter {
+    /// The exercise with `id`.
+    pub fn exercise(&self, id: &str) -> Option<&'static Exercise> {
+        self.exercises.iter().find(|e| e.id == id)
+    }
+}
