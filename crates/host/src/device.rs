@@ -7,9 +7,10 @@ use crate::{Config, Counters, Finding, LaunchError, Result};
 use gpu::{DeviceValue, Kernel, KernelArgs};
 use simt::{GlobalMemory, LaunchSpec};
 use std::marker::PhantomData;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Where kernels run. The emulator is always there; the real GPU (`cust`) joins it behind
 /// the `cuda` feature.
@@ -22,6 +23,9 @@ pub enum Backend {
         /// How launches run (step budget, watchdog).
         config: Config,
     },
+    /// A real NVIDIA GPU through the CUDA driver (`cust`): see [`crate::cuda`].
+    #[cfg(feature = "cuda")]
+    Cuda(crate::cuda::CudaBackend),
 }
 
 /// What a launch reports. On the emulator, the counters and findings; on a GPU, the time.
@@ -74,6 +78,58 @@ impl Device {
         }
     }
 
+    /// GPU 0, through the CUDA driver (`cuda` feature).
+    ///
+    /// Fails with [`LaunchError::NoDevice`] when this machine cannot run CUDA: no NVIDIA
+    /// driver (`libcuda.so.1` is loaded now, not at program start, so the same binary runs
+    /// its emulator work anywhere), `cuInit` failing, or no GPU. Load the kernels' PTX with
+    /// [`load_ptx`](Self::load_ptx) before launching.
+    #[cfg(feature = "cuda")]
+    pub fn cuda() -> Result<Self> {
+        Self::cuda_ordinal(0)
+    }
+
+    /// GPU number `ordinal` (as `nvidia-smi` and `CUDA_VISIBLE_DEVICES` count them).
+    ///
+    /// The device gets a CUDA context of its own, so a kernel fault that poisons it (an
+    /// illegal address) ends this `Device` only, not others in the same process.
+    #[cfg(feature = "cuda")]
+    pub fn cuda_ordinal(ordinal: u32) -> Result<Self> {
+        let (gpu, props) = crate::cuda::CudaBackend::open(ordinal)?;
+        Ok(Device {
+            backend: Backend::Cuda(gpu),
+            props,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        })
+    }
+
+    /// How many CUDA devices this machine has: 0 with no driver, no GPU, or `cuInit`
+    /// failing. Tests use it to skip GPU checks with a note rather than fail.
+    #[cfg(feature = "cuda")]
+    pub fn cuda_device_count() -> u32 {
+        crate::cuda::device_count()
+    }
+
+    /// The CUDA version the driver supports, as (major, minor), e.g. (13, 0); `None` on
+    /// the emulator. Benchmarks print it beside the GPU's name.
+    pub fn driver_version(&self) -> Option<(u32, u32)> {
+        match &self.backend {
+            Backend::Emulator { .. } => None,
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(gpu) => Some(gpu.driver_version()),
+        }
+    }
+
+    /// The keys of the PTX modules loaded on this device, in load order (empty on the
+    /// emulator).
+    pub fn loaded_modules(&self) -> Vec<String> {
+        match &self.backend {
+            Backend::Emulator { .. } => Vec::new(),
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(gpu) => gpu.module_keys(),
+        }
+    }
+
     /// What the device is.
     pub fn props(&self) -> &DeviceProps {
         &self.props
@@ -88,6 +144,54 @@ impl Device {
     pub fn emulator_config_mut(&mut self) -> Option<&mut Config> {
         match &mut self.backend {
             Backend::Emulator { config, .. } => Some(config),
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(_) => None,
+        }
+    }
+
+    /// Loads PTX text as the module `key` (use the package name: `"kernels"`,
+    /// `"solutions"`, `"api-probe"`), so that launches of that crate's `#[kernel]`s find
+    /// their entry points in it. Loaded once: the same text again is a no-op; new text
+    /// replaces the module. When two modules hold a kernel of the same name (the student's
+    /// stub and the solution), the kernel's source path picks the module whose key is one
+    /// of its directories (`solutions/src/ch09.rs` → `solutions`).
+    ///
+    /// On the emulator this does nothing: it runs the kernels' host bodies, not PTX. So
+    /// code that runs on either backend may load its PTX unconditionally.
+    pub fn load_ptx(&mut self, key: &str, ptx: &str) -> Result<()> {
+        let _ = (key, ptx);
+        match &mut self.backend {
+            Backend::Emulator { .. } => Ok(()),
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(gpu) => gpu.load_ptx(key, ptx),
+        }
+    }
+
+    /// [`load_ptx`](Self::load_ptx) from a `.ptx` file (e.g. `target/ptx/solutions.ptx`).
+    /// The file is read only on a GPU backend; on the emulator this does nothing.
+    pub fn load_ptx_file(&mut self, key: &str, path: impl AsRef<Path>) -> Result<()> {
+        if self.is_emulator() {
+            return Ok(());
+        }
+        let path = path.as_ref();
+        let ptx = std::fs::read_to_string(path).map_err(|e| LaunchError::InvalidConfig {
+            cuda_error: "cudaErrorFileNotFound",
+            message: format!(
+                "cannot read the PTX file {}: {e}; build it first (cargo run -p ptx-builder)",
+                path.display()
+            ),
+        })?;
+        self.load_ptx(key, &ptx)
+    }
+
+    /// Waits until all work submitted to the device has finished (`cudaDeviceSynchronize`).
+    /// Launches already wait, so this is only needed by code that wants to say so; on the
+    /// emulator it does nothing.
+    pub fn synchronize(&mut self) -> Result<()> {
+        match &mut self.backend {
+            Backend::Emulator { .. } => Ok(()),
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(gpu) => gpu.synchronize(),
         }
     }
 
@@ -103,6 +207,11 @@ impl Device {
 
     fn memory(&mut self) -> Result<&mut GlobalMemory> {
         match &mut self.backend {
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(_) => Err(LaunchError::InvalidConfig {
+                cuda_error: "cudaErrorNotSupported",
+                message: "invariant: emulator memory asked of a GPU device".into(),
+            }),
             Backend::Emulator { memory, .. } => {
                 if memory.is_lost() {
                     return Err(LaunchError::DeviceLost {
@@ -128,7 +237,12 @@ impl Device {
     pub fn alloc<T: DeviceValue>(&mut self, len: usize) -> Result<DeviceBuffer<T>> {
         let n = Self::check_len(len)?;
         let id = self.id;
-        let addr = self.memory()?.alloc(len * std::mem::size_of::<T>());
+        let bytes = len * std::mem::size_of::<T>();
+        let addr = match &mut self.backend {
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(gpu) => gpu.alloc(bytes)?,
+            _ => self.memory()?.alloc(bytes),
+        };
         Ok(DeviceBuffer {
             addr,
             len: n,
@@ -162,6 +276,10 @@ impl Device {
             });
         }
         let addr = buf.addr;
+        #[cfg(feature = "cuda")]
+        if let Backend::Cuda(gpu) = &mut self.backend {
+            return gpu.write(addr, as_bytes(data));
+        }
         let dst = self.memory()?.bytes_mut(addr).ok_or_else(freed)?;
         dst.copy_from_slice(as_bytes(data));
         Ok(())
@@ -172,6 +290,11 @@ impl Device {
         self.own(buf)?;
         let mut out = vec![T::from_bits(0); buf.len as usize];
         let addr = buf.addr;
+        #[cfg(feature = "cuda")]
+        if let Backend::Cuda(gpu) = &mut self.backend {
+            gpu.read(addr, crate::buffer::as_bytes_mut(&mut out))?;
+            return Ok(out);
+        }
         let src = self.memory()?.bytes(addr).ok_or_else(freed)?;
         from_bytes(src, &mut out);
         Ok(out)
@@ -180,6 +303,10 @@ impl Device {
     /// Sets every element of `buf` to `value` (`cudaMemset` generalised).
     pub fn fill<T: DeviceValue>(&mut self, buf: &DeviceBuffer<T>, value: T) -> Result<()> {
         self.own(buf)?;
+        #[cfg(feature = "cuda")]
+        if let Backend::Cuda(gpu) = &mut self.backend {
+            return gpu.fill(buf.addr, as_bytes(&[value]), buf.len as usize);
+        }
         let data = vec![value; buf.len as usize];
         self.copy_to_device(buf, &data)
     }
@@ -188,6 +315,10 @@ impl Device {
     pub fn free<T: DeviceValue>(&mut self, buf: DeviceBuffer<T>) -> Result<()> {
         self.own(&buf)?;
         let addr = buf.addr;
+        #[cfg(feature = "cuda")]
+        if let Backend::Cuda(gpu) = &mut self.backend {
+            return gpu.free(addr);
+        }
         if !self.memory()?.free(addr) {
             return Err(freed());
         }
@@ -198,34 +329,20 @@ impl Device {
     ///
     /// The configuration is checked against CUDA's limits first (0 threads, more than
     /// 1024 threads per block, more than 48 KiB of shared memory without opting in, grid
-    /// dimensions past the maximum), with CUDA's wording. The kernel's static shared
-    /// arrays are added to the dynamic shared bytes, as the CUDA runtime does.
+    /// dimensions past the maximum), with CUDA's wording, on both backends. The kernel's
+    /// static shared arrays are added to the dynamic shared bytes, as the CUDA runtime
+    /// does (on the GPU they live at the start of the launch-sized shared memory).
+    ///
+    /// On the emulator the report has counters and findings; on a GPU it has the kernel's
+    /// time, measured with events around the launch, and a fault inside the kernel is an
+    /// error of this launch ([`LaunchError::Driver`]).
     pub fn launch<A: KernelArgs>(
         &mut self,
         kernel: &Kernel<A>,
         cfg: LaunchConfig,
         args: A,
     ) -> Result<LaunchReport> {
-        let shared = kernel.static_shared_bytes as u64 + cfg.dynamic_shared_bytes as u64;
-        let limit = match cfg.max_shared_bytes {
-            None => self.props.shared_bytes_per_block,
-            Some(b) if b <= self.props.shared_bytes_per_block_optin => b,
-            Some(b) => {
-                return Err(LaunchError::InvalidConfig {
-                    cuda_error: "cudaErrorInvalidValue",
-                    message: format!(
-                        "invalid argument: opt-in of {b} bytes of shared memory per block; this device allows at most {}",
-                        self.props.shared_bytes_per_block_optin
-                    ),
-                });
-            }
-        };
-        let spec = LaunchSpec {
-            grid: [cfg.grid.x, cfg.grid.y, cfg.grid.z],
-            block: [cfg.block.x, cfg.block.y, cfg.block.z],
-            shared_bytes: u32::try_from(shared).unwrap_or(u32::MAX),
-            max_shared_bytes: limit,
-        };
+        let spec = self.spec(kernel, &cfg)?;
         match &mut self.backend {
             Backend::Emulator { memory, config } => {
                 let host = kernel.host;
@@ -236,7 +353,101 @@ impl Device {
                     gpu_time: None,
                 })
             }
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(gpu) => {
+                spec.validate()?;
+                let params = args.param_ptrs();
+                let times = gpu.launch(
+                    (kernel.name, kernel.file),
+                    &spec,
+                    cfg.max_shared_bytes,
+                    &params,
+                    0,
+                    1,
+                )?;
+                Ok(LaunchReport {
+                    emulator: None,
+                    gpu_time: times.first().copied(),
+                })
+            }
         }
+    }
+
+    /// Launches `kernel` `warmup` times untimed, then `reps` times each timed on its own,
+    /// and returns the `reps` durations (for a benchmark's median). The arguments are the
+    /// same for every launch: a kernel that accumulates (a histogram) keeps accumulating.
+    ///
+    /// On a GPU each duration is the time between two events recorded on the stream around
+    /// that launch (`cudaEventElapsedTime`), with no host round trip between launches. On
+    /// the emulator it is the host's wall-clock time of the emulation: it says how fast the
+    /// emulator is, nothing about a GPU.
+    pub fn time_launches<A: KernelArgs>(
+        &mut self,
+        kernel: &Kernel<A>,
+        cfg: LaunchConfig,
+        args: A,
+        warmup: u32,
+        reps: u32,
+    ) -> Result<Vec<Duration>> {
+        #[cfg(feature = "cuda")]
+        if let Backend::Cuda(gpu) = &mut self.backend {
+            let spec = {
+                let limit = shared_limit(&self.props, &cfg)?;
+                make_spec(kernel, &cfg, limit)
+            };
+            spec.validate()?;
+            let params = args.param_ptrs();
+            return gpu.launch(
+                (kernel.name, kernel.file),
+                &spec,
+                cfg.max_shared_bytes,
+                &params,
+                warmup,
+                reps,
+            );
+        }
+        for _ in 0..warmup {
+            self.launch(kernel, cfg, args)?;
+        }
+        let mut times = Vec::with_capacity(reps as usize);
+        for _ in 0..reps {
+            let t = Instant::now();
+            self.launch(kernel, cfg, args)?;
+            times.push(t.elapsed());
+        }
+        Ok(times)
+    }
+
+    /// The launch as the backends see it: grid, block, all shared bytes and their limit.
+    fn spec<A: KernelArgs>(&self, kernel: &Kernel<A>, cfg: &LaunchConfig) -> Result<LaunchSpec> {
+        let limit = shared_limit(&self.props, cfg)?;
+        Ok(make_spec(kernel, cfg, limit))
+    }
+}
+
+/// The most shared memory a block of this launch may use: the device's default, or the
+/// launch's opt-in if the device allows that much.
+fn shared_limit(props: &DeviceProps, cfg: &LaunchConfig) -> Result<u32> {
+    match cfg.max_shared_bytes {
+        None => Ok(props.shared_bytes_per_block),
+        Some(b) if b <= props.shared_bytes_per_block_optin => Ok(b),
+        Some(b) => Err(LaunchError::InvalidConfig {
+            cuda_error: "cudaErrorInvalidValue",
+            message: format!(
+                "invalid argument: opt-in of {b} bytes of shared memory per block; this device allows at most {}",
+                props.shared_bytes_per_block_optin
+            ),
+        }),
+    }
+}
+
+fn make_spec<A: KernelArgs>(kernel: &Kernel<A>, cfg: &LaunchConfig, limit: u32) -> LaunchSpec {
+    let shared = kernel.static_shared_bytes as u64 + cfg.dynamic_shared_bytes as u64;
+    LaunchSpec {
+        grid: [cfg.grid.x, cfg.grid.y, cfg.grid.z],
+        block: [cfg.block.x, cfg.block.y, cfg.block.z],
+        shared_bytes: u32::try_from(shared).unwrap_or(u32::MAX),
+        max_shared_bytes: limit,
     }
 }
 

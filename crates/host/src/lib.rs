@@ -18,6 +18,8 @@
 
 mod buffer;
 mod config;
+#[cfg(feature = "cuda")]
+pub mod cuda;
 mod device;
 mod props;
 

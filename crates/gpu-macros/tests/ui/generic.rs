@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn fill<T: DeviceValue>(out: GlobalSlice<T>, v: T) {
+    out.store(0, v);
+}
+
+fn main() {}

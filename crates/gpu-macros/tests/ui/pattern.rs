@@ -1,0 +1,8 @@
+use gpu::prelude::*;
+
+#[kernel]
+fn pair((a, b): (u32, u32), out: GlobalSlice<u32>) {
+    out.store(a, b);
+}
+
+fn main() {}

@@ -1,0 +1,643 @@
+//! The real-GPU backend (`cuda` feature): the same `#[kernel]`s, launched through `cust`
+//! on the PTX that `rustc`'s NVPTX backend made of them.
+//!
+//! What happens where, and why:
+//!
+//! - **Driver.** `libcuda.so.1` is loaded when a CUDA device is first asked for
+//!   ([`Device::cuda`](crate::Device::cuda)), not when the program starts (see `driver.rs`):
+//!   a binary built with `--features cuda` starts and runs its emulator tests on a machine
+//!   with no NVIDIA driver, and `Device::cuda()` there answers [`LaunchError::NoDevice`].
+//! - **Context.** Each [`Device`](crate::Device) creates its own CUDA context rather than
+//!   sharing the device's primary context, so a kernel fault (an illegal address poisons
+//!   its whole context) ends that device only: the other tests of a parallel `cargo test`
+//!   keep theirs. The context is made current on the calling thread by every operation, so
+//!   a `Device` may move between threads.
+//! - **Modules.** PTX is loaded once per device and key ([`Device::load_ptx`](crate::Device::load_ptx)),
+//!   and a launch finds its kernel by the PTX entry name that `#[kernel]` records.
+//! - **Launch.** One stream per device; every launch is bracketed by two events, so
+//!   [`LaunchReport::gpu_time`](crate::LaunchReport::gpu_time) is the GPU's own measure of
+//!   the kernel, and waited for, so a fault is reported by the launch that caused it.
+//! - **Errors.** Every driver status becomes [`LaunchError::Driver`] with CUDA's error name
+//!   and a hint; nothing here panics on a driver error.
+//!
+//! What the GPU cannot tell: counters, races, the thread and line of a fault. Those are
+//! the emulator's ([`Device::emulator`](crate::Device::emulator)).
+
+mod driver;
+mod error;
+
+use crate::props::DeviceProps;
+use crate::{LaunchError, Result};
+use cust::context::legacy::{Context, ContextFlags, CurrentContext};
+use cust::device::{Device as CuDevice, DeviceAttribute};
+use cust::event::{Event, EventFlags};
+use cust::function::{BlockSize, Function, GridSize};
+use cust::module::Module;
+use cust::stream::{Stream, StreamFlags};
+use simt::LaunchSpec;
+use std::collections::BTreeMap;
+use std::ffi::{CString, c_void};
+use std::time::Duration;
+
+/// CUDA's default limit of shared memory per block, above which a kernel must opt in.
+const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
+
+/// The state of one CUDA device: its context, stream, timing events, loaded modules and
+/// live allocations. Opaque: reach it through [`Device`](crate::Device).
+pub struct CudaBackend {
+    // Field order is drop order: everything that lives in the context goes before it.
+    /// Loaded PTX modules, in load order.
+    modules: Vec<LoadedModule>,
+    /// Which module holds a kernel, by (entry name, source file of the kernel).
+    resolved: BTreeMap<(&'static str, &'static str), usize>,
+    /// Timing events, reused from launch to launch.
+    events: Vec<Event>,
+    /// The stream every launch goes to.
+    stream: Stream,
+    /// Live allocations: device address → bytes.
+    allocations: BTreeMap<u64, usize>,
+    /// Set after a sticky error: why the context cannot be used any more.
+    lost: Option<String>,
+    /// The context; destroyed last.
+    ctx: Context,
+    /// The device ordinal.
+    ordinal: u32,
+    /// `cuDriverGetVersion`: e.g. 13000 for CUDA 13.0.
+    driver_version: i32,
+}
+
+// SAFETY: a CUDA context may be used from any thread once made current there, and every
+// operation of this backend makes it current first (`activate`); `Device` hands out the
+// backend only through `&mut self` methods, so no two threads use it at once.
+unsafe impl Send for CudaBackend {}
+// SAFETY: shared references to the backend reach no driver state (all its methods that
+// call the driver take `&mut self`).
+unsafe impl Sync for CudaBackend {}
+
+struct LoadedModule {
+    key: String,
+    ptx_hash: u64,
+    module: Module,
+}
+
+impl std::fmt::Debug for CudaBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CudaBackend")
+            .field("ordinal", &self.ordinal)
+            .field(
+                "modules",
+                &self.modules.iter().map(|m| &m.key).collect::<Vec<_>>(),
+            )
+            .field("allocations", &self.allocations.len())
+            .field("lost", &self.lost)
+            .finish()
+    }
+}
+
+impl Drop for CudaBackend {
+    fn drop(&mut self) {
+        // Modules, events and the stream are destroyed in the context they live in.
+        let _ = CurrentContext::set_current(&self.ctx);
+    }
+}
+
+fn no_device(message: String) -> LaunchError {
+    LaunchError::NoDevice { message }
+}
+
+/// How many CUDA devices this machine has; 0 when there is no driver or `cuInit` fails.
+pub(crate) fn device_count() -> u32 {
+    if driver::load().is_err() || driver::init() != 0 {
+        return 0;
+    }
+    CuDevice::num_devices().unwrap_or(0)
+}
+
+/// Loads the driver and initialises it, with one clear error when that is impossible.
+fn init_driver() -> Result<()> {
+    if let Err(why) = driver::load() {
+        return Err(no_device(format!(
+            "no CUDA driver found ({why}): run on a machine with an NVIDIA GPU and driver, \
+             or use Device::emulator()"
+        )));
+    }
+    let status = driver::init();
+    if status != 0 {
+        let (name, description) = driver::error_text(status);
+        let why = description.map(|d| format!(" ({d})")).unwrap_or_default();
+        let extra = if status == 34 {
+            ": the CUDA toolkit's stub libcuda was found before the driver's; remove its \
+             directory from LD_LIBRARY_PATH"
+        } else {
+            ""
+        };
+        return Err(no_device(format!(
+            "the CUDA driver ({}) is installed but cuInit failed with {name}{why}{extra}; \
+             is there an NVIDIA GPU, and may this user use it? Device::emulator() runs \
+             everywhere",
+            driver::LIBCUDA
+        )));
+    }
+    Ok(())
+}
+
+fn attr(dev: CuDevice, a: DeviceAttribute) -> Result<u32> {
+    dev.get_attribute(a)
+        .map(|v| v.max(0) as u32)
+        .map_err(|e| error::from_cust("cuDeviceGetAttribute", e))
+}
+
+impl CudaBackend {
+    /// Opens device `ordinal`: driver, context, stream, properties.
+    pub(crate) fn open(ordinal: u32) -> Result<(CudaBackend, DeviceProps)> {
+        init_driver()?;
+        let count =
+            CuDevice::num_devices().map_err(|e| error::from_cust("cuDeviceGetCount", e))?;
+        if ordinal >= count {
+            return Err(no_device(format!(
+                "CUDA device {ordinal} was asked for; this machine has {count} \
+                 (ordinals start at 0)"
+            )));
+        }
+        let dev = CuDevice::get_device(ordinal).map_err(|e| error::from_cust("cuDeviceGet", e))?;
+        let props = props_of(dev)?;
+        let driver_version = cust::CudaApiVersion::get()
+            .map(|v| v.major() * 1000 + v.minor() * 10)
+            .map_err(|e| error::from_cust("cuDriverGetVersion", e))?;
+        // A context of our own (cuCtxCreate), current on this thread from now on.
+        let ctx = Context::create_and_push(ContextFlags::SCHED_AUTO, dev)
+            .map_err(|e| error::from_cust("cuCtxCreate", e))?;
+        let stream = Stream::new(StreamFlags::DEFAULT, None)
+            .map_err(|e| error::from_cust("cuStreamCreate", e))?;
+        Ok((
+            CudaBackend {
+                modules: Vec::new(),
+                resolved: BTreeMap::new(),
+                events: Vec::new(),
+                stream,
+                allocations: BTreeMap::new(),
+                lost: None,
+                ctx,
+                ordinal,
+                driver_version,
+            },
+            props,
+        ))
+    }
+
+    /// The driver's CUDA version, as (major, minor).
+    pub(crate) fn driver_version(&self) -> (u32, u32) {
+        let v = self.driver_version.max(0) as u32;
+        (v / 1000, (v % 1000) / 10)
+    }
+
+    /// Makes the context current on this thread; refuses after a sticky error.
+    fn activate(&self) -> Result<()> {
+        if let Some(why) = &self.lost {
+            return Err(LaunchError::DeviceLost {
+                message: why.clone(),
+            });
+        }
+        CurrentContext::set_current(&self.ctx).map_err(|e| error::from_cust("cuCtxSetCurrent", e))
+    }
+
+    /// Turns a failed status into a report, marking the device lost after a sticky error.
+    fn fail(&mut self, call: &'static str, code: i32) -> LaunchError {
+        let err = error::from_code(call, code);
+        if error::is_sticky(code) {
+            if let LaunchError::Driver { code, .. } = &err {
+                self.lost = Some(format!(
+                    "an earlier kernel failed with {code} and left this device's CUDA context \
+                     unusable; create a new Device"
+                ));
+            }
+        }
+        err
+    }
+
+    fn check(&mut self, call: &'static str, r: cust::error::CudaResult<()>) -> Result<()> {
+        r.map_err(|e| self.fail(call, error::code_of(e)))
+    }
+
+    fn check_raw(&mut self, call: &'static str, r: cust_raw::CUresult) -> Result<()> {
+        if r == cust_raw::CUresult::CUDA_SUCCESS {
+            Ok(())
+        } else {
+            Err(self.fail(call, r as i32))
+        }
+    }
+
+    /// Allocates `bytes` (at least 1, so that every buffer has its own address), zeroed.
+    pub(crate) fn alloc(&mut self, bytes: usize) -> Result<u64> {
+        self.activate()?;
+        let size = bytes.max(1);
+        // SAFETY: a plain allocation of `size` bytes; the pointer is tracked and freed by
+        // `free` or with the context.
+        let ptr = unsafe { cust::memory::cuda_malloc::<u8>(size) };
+        let ptr = ptr.map_err(|e| self.fail("cuMemAlloc", error::code_of(e)))?;
+        let addr = ptr.as_raw();
+        self.allocations.insert(addr, size);
+        // SAFETY: `addr` is a live allocation of `size` bytes.
+        let r = unsafe { cust_raw::cuMemsetD8_v2(addr, 0, size) };
+        self.check_raw("cuMemsetD8", r)?;
+        Ok(addr)
+    }
+
+    fn live(&self, addr: u64, bytes: usize) -> Result<()> {
+        match self.allocations.get(&addr) {
+            Some(&size) if bytes <= size => Ok(()),
+            _ => Err(LaunchError::InvalidConfig {
+                cuda_error: "cudaErrorInvalidValue",
+                message: "the buffer was already freed".into(),
+            }),
+        }
+    }
+
+    /// Copies host bytes to device address `addr`.
+    pub(crate) fn write(&mut self, addr: u64, data: &[u8]) -> Result<()> {
+        self.activate()?;
+        self.live(addr, data.len())?;
+        if data.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: `addr` is a live allocation of at least `data.len()` bytes.
+        let r =
+            unsafe { cust::memory::memcpy_htod(addr, data.as_ptr() as *const c_void, data.len()) };
+        self.check("cuMemcpyHtoD", r)
+    }
+
+    /// Copies device bytes at `addr` into `out`.
+    pub(crate) fn read(&mut self, addr: u64, out: &mut [u8]) -> Result<()> {
+        self.activate()?;
+        self.live(addr, out.len())?;
+        if out.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: `addr` holds at least `out.len()` bytes; `out` is writable host memory.
+        let r = unsafe {
+            cust_raw::cuMemcpyDtoH_v2(out.as_mut_ptr() as *mut c_void, addr, out.len())
+        };
+        self.check_raw("cuMemcpyDtoH", r)
+    }
+
+    /// Sets `count` elements of `pattern.len()` bytes each at `addr` to `pattern`: with
+    /// `cuMemsetD8/16/32` when the pattern allows, else by copying from the host.
+    pub(crate) fn fill(&mut self, addr: u64, pattern: &[u8], count: usize) -> Result<()> {
+        self.activate()?;
+        self.live(addr, pattern.len() * count)?;
+        if count == 0 {
+            return Ok(());
+        }
+        let words: Vec<u32> = pattern
+            .chunks(4)
+            .filter(|c| c.len() == 4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        // SAFETY (all three): `addr` holds `pattern.len() * count` bytes.
+        let r = match pattern.len() {
+            1 => unsafe { cust_raw::cuMemsetD8_v2(addr, pattern[0], count) },
+            2 => unsafe {
+                cust_raw::cuMemsetD16_v2(addr, u16::from_le_bytes([pattern[0], pattern[1]]), count)
+            },
+            n if n % 4 == 0 && words.iter().all(|&w| w == words[0]) => unsafe {
+                cust_raw::cuMemsetD32_v2(addr, words[0], count * n / 4)
+            },
+            _ => {
+                let data: Vec<u8> = pattern
+                    .iter()
+                    .copied()
+                    .cycle()
+                    .take(pattern.len() * count)
+                    .collect();
+                return self.write(addr, &data);
+            }
+        };
+        self.check_raw("cuMemset", r)
+    }
+
+    /// Frees the allocation at `addr`.
+    pub(crate) fn free(&mut self, addr: u64) -> Result<()> {
+        if self.allocations.remove(&addr).is_none() {
+            return Err(LaunchError::InvalidConfig {
+                cuda_error: "cudaErrorInvalidValue",
+                message: "the buffer was already freed".into(),
+            });
+        }
+        self.activate()?;
+        let ptr = cust::memory::DevicePointer::<u8>::from_raw(addr);
+        // SAFETY: `addr` came from `cuda_malloc` and was live until the line above.
+        let r = unsafe { cust::memory::cuda_free(ptr) };
+        self.check("cuMemFree", r)
+    }
+
+    /// Waits for all work on the device.
+    pub(crate) fn synchronize(&mut self) -> Result<()> {
+        self.activate()?;
+        let r = self.stream.synchronize();
+        self.check("cuStreamSynchronize", r)
+    }
+
+    /// Loads `ptx` as the module `key`, once: the same text again is a no-op, new text
+    /// replaces the module (and forgets which kernels were found where).
+    pub(crate) fn load_ptx(&mut self, key: &str, ptx: &str) -> Result<()> {
+        self.activate()?;
+        let hash = fnv1a(ptx.as_bytes());
+        if let Some(m) = self.modules.iter().find(|m| m.key == key) {
+            if m.ptx_hash == hash {
+                return Ok(());
+            }
+        }
+        let text = CString::new(ptx).map_err(|_| LaunchError::InvalidConfig {
+            cuda_error: "cudaErrorInvalidPtx",
+            message: format!("the PTX of module `{key}` contains a NUL byte: is it PTX text?"),
+        })?;
+        let module = match Module::from_ptx_cstr(&text, &[]) {
+            Ok(m) => m,
+            Err(e) => {
+                let code = error::code_of(e);
+                let mut err = self.fail("cuModuleLoadDataEx", code);
+                if let LaunchError::Driver { message, .. } = &mut err {
+                    if let Some(log) = jit_error_log(&text) {
+                        message.push_str(&format!(". The PTX compiler said:\n{log}"));
+                    }
+                    message.push_str(&format!(" (module `{key}`)"));
+                }
+                return Err(err);
+            }
+        };
+        self.resolved.clear();
+        let loaded = LoadedModule {
+            key: key.to_string(),
+            ptx_hash: hash,
+            module,
+        };
+        match self.modules.iter_mut().find(|m| m.key == key) {
+            Some(slot) => *slot = loaded,
+            None => self.modules.push(loaded),
+        }
+        Ok(())
+    }
+
+    /// The keys of the loaded modules, in load order.
+    pub(crate) fn module_keys(&self) -> Vec<String> {
+        self.modules.iter().map(|m| m.key.clone()).collect()
+    }
+
+    /// Which module holds `name`: the only one that has it, or, when several do (the
+    /// student's `kernels` and the `solutions` share entry names), the one whose key is
+    /// a directory in the kernel's source path (`solutions/src/ch09.rs` → `solutions`).
+    fn resolve(&mut self, name: &'static str, file: &'static str) -> Result<usize> {
+        if let Some(&i) = self.resolved.get(&(name, file)) {
+            return Ok(i);
+        }
+        let having: Vec<usize> = (0..self.modules.len())
+            .filter(|&i| self.modules[i].module.get_function(name).is_ok())
+            .collect();
+        let dirs: Vec<&str> = file.split(['/', '\\']).collect();
+        let chosen = match having.as_slice() {
+            [] => {
+                let keys = self.module_keys();
+                let loaded = if keys.is_empty() {
+                    "no PTX module is loaded".to_string()
+                } else {
+                    format!("the loaded modules ({}) do not have it", keys.join(", "))
+                };
+                return Err(LaunchError::Driver {
+                    call: "cuModuleGetFunction",
+                    code: "CUDA_ERROR_NOT_FOUND".into(),
+                    message: format!(
+                        "kernel `{name}` ({file}): {loaded}. Build the PTX of its crate \
+                         (cargo run -p ptx-builder) and load it with Device::load_ptx"
+                    ),
+                });
+            }
+            [one] => *one,
+            many => {
+                let by_dir: Vec<usize> = many
+                    .iter()
+                    .copied()
+                    .filter(|&i| dirs.contains(&self.modules[i].key.as_str()))
+                    .collect();
+                match by_dir.as_slice() {
+                    [one] => *one,
+                    _ => {
+                        let keys: Vec<&str> =
+                            many.iter().map(|&i| self.modules[i].key.as_str()).collect();
+                        return Err(LaunchError::InvalidConfig {
+                            cuda_error: "cudaErrorInvalidDeviceFunction",
+                            message: format!(
+                                "kernel `{name}` ({file}) is in several loaded modules ({}); \
+                                 load each crate's PTX under its package name so the kernel's \
+                                 source path tells them apart",
+                                keys.join(", ")
+                            ),
+                        });
+                    }
+                }
+            }
+        };
+        self.resolved.insert((name, file), chosen);
+        Ok(chosen)
+    }
+
+    fn ensure_events(&mut self, n: usize) -> Result<()> {
+        while self.events.len() < n {
+            let e = Event::new(EventFlags::DEFAULT);
+            let e = e.map_err(|e| self.fail("cuEventCreate", error::code_of(e)))?;
+            self.events.push(e);
+        }
+        Ok(())
+    }
+
+    /// Launches `name` `warmup + reps` times with `params` (pointers to each argument, as
+    /// `cuLaunchKernel` takes them) and waits; returns the event-timed duration of each of
+    /// the last `reps` launches.
+    ///
+    /// `spec` was validated by the caller; `opt_in` is the launch's explicit opt-in to more
+    /// shared memory per block.
+    pub(crate) fn launch(
+        &mut self,
+        kernel: (&'static str, &'static str),
+        spec: &LaunchSpec,
+        opt_in: Option<u32>,
+        params: &[*mut c_void],
+        warmup: u32,
+        reps: u32,
+    ) -> Result<Vec<Duration>> {
+        self.activate()?;
+        let m = self.resolve(kernel.0, kernel.1)?;
+        self.ensure_events(reps as usize + 1)?;
+        let shared = spec.shared_bytes;
+        let this = &*self;
+        let func = match this.modules[m].module.get_function(kernel.0) {
+            Ok(f) => f,
+            Err(e) => return Err(self.fail("cuModuleGetFunction", error::code_of(e))),
+        };
+        // Above 48 KiB a kernel must opt in (cudaFuncAttributeMaxDynamicSharedMemorySize).
+        // All of the kernel's shared memory, its `shared_array!`s included, is dynamic
+        // shared memory on the GPU, so the attribute covers it all.
+        if opt_in.is_some() || shared > DEFAULT_SHARED_LIMIT {
+            let want = opt_in.unwrap_or(shared).max(shared);
+            // SAFETY: a live function handle; the attribute takes a byte count.
+            let r = unsafe {
+                cust_raw::cuFuncSetAttribute(
+                    func.to_raw(),
+                    cust_raw::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    want as i32,
+                )
+            };
+            if r != cust_raw::CUresult::CUDA_SUCCESS {
+                return Err(self.fail("cuFuncSetAttribute", r as i32));
+            }
+        }
+        let launch_one = |this: &CudaBackend, func: &Function<'_>| {
+            let [gx, gy, gz] = spec.grid;
+            let [bx, by, bz] = spec.block;
+            // SAFETY: `params` points at the kernel's arguments, whose types `#[kernel]`
+            // checked against its signature; they outlive this call, which copies them.
+            unsafe {
+                this.stream.launch(
+                    func,
+                    GridSize::xyz(gx, gy, gz),
+                    BlockSize::xyz(bx, by, bz),
+                    shared,
+                    params,
+                )
+            }
+        };
+        // The first failure, with the call that reported it.
+        let mut status: std::result::Result<(), (&'static str, cust::error::CudaError)> = Ok(());
+        for _ in 0..warmup {
+            status = launch_one(this, &func).map_err(|e| ("cuLaunchKernel", e));
+            if status.is_err() {
+                break;
+            }
+        }
+        let events = &this.events[..reps as usize + 1];
+        if status.is_ok() && reps > 0 {
+            status = events[0]
+                .record(&this.stream)
+                .map_err(|e| ("cuEventRecord", e));
+            for i in 0..reps as usize {
+                if status.is_err() {
+                    break;
+                }
+                status = launch_one(this, &func)
+                    .map_err(|e| ("cuLaunchKernel", e))
+                    .and_then(|()| {
+                        events[i + 1]
+                            .record(&this.stream)
+                            .map_err(|e| ("cuEventRecord", e))
+                    });
+            }
+        }
+        // Wait even after a failed launch, so that a fault is reported here.
+        let waited = this.stream.synchronize();
+        let mut times = Vec::with_capacity(reps as usize);
+        if status.is_ok() && waited.is_ok() {
+            for w in events.windows(2) {
+                match w[1].elapsed(&w[0]) {
+                    Ok(t) => times.push(t),
+                    Err(e) => {
+                        status = Err(("cuEventElapsedTime", e));
+                        break;
+                    }
+                }
+            }
+        }
+        drop(func);
+        if let Err((call, e)) = status {
+            return Err(self.fail(call, error::code_of(e)));
+        }
+        if let Err(e) = waited {
+            return Err(self.fail("cuStreamSynchronize (waiting for the kernel)", error::code_of(e)));
+        }
+        Ok(times)
+    }
+}
+
+/// The PTX compiler's error log for `ptx`, from a second load with a log buffer (cust's
+/// loader does not ask for one).
+fn jit_error_log(ptx: &CString) -> Option<String> {
+    use cust_raw::CUjit_option::{CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    let mut log = vec![0u8; 16 * 1024];
+    let mut options = [CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
+    // cuModuleLoadDataEx takes values that fit in a pointer by value.
+    let mut values = [log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
+    let mut module: cust_raw::CUmodule = std::ptr::null_mut();
+    // SAFETY: NUL-terminated PTX; two options with their values; the log buffer outlives
+    // the call.
+    let r = unsafe {
+        cust_raw::cuModuleLoadDataEx(
+            &mut module,
+            ptx.as_ptr() as *const c_void,
+            options.len() as u32,
+            options.as_mut_ptr(),
+            values.as_mut_ptr(),
+        )
+    };
+    if r == cust_raw::CUresult::CUDA_SUCCESS && !module.is_null() {
+        // SAFETY: the module was just loaded and nothing else knows of it.
+        unsafe { cust_raw::cuModuleUnload(module) };
+    }
+    let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+    let text = String::from_utf8_lossy(&log[..end]).trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+/// 64-bit FNV-1a: tells whether a module's PTX changed, deterministically.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The device's properties, from the driver.
+fn props_of(dev: CuDevice) -> Result<DeviceProps> {
+    let name = dev
+        .name()
+        .map_err(|e| error::from_cust("cuDeviceGetName", e))?;
+    let mut optin = 0i32;
+    // SAFETY: an out-pointer and a valid attribute of a valid device.
+    let r = unsafe {
+        cust_raw::cuDeviceGetAttribute(
+            &mut optin,
+            cust_raw::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            dev.as_raw(),
+        )
+    };
+    if r != cust_raw::CUresult::CUDA_SUCCESS {
+        return Err(error::from_code("cuDeviceGetAttribute", r as i32));
+    }
+    Ok(DeviceProps {
+        name,
+        sm_count: attr(dev, DeviceAttribute::MultiprocessorCount)?,
+        compute_capability: (
+            attr(dev, DeviceAttribute::ComputeCapabilityMajor)?,
+            attr(dev, DeviceAttribute::ComputeCapabilityMinor)?,
+        ),
+        max_threads_per_block: attr(dev, DeviceAttribute::MaxThreadsPerBlock)?,
+        max_threads_per_sm: attr(dev, DeviceAttribute::MaxThreadsPerMultiprocessor)?,
+        shared_bytes_per_block: attr(dev, DeviceAttribute::MaxSharedMemoryPerBlock)?,
+        shared_bytes_per_block_optin: optin.max(0) as u32,
+        l2_bytes: attr(dev, DeviceAttribute::L2CacheSize)? as u64,
+        warp_size: attr(dev, DeviceAttribute::WarpSize)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_is_stable() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_ne!(fnv1a(b"a"), fnv1a(b"b"));
+    }
+
+    #[test]
+    fn sticky_errors_are_the_fault_ones() {
+        assert!(error::is_sticky(700));
+        assert!(!error::is_sticky(701));
+    }
+}
