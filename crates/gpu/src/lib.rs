@@ -98,5 +98,6 @@ macro_rules! dynamic_shared {
 fn panic(_: &core::panic::PanicInfo) -> ! {
     // A panic on the GPU (an index out of bounds, a `todo!()`) traps: the launch fails
     // with CUDA_ERROR_LAUNCH_FAILED / an illegal instruction, as `assert` does in CUDA C.
-    core::arch::nvptx::trap()
+    // SAFETY: `trap` aborts the kernel; it has no memory-safety preconditions.
+    unsafe { core::arch::nvptx::trap() }
 }
