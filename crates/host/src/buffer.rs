@@ -57,5 +57,7 @@ pub(crate) fn from_bytes<T: DeviceValue>(bytes: &[u8], out: &mut [T]) {
 pub(crate) fn as_bytes_mut<T: DeviceValue>(data: &mut [T]) -> &mut [u8] {
     // SAFETY: `DeviceValue` types have no padding and accept any bit pattern (its safety
     // contract), so any bytes written here leave valid values.
-    unsafe { std::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut u8, std::mem::size_of_val(data)) }
+    unsafe {
+        std::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut u8, std::mem::size_of_val(data))
+    }
 }

@@ -60,6 +60,21 @@ pub struct Device {
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let backend = match &self.backend {
+            Backend::Emulator { .. } => "emulator",
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(_) => "cuda",
+        };
+        f.debug_struct("Device")
+            .field("backend", &backend)
+            .field("name", &self.props.name)
+            .field("id", &self.id)
+            .finish()
+    }
+}
+
 impl Device {
     /// The SIMT emulator, with the default [`Config`] (environment overrides apply).
     pub fn emulator() -> Self {

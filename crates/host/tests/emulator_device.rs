@@ -40,7 +40,13 @@ fn upload_launch_download() {
     let xs = dev.upload(&x).unwrap();
     let ys = dev.alloc::<f32>(n).unwrap();
     dev.fill(&ys, 1.0).unwrap();
-    let report = dev.launch(&saxpy::KERNEL, LaunchConfig::linear(4, 32), (n as u32, 2.0, xs.slice(), ys.slice())).unwrap();
+    let report = dev
+        .launch(
+            &saxpy::KERNEL,
+            LaunchConfig::linear(4, 32),
+            (n as u32, 2.0, xs.slice(), ys.slice()),
+        )
+        .unwrap();
     let y = dev.download(&ys).unwrap();
     for (i, v) in y.iter().enumerate() {
         assert_eq!(*v, 2.0 * i as f32 + 1.0);
@@ -56,10 +62,19 @@ fn upload_launch_download() {
 
 #[test]
 fn static_and_dynamic_shared_memory_are_laid_out_by_the_kernel() {
-    assert_eq!(block_sum::STATIC_SHARED_BYTES, 16, "one u32, rounded up to 16 bytes");
+    assert_eq!(
+        block_sum::STATIC_SHARED_BYTES,
+        16,
+        "one u32, rounded up to 16 bytes"
+    );
     let mut dev = Device::emulator();
     let out = dev.alloc::<u32>(2).unwrap();
-    dev.launch(&block_sum::KERNEL, LaunchConfig::linear(2, 64).with_shared(64 * 4), (out.slice(),)).unwrap();
+    dev.launch(
+        &block_sum::KERNEL,
+        LaunchConfig::linear(2, 64).with_shared(64 * 4),
+        (out.slice(),),
+    )
+    .unwrap();
     let got = dev.download(&out).unwrap();
     let sum: u32 = (0..64).sum();
     assert_eq!(got, vec![sum + 64 * 1000; 2]);
@@ -70,13 +85,41 @@ fn invalid_configurations_use_cudas_words() {
     let mut dev = Device::emulator();
     let out = dev.alloc::<u32>(1).unwrap();
     let cases = [
-        (LaunchConfig::linear(1, 0), "cudaErrorInvalidConfiguration", "zero dimension"),
-        (LaunchConfig::linear(0, 32), "cudaErrorInvalidConfiguration", "zero dimension"),
-        (LaunchConfig::linear(1, 1025), "cudaErrorInvalidConfiguration", "per-dimension limits"),
-        (LaunchConfig::dims((1, 1, 1), (64, 32, 1)), "cudaErrorInvalidConfiguration", "at most 1024"),
-        (LaunchConfig::dims((1, 65536, 1), (32, 1, 1)), "cudaErrorInvalidConfiguration", "exceeds the limits"),
-        (LaunchConfig::linear(1, 32).with_shared(48 * 1024), "cudaErrorInvalidValue", "without opting in"),
-        (LaunchConfig::linear(1, 32).with_max_shared(300 * 1024), "cudaErrorInvalidValue", "at most"),
+        (
+            LaunchConfig::linear(1, 0),
+            "cudaErrorInvalidConfiguration",
+            "zero dimension",
+        ),
+        (
+            LaunchConfig::linear(0, 32),
+            "cudaErrorInvalidConfiguration",
+            "zero dimension",
+        ),
+        (
+            LaunchConfig::linear(1, 1025),
+            "cudaErrorInvalidConfiguration",
+            "per-dimension limits",
+        ),
+        (
+            LaunchConfig::dims((1, 1, 1), (64, 32, 1)),
+            "cudaErrorInvalidConfiguration",
+            "at most 1024",
+        ),
+        (
+            LaunchConfig::dims((1, 65536, 1), (32, 1, 1)),
+            "cudaErrorInvalidConfiguration",
+            "exceeds the limits",
+        ),
+        (
+            LaunchConfig::linear(1, 32).with_shared(48 * 1024),
+            "cudaErrorInvalidValue",
+            "without opting in",
+        ),
+        (
+            LaunchConfig::linear(1, 32).with_max_shared(300 * 1024),
+            "cudaErrorInvalidValue",
+            "at most",
+        ),
     ];
     for (cfg, code, words) in cases {
         match dev.launch(&block_sum::KERNEL, cfg, (out.slice(),)) {
@@ -88,7 +131,9 @@ fn invalid_configurations_use_cudas_words() {
         }
     }
     // Opting in lifts the 48 KiB limit.
-    let ok = LaunchConfig::linear(1, 32).with_shared(64 * 1024).with_max_shared(100 * 1024);
+    let ok = LaunchConfig::linear(1, 32)
+        .with_shared(64 * 1024)
+        .with_max_shared(100 * 1024);
     dev.launch(&block_sum::KERNEL, ok, (out.slice(),)).unwrap();
 }
 
@@ -97,8 +142,18 @@ fn buffers_are_checked() {
     let mut a = Device::emulator();
     let mut b = Device::emulator();
     let buf = a.alloc::<u32>(4).unwrap();
-    assert!(b.download(&buf).unwrap_err().to_string().contains("another device"));
-    assert!(a.copy_to_device(&buf, &[1, 2, 3]).unwrap_err().to_string().contains("3 elements into a buffer of 4"));
+    assert!(
+        b.download(&buf)
+            .unwrap_err()
+            .to_string()
+            .contains("another device")
+    );
+    assert!(
+        a.copy_to_device(&buf, &[1, 2, 3])
+            .unwrap_err()
+            .to_string()
+            .contains("3 elements into a buffer of 4")
+    );
     a.copy_to_device(&buf, &[1, 2, 3, 4]).unwrap();
     assert_eq!(a.download(&buf).unwrap(), vec![1, 2, 3, 4]);
     a.free(buf).unwrap();
@@ -106,10 +161,19 @@ fn buffers_are_checked() {
 
 #[test]
 fn a_kernel_called_outside_a_launch_says_so() {
-    let r = std::panic::catch_unwind(|| saxpy(0, 1.0, unsafe { GlobalSlice::from_raw_parts(0, 0) }, unsafe {
-        GlobalSlice::from_raw_parts(0, 0)
-    }));
+    let r = std::panic::catch_unwind(|| {
+        saxpy(
+            0,
+            1.0,
+            unsafe { GlobalSlice::from_raw_parts(0, 0) },
+            unsafe { GlobalSlice::from_raw_parts(0, 0) },
+        )
+    });
     let payload = r.unwrap_err();
-    let msg = payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_default();
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
     assert!(msg.contains("outside a kernel launch"), "{msg}");
 }

@@ -193,7 +193,8 @@ impl LaunchReport {
         self.findings.iter().any(Finding::is_race)
     }
 
-    /// The counters of the lines of `file` whose line number is in `lines`.
+    /// The counters of source line `line` of the file whose name ends with `file_suffix`
+    /// (`"tests/counters.rs"`), or `None` if no counted operation ran there.
     pub fn line(&self, file_suffix: &str, line: u32) -> Option<&Counters> {
         self.lines
             .iter()
@@ -205,22 +206,36 @@ impl LaunchReport {
 /// Where a group of threads waits, for barrier and deadlock reports.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WaitSite {
-    /// What they wait in (`__syncthreads`, `__shfl_sync`, ...), or "exited".
+    /// What they wait in (`__syncthreads`, `__shfl_sync`, ...) or spin on (`__global__
+    /// read of size 4`), or "exited".
     pub what: String,
     /// The site, or empty for "exited".
     pub site: SiteName,
-    /// The threads, as compact ranges of linear thread indices ("0-31, 40").
+    /// The threads, as compact ranges of linear thread indices in the block
+    /// (`threadIdx.x + threadIdx.y * blockDim.x + ...`): "0-31, 40".
     pub threads: String,
+    /// They are not blocked but spin: they keep repeating the same operation here,
+    /// which never sees a change (a deadlock report).
+    pub spinning: bool,
 }
 
 impl fmt::Display for WaitSite {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let one = !self.threads.contains([',', '-']);
+        let who = if one { "thread" } else { "threads" };
+        let s = if one { "s" } else { "" };
         if self.site.is_empty() {
-            write!(f, "threads {} {}", self.threads, self.what)
+            write!(f, "{who} {} {}", self.threads, self.what)
+        } else if self.spinning {
+            write!(
+                f,
+                "{who} {} spin{s}, repeating a {} at {}",
+                self.threads, self.what, self.site
+            )
         } else {
             write!(
                 f,
-                "threads {} wait in {} at {}",
+                "{who} {} wait{s} in {} at {}",
                 self.threads, self.what, self.site
             )
         }
@@ -286,7 +301,10 @@ pub enum LaunchError {
         /// What is wrong.
         message: String,
     },
-    /// Nothing in a block can move, and it is not a barrier divergence.
+    /// Nothing in a block can make progress, and it is not a barrier or collective
+    /// divergence: threads spin-wait (see `Config::spin_steps`) for a change that no
+    /// thread still able to run will make, while the others wait at a barrier or have
+    /// exited.
     Deadlock {
         /// The block.
         block: [u32; 3],
@@ -309,9 +327,27 @@ pub enum LaunchError {
         /// The last site a lane was seen at, and which thread.
         last_seen: Option<(SiteName, ThreadRef)>,
     },
-    /// The device cannot be used: its memory was lost with a launch that timed out.
+    /// The device cannot be used: its memory was lost with a launch that timed out, or
+    /// (on a GPU) an earlier kernel fault left its CUDA context unusable.
     DeviceLost {
         /// Why.
+        message: String,
+    },
+    /// A CUDA driver call failed on a real GPU (`cuda` backend). Faults inside a kernel
+    /// (an illegal address, a trap from a Rust panic) surface here, at the call that waits
+    /// for the kernel; the GPU cannot say which thread or line: the emulator can.
+    Driver {
+        /// The driver API call that reported it, e.g. `cuLaunchKernel`.
+        call: &'static str,
+        /// CUDA's name for the error, e.g. `CUDA_ERROR_ILLEGAL_ADDRESS`.
+        code: String,
+        /// What it means and what to try next.
+        message: String,
+    },
+    /// No CUDA device can be used here: no NVIDIA driver (`libcuda.so.1`), `cuInit`
+    /// failed, or no GPU with that ordinal.
+    NoDevice {
+        /// What is missing and what to do instead.
         message: String,
     },
 }
@@ -329,6 +365,8 @@ impl LaunchError {
             LaunchError::StepBudgetExceeded { .. } => "timed out",
             LaunchError::TimedOut { .. } => "timed out",
             LaunchError::DeviceLost { .. } => "device lost",
+            LaunchError::Driver { .. } => "CUDA error",
+            LaunchError::NoDevice { .. } => "no CUDA device",
         }
     }
 }
@@ -390,7 +428,12 @@ impl fmt::Display for LaunchError {
             ),
             LaunchError::Deadlock { block, waits } => {
                 let [x, y, z] = block;
-                write!(f, "deadlock in block ({x},{y},{z}): no thread can move:")?;
+                write!(
+                    f,
+                    "deadlock in block ({x},{y},{z}): no thread can make progress; threads in a spin loop keep \
+                     re-reading memory that no thread still running will change (blocks run one after another: \
+                     a block cannot wait for a later one, nor a thread for one held at a barrier):"
+                )?;
                 list(f, waits)
             }
             LaunchError::StepBudgetExceeded {
@@ -418,6 +461,12 @@ impl fmt::Display for LaunchError {
                 Ok(())
             }
             LaunchError::DeviceLost { message } => write!(f, "device lost: {message}"),
+            LaunchError::Driver {
+                call,
+                code,
+                message,
+            } => write!(f, "CUDA error {code} in {call}: {message}"),
+            LaunchError::NoDevice { message } => write!(f, "no CUDA device: {message}"),
         }
     }
 }

@@ -82,7 +82,10 @@ macro_rules! driver_symbols {
     };
 }
 
-#[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
+#[cfg(not(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+)))]
 compile_error!(
     "gpu-host's `cuda` feature loads libcuda.so.1 at run time through trampolines written for \
      Linux on x86-64 and AArch64; this target is not one of them (use the emulator backend)"
@@ -91,7 +94,7 @@ compile_error!(
 #[path = "symbols.rs"]
 mod symbols;
 
-pub(super) use symbols::NAMES;
+use symbols::NAMES;
 
 unsafe extern "C" {
     /// The slot table defined by the assembly above: one code address per name. Naming

@@ -26,29 +26,29 @@ pub(crate) fn is_sticky(code: i32) -> bool {
 /// What to do about the common errors, in the course's terms.
 fn hint(code: i32) -> &'static str {
     match code {
-        2 => "the GPU is out of memory: free buffers you no longer need, or use smaller inputs",
+        2 => "The GPU is out of memory: free buffers you no longer need, or use smaller inputs",
         200 | 209 | 218 | 222 => {
-            "the PTX could not be compiled for this GPU: rebuild it with the course's pinned \
+            "The PTX could not be compiled for this GPU: rebuild it with the course's pinned \
              nightly (cargo run -p ptx-builder), for an sm_ the GPU has, with a driver at least \
              as new as the PTX ISA version it names"
         }
-        500 => "no such kernel entry in the loaded PTX: is the PTX up to date with the source?",
+        500 => "No such kernel entry in the loaded PTX: is the PTX up to date with the source?",
         700 => {
-            "a thread accessed memory outside every allocation (an index past the end of a \
+            "A thread accessed memory outside every allocation (an index past the end of a \
              buffer?). Run the same launch on Device::emulator() to see which thread and line, \
              or run the program under compute-sanitizer"
         }
         701 => {
-            "the block needs more registers or shared memory than an SM has: use fewer \
+            "The block needs more registers or shared memory than an SM has: use fewer \
              threads per block or less shared memory"
         }
-        702 => "the kernel ran too long and the display watchdog stopped it: is a loop endless?",
+        702 => "The kernel ran too long and the display watchdog stopped it: is a loop endless?",
         715 | 719 => {
-            "a thread trapped: on the GPU a Rust panic (a todo!(), an index out of bounds, an \
+            "A thread trapped: on the GPU a Rust panic (a todo!(), an index out of bounds, an \
              unwrap on None, an overflow) becomes a trap. Run the same launch on \
              Device::emulator() to see the panic message, the thread and the line"
         }
-        716 => "a load or store used an address not aligned to its size",
+        716 => "A load or store used an address not aligned to its size",
         _ => "",
     }
 }
@@ -56,17 +56,23 @@ fn hint(code: i32) -> &'static str {
 /// Builds the report for a failed driver call from the raw status code.
 pub(crate) fn from_code(call: &'static str, code: i32) -> LaunchError {
     let (name, description) = driver::error_text(code);
-    let mut message = description.unwrap_or_else(|| "the driver gave no description".into());
-    let h = hint(code);
-    if !h.is_empty() {
-        message.push_str(": ");
-        message.push_str(h);
+    let mut parts: Vec<&str> = Vec::new();
+    if let Some(d) = &description {
+        parts.push(d);
+    }
+    if !hint(code).is_empty() {
+        parts.push(hint(code));
     }
     if is_sticky(code) {
-        message.push_str(
-            ". This error is sticky: the device's CUDA context cannot be used any more; create a new Device",
+        parts.push(
+            "This error is sticky: the device's CUDA context cannot be used any more; create a new Device",
         );
     }
+    let message = if parts.is_empty() {
+        "the driver gave no description".to_string()
+    } else {
+        parts.join(". ")
+    };
     LaunchError::Driver {
         call,
         code: name,

@@ -151,8 +151,7 @@ impl CudaBackend {
     /// Opens device `ordinal`: driver, context, stream, properties.
     pub(crate) fn open(ordinal: u32) -> Result<(CudaBackend, DeviceProps)> {
         init_driver()?;
-        let count =
-            CuDevice::num_devices().map_err(|e| error::from_cust("cuDeviceGetCount", e))?;
+        let count = CuDevice::num_devices().map_err(|e| error::from_cust("cuDeviceGetCount", e))?;
         if ordinal >= count {
             return Err(no_device(format!(
                 "CUDA device {ordinal} was asked for; this machine has {count} \
@@ -204,13 +203,11 @@ impl CudaBackend {
     /// Turns a failed status into a report, marking the device lost after a sticky error.
     fn fail(&mut self, call: &'static str, code: i32) -> LaunchError {
         let err = error::from_code(call, code);
-        if error::is_sticky(code) {
-            if let LaunchError::Driver { code, .. } = &err {
-                self.lost = Some(format!(
-                    "an earlier kernel failed with {code} and left this device's CUDA context \
-                     unusable; create a new Device"
-                ));
-            }
+        if let (true, LaunchError::Driver { code, .. }) = (error::is_sticky(code), &err) {
+            self.lost = Some(format!(
+                "an earlier kernel failed with {code} and left this device's CUDA context \
+                 unusable; create a new Device"
+            ));
         }
         err
     }
@@ -274,9 +271,8 @@ impl CudaBackend {
             return Ok(());
         }
         // SAFETY: `addr` holds at least `out.len()` bytes; `out` is writable host memory.
-        let r = unsafe {
-            cust_raw::cuMemcpyDtoH_v2(out.as_mut_ptr() as *mut c_void, addr, out.len())
-        };
+        let r =
+            unsafe { cust_raw::cuMemcpyDtoH_v2(out.as_mut_ptr() as *mut c_void, addr, out.len()) };
         self.check_raw("cuMemcpyDtoH", r)
     }
 
@@ -342,10 +338,12 @@ impl CudaBackend {
     pub(crate) fn load_ptx(&mut self, key: &str, ptx: &str) -> Result<()> {
         self.activate()?;
         let hash = fnv1a(ptx.as_bytes());
-        if let Some(m) = self.modules.iter().find(|m| m.key == key) {
-            if m.ptx_hash == hash {
-                return Ok(());
-            }
+        if self
+            .modules
+            .iter()
+            .any(|m| m.key == key && m.ptx_hash == hash)
+        {
+            return Ok(());
         }
         let text = CString::new(ptx).map_err(|_| LaunchError::InvalidConfig {
             cuda_error: "cudaErrorInvalidPtx",
@@ -545,12 +543,14 @@ impl CudaBackend {
                 }
             }
         }
-        drop(func);
         if let Err((call, e)) = status {
             return Err(self.fail(call, error::code_of(e)));
         }
         if let Err(e) = waited {
-            return Err(self.fail("cuStreamSynchronize (waiting for the kernel)", error::code_of(e)));
+            return Err(self.fail(
+                "cuStreamSynchronize (waiting for the kernel)",
+                error::code_of(e),
+            ));
         }
         Ok(times)
     }
@@ -633,6 +633,12 @@ mod tests {
     fn fnv_is_stable() {
         assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
         assert_ne!(fnv1a(b"a"), fnv1a(b"b"));
+    }
+
+    #[test]
+    fn a_device_still_moves_between_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<crate::Device>();
     }
 
     #[test]
