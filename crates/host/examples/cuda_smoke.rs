@@ -341,8 +341,10 @@ fn main() -> ExitCode {
         Err(e) => s.check("allocate 20 MiB", false, || e.to_string()),
     }
 
-    // A kernel fault on a second device: reported by its launch, sticky for that device,
-    // harmless to the first (each Device has its own CUDA context).
+    // A kernel fault on a second device: reported by its launch and sticky for that
+    // device. It is NOT harmless to the first: on an H200 with driver 580.159.04 the first
+    // device's next call failed with CUDA_ERROR_ILLEGAL_ADDRESS too, although it has its
+    // own context. So the last step only reports what the driver does.
     match Device::cuda() {
         Ok(mut victim) => {
             let r = victim.load_ptx("api-probe", &ptx).and_then(|()| {
@@ -368,7 +370,10 @@ fn main() -> ExitCode {
         }
         Err(e) => s.check("open a second device", false, || e.to_string()),
     }
-    s.same("the first device still works", indices, &mut gpu, &mut emu);
+    match gpu.alloc::<u32>(1) {
+        Ok(_) => println!("  note  the first device survived the other device's fault"),
+        Err(e) => println!("  note  the other device's fault also ended the first device: {}", e.kind()),
+    }
 
     if s.failures.is_empty() {
         println!("ALL CHECKS PASSED on {}", p.name);

@@ -8,10 +8,13 @@
 //!   a binary built with `--features cuda` starts and runs its emulator tests on a machine
 //!   with no NVIDIA driver, and `Device::cuda()` there answers [`LaunchError::NoDevice`].
 //! - **Context.** Each [`Device`](crate::Device) creates its own CUDA context rather than
-//!   sharing the device's primary context, so a kernel fault (an illegal address poisons
-//!   its whole context) ends that device only: the other tests of a parallel `cargo test`
-//!   keep theirs. The context is made current on the calling thread by every operation, so
-//!   a `Device` may move between threads.
+//!   sharing the device's primary context. A kernel fault (an illegal address) is sticky:
+//!   the faulting device answers [`LaunchError::DeviceLost`] from then on. It is not
+//!   contained, though: on an H200 with driver 580.159.04 (2026-11-22) the *other* contexts
+//!   of the same process failed with `CUDA_ERROR_ILLEGAL_ADDRESS` as well. Code that may
+//!   fault (a student's kernel) belongs in its own process when other work must go on.
+//!   The context is made current on the calling thread by every operation, so a `Device`
+//!   may move between threads.
 //! - **Modules.** PTX is loaded once per device and key ([`Device::load_ptx`](crate::Device::load_ptx)),
 //!   and a launch finds its kernel by the PTX entry name that `#[kernel]` records.
 //! - **Launch.** One stream per device; every launch is bracketed by two events, so
