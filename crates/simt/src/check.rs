@@ -2,25 +2,40 @@
 //! initcheck, and the bookkeeping that reports each problem once.
 //!
 //! Hazards are tracked per 4-byte word of shared memory (per element address in global
-//! memory) and only between threads of *different warps*: inside a warp, lockstep steps
+//! memory, one record per 4-byte word: see `GlobalWrites`) and only between threads of
+//! *different warps* (or, in global memory, of different blocks): inside a warp, lockstep steps
 //! order the accesses in this model (on a GPU since Volta they are not ordered either:
 //! the book explains why `__syncwarp` exists). Two atomics never conflict; an atomic
 //! and a plain access of another warp do.
+//!
+//! In global memory (this project's extension), a plain load, store or atomic conflicts
+//! with the last plain store to the same address when that store was made by another
+//! block (blocks are unordered), or by another warp of the block since the last barrier.
+//! Atomics are not remembered as stores: a plain read of a counter that other blocks
+//! update atomically is not reported.
 
+use crate::hash::FxHashMap;
 use crate::report::{Finding, ThreadRef};
 use crate::site::{Site, fmt_site};
-use std::collections::HashMap;
 
-/// One access, remembered for hazard detection.
+/// One access, remembered for hazard detection. Compact (16 bytes): the thread is its
+/// linear index in the block, turned back into a `ThreadRef` only for a report.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Access {
-    /// Warp number inside the block.
-    pub(crate) warp: u32,
+    pub(crate) site: Site,
     /// Barrier interval of the block when it happened.
     pub(crate) epoch: u32,
-    pub(crate) thread: ThreadRef,
-    pub(crate) site: Site,
+    /// Linear thread index in the block (at most 1024).
+    pub(crate) t: u16,
     pub(crate) atomic: bool,
+}
+
+impl Access {
+    /// Warp number inside the block.
+    #[inline]
+    pub(crate) fn warp(&self) -> u16 {
+        self.t / 32
+    }
 }
 
 /// Hazard state of one shared-memory word.
@@ -40,6 +55,103 @@ pub(crate) struct GlobalWrite {
     pub(crate) access: Access,
 }
 
+/// The last plain store to each global address of a launch. Stored per 4-byte word in
+/// pages of 1024 words, allocated when first written (a page table rather than a hash
+/// map: a kernel that writes every element of its output stores once per element, and
+/// this is its hot path). A slot remembers the exact address, so a store to one byte of
+/// a word and a load of another byte are not taken for the same element; a later store
+/// to the same word replaces the record.
+#[derive(Default)]
+pub(crate) struct GlobalWrites {
+    index: FxHashMap<u64, usize>,
+    pages: Vec<Box<[Slot; PAGE]>>,
+    /// The page of the last lookup, `(page number, index in pages)`.
+    last: Option<(u64, usize)>,
+}
+
+const PAGE: usize = 1024;
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    site: Option<Site>,
+    /// Linear block index, truncated: blocks 2^32 apart are not told apart.
+    block: u32,
+    epoch: u32,
+    t: u16,
+    /// The address's offset in its word.
+    lo: u8,
+}
+
+impl GlobalWrites {
+    #[inline]
+    fn page(&mut self, page: u64, create: bool) -> Option<usize> {
+        if let Some((p, i)) = self.last
+            && p == page
+        {
+            return Some(i);
+        }
+        let i = match self.index.get(&page) {
+            Some(&i) => i,
+            None if create => {
+                self.pages.push(Box::new([Slot::default(); PAGE]));
+                self.index.insert(page, self.pages.len() - 1);
+                self.pages.len() - 1
+            }
+            None => return None,
+        };
+        self.last = Some((page, i));
+        Some(i)
+    }
+
+    /// The last plain store to `addr`, if any.
+    #[inline]
+    pub(crate) fn get(&mut self, addr: u64) -> Option<GlobalWrite> {
+        let word = addr / 4;
+        let p = self.page(word / PAGE as u64, false)?;
+        let slot = self.pages[p][(word % PAGE as u64) as usize];
+        (slot.lo == (addr % 4) as u8)
+            .then_some(slot.site)
+            .flatten()
+            .map(|site| GlobalWrite {
+                block: slot.block as u64,
+                access: Access {
+                    site,
+                    epoch: slot.epoch,
+                    t: slot.t,
+                    atomic: false,
+                },
+            })
+    }
+
+    /// Records a plain store; returns the one it replaces at the same address.
+    #[inline]
+    pub(crate) fn insert(&mut self, addr: u64, w: GlobalWrite) -> Option<GlobalWrite> {
+        let word = addr / 4;
+        let p = self
+            .page(word / PAGE as u64, true)
+            .expect("invariant: created on demand");
+        let slot = &mut self.pages[p][(word % PAGE as u64) as usize];
+        let lo = (addr % 4) as u8;
+        let old = slot.site.filter(|_| slot.lo == lo).map(|site| GlobalWrite {
+            block: slot.block as u64,
+            access: Access {
+                site,
+                epoch: slot.epoch,
+                t: slot.t,
+                atomic: false,
+            },
+        });
+        *slot = Slot {
+            site: Some(w.access.site),
+            block: w.block as u32,
+            epoch: w.access.epoch,
+            t: w.access.t,
+            lo,
+        };
+        old
+    }
+}
+
 fn live(a: &Option<Access>, epoch: u32) -> Option<Access> {
     a.filter(|a| a.epoch == epoch)
 }
@@ -48,11 +160,11 @@ impl WordState {
     /// A plain read by `now`: reports Read-after-Write against another warp's write.
     pub(crate) fn read(&mut self, now: Access) -> Option<(&'static str, Access)> {
         let hazard = live(&self.write, now.epoch)
-            .filter(|w| w.warp != now.warp)
+            .filter(|w| w.warp() != now.warp())
             .map(|w| ("Read-after-Write", w));
         match live(&self.read, now.epoch) {
             None => self.read = Some(now),
-            Some(r) if r.warp != now.warp && live(&self.read_other, now.epoch).is_none() => {
+            Some(r) if r.warp() != now.warp() && live(&self.read_other, now.epoch).is_none() => {
                 self.read_other = Some(now)
             }
             _ => {}
@@ -65,7 +177,7 @@ impl WordState {
     pub(crate) fn write(&mut self, now: Access) -> Option<(&'static str, Access)> {
         let mut hazard = None;
         if let Some(w) = live(&self.write, now.epoch)
-            && w.warp != now.warp
+            && w.warp() != now.warp()
             && !(w.atomic && now.atomic)
         {
             hazard = Some(("Write-after-Write", w));
@@ -78,7 +190,7 @@ impl WordState {
             .into_iter()
             .flatten()
             {
-                if r.warp != now.warp && !(r.atomic && now.atomic) {
+                if r.warp() != now.warp() && !(r.atomic && now.atomic) {
                     hazard = Some(("Write-after-Read", r));
                     break;
                 }
@@ -95,20 +207,32 @@ impl WordState {
 #[derive(Default)]
 pub(crate) struct Findings {
     list: Vec<Finding>,
-    index: HashMap<(u8, usize, usize, u32, u32), usize>,
+    index: FxHashMap<Key, usize>,
 }
 
-fn key_of(s: Site) -> (usize, u32) {
-    (s.file().as_ptr() as usize ^ s.line() as usize, s.column())
+/// What makes two findings the same: their kind and the site(s) involved.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Key {
+    kind: u8,
+    detail: &'static str,
+    first: SiteKey,
+    second: SiteKey,
+}
+
+/// A site as a hash key, by value: one call site may have several `Location` statics
+/// (one per codegen unit that inlined it).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct SiteKey(&'static str, u32, u32);
+
+impl SiteKey {
+    const NONE: SiteKey = SiteKey("", 0, 0);
+    fn of(s: Site) -> Self {
+        SiteKey(s.file(), s.line(), s.column())
+    }
 }
 
 impl Findings {
-    fn bump(
-        &mut self,
-        key: (u8, usize, usize, u32, u32),
-        make: impl FnOnce() -> Finding,
-        add: impl FnOnce(&mut Finding),
-    ) {
+    fn bump(&mut self, key: Key, make: impl FnOnce() -> Finding, add: impl FnOnce(&mut Finding)) {
         match self.index.get(&key) {
             Some(&i) => add(&mut self.list[i]),
             None => {
@@ -121,18 +245,22 @@ impl Findings {
     pub(crate) fn shared_hazard(
         &mut self,
         kind: &'static str,
-        first: Access,
-        second: Access,
+        first: (Site, ThreadRef),
+        second: (Site, ThreadRef),
         offset: u64,
     ) {
-        let (a, ac) = key_of(first.site);
-        let (b, bc) = key_of(second.site);
+        let key = Key {
+            kind: 0,
+            detail: kind,
+            first: SiteKey::of(first.0),
+            second: SiteKey::of(second.0),
+        };
         self.bump(
-            (0, a, b, ac, bc ^ kind.len() as u32),
+            key,
             || Finding::SharedHazard {
                 kind,
-                first: (fmt_site(first.site), first.thread),
-                second: (fmt_site(second.site), second.thread),
+                first: (fmt_site(first.0), first.1),
+                second: (fmt_site(second.0), second.1),
                 offset,
                 count: 1,
             },
@@ -147,18 +275,22 @@ impl Findings {
     pub(crate) fn global_hazard(
         &mut self,
         kind: &'static str,
-        first: Access,
-        second: Access,
+        first: (Site, ThreadRef),
+        second: (Site, ThreadRef),
         address: u64,
     ) {
-        let (a, ac) = key_of(first.site);
-        let (b, bc) = key_of(second.site);
+        let key = Key {
+            kind: 1,
+            detail: kind,
+            first: SiteKey::of(first.0),
+            second: SiteKey::of(second.0),
+        };
         self.bump(
-            (1, a, b, ac, bc ^ kind.len() as u32),
+            key,
             || Finding::GlobalHazard {
                 kind,
-                first: (fmt_site(first.site), first.thread),
-                second: (fmt_site(second.site), second.thread),
+                first: (fmt_site(first.0), first.1),
+                second: (fmt_site(second.0), second.1),
                 address,
                 count: 1,
             },
@@ -177,9 +309,14 @@ impl Findings {
         example: impl FnOnce() -> String,
         lost: u64,
     ) {
-        let (a, ac) = key_of(site);
+        let key = Key {
+            kind: 2,
+            detail: space,
+            first: SiteKey::of(site),
+            second: SiteKey::NONE,
+        };
         self.bump(
-            (2, a, space.len(), ac, 0),
+            key,
             || Finding::ConflictingStores {
                 space,
                 site: fmt_site(site),
@@ -197,9 +334,14 @@ impl Findings {
     }
 
     pub(crate) fn uninitialized(&mut self, site: Site, thread: ThreadRef, offset: u64) {
-        let (a, ac) = key_of(site);
+        let key = Key {
+            kind: 3,
+            detail: "",
+            first: SiteKey::of(site),
+            second: SiteKey::NONE,
+        };
         self.bump(
-            (3, a, 0, ac, 0),
+            key,
             || Finding::UninitializedShared {
                 site: fmt_site(site),
                 thread,
@@ -215,9 +357,14 @@ impl Findings {
     }
 
     pub(crate) fn shuffle_inactive(&mut self, site: Site, thread: ThreadRef, source_lane: u32) {
-        let (a, ac) = key_of(site);
+        let key = Key {
+            kind: 4,
+            detail: "",
+            first: SiteKey::of(site),
+            second: SiteKey::NONE,
+        };
         self.bump(
-            (4, a, 0, ac, 0),
+            key,
             || Finding::ShuffleFromInactiveLane {
                 site: fmt_site(site),
                 thread,

@@ -1,4 +1,4 @@
-//! Knobs of a launch: the step budget, the watchdog, the lane stacks.
+//! Knobs of a launch: the step budget, the spin detector, the watchdog, the lane stacks.
 
 use std::time::Duration;
 
@@ -15,6 +15,18 @@ pub struct Config {
     /// this long, reported as timed out with the last site seen. `None` runs the launch on
     /// the calling thread with no limit. Default 60 s, or `SIMT_WATCHDOG_SECS` (0 = none).
     pub watchdog: Option<Duration>,
+    /// Steps a block may repeat without progress before it is reported as deadlocked.
+    /// A thread that spin-waits for a flag no running thread will set (one set by a later
+    /// block, or by a thread held at a barrier) keeps re-reading the same memory: when,
+    /// for this many consecutive steps, no step of the block changed memory, released a
+    /// barrier or ended a thread, and every step repeated one seen before in that stretch
+    /// (same lanes, site, operands and results), the launch ends with
+    /// [`LaunchError::Deadlock`](crate::LaunchError::Deadlock), naming where each thread
+    /// spins or waits. A loop that only re-reads unchanged memory that many times in a
+    /// row, yet would end (counting in registers), is misreported: raise the number for
+    /// such a kernel. Default 100 000, or `SIMT_SPIN_STEPS` (0 = never; the step budget
+    /// and the watchdog still apply).
+    pub spin_steps: u64,
     /// Stack size of each lane's coroutine, in bytes. Default 256 KiB, or
     /// `SIMT_STACK_BYTES`.
     pub stack_bytes: usize,
@@ -36,6 +48,7 @@ impl Default for Config {
                 Some(s) => Some(Duration::from_secs(s)),
                 None => Some(Duration::from_secs(60)),
             },
+            spin_steps: env_u64("SIMT_SPIN_STEPS").unwrap_or(100_000),
             stack_bytes: env_u64("SIMT_STACK_BYTES").map_or(256 * 1024, |b| b as usize),
             block_order_seed: None,
         }

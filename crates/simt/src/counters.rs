@@ -17,7 +17,9 @@ pub struct Counters {
     /// SIMT efficiency (`smsp__thread_inst_executed_per_inst_executed`).
     pub lane_ops: u64,
     /// Steps whose active mask was not every live lane of the warp: divergence
-    /// (`smsp__sass_branch_targets_threads_divergent`, roughly).
+    /// (`smsp__sass_branch_targets_threads_divergent`, roughly). Lanes that have exited
+    /// are not live: after `if i >= n { return; }` the rest of the warp is not divergent,
+    /// though its SIMT efficiency (`lane_ops / warp_instructions`) drops.
     pub divergent_steps: u64,
     /// Global load warp instructions (`l1tex__t_requests_pipe_lsu_mem_global_op_ld`).
     pub global_load_requests: u64,
@@ -37,7 +39,10 @@ pub struct Counters {
     /// Extra shared-memory wavefronts caused by bank conflicts: for each request, the most
     /// distinct 4-byte words any one of the 32 banks had to serve, minus one
     /// (`l1tex__data_bank_conflicts_pipe_lsu_mem_shared`). Lanes reading one word share
-    /// it (broadcast) and cost nothing.
+    /// it (broadcast) and cost nothing. 8-byte accesses are served by half-warps and
+    /// 16-byte ones by quarter-warps (a pass moves at most 128 bytes): the count is per
+    /// pass, so consecutive `u64` or `U32x4` accesses are conflict-free. Shared atomics are
+    /// not counted here.
     pub bank_conflicts: u64,
     /// Worst bank conflict of one request: 1 = conflict-free, 32 = 32-way.
     pub max_bank_ways: u64,

@@ -4,11 +4,49 @@ use crate::check::{Access, GlobalWrite};
 use crate::memory::{read_le, write_le};
 use crate::op::{AtomicOp, AtomicType, Op, ShuffleKind, Space, WarpOp};
 use crate::report::{LaunchError, ThreadRef, ranges};
-use crate::schedule::{Exec, bits};
+use crate::schedule::{Bits, Exec};
 use crate::site::{Site, fmt_site};
 
 /// Results of one step, by position in the group.
 pub(crate) type Results = [u128; 32];
+
+/// A list of at most `N` values on the stack: a step's addresses, sectors or words,
+/// collected without allocating.
+#[derive(Clone)]
+struct Small<T, const N: usize> {
+    len: usize,
+    buf: [T; N],
+}
+
+impl<T: Copy + Default, const N: usize> Default for Small<T, N> {
+    fn default() -> Self {
+        Small {
+            len: 0,
+            buf: [T::default(); N],
+        }
+    }
+}
+
+impl<T, const N: usize> Small<T, N> {
+    #[inline]
+    fn push(&mut self, v: T) {
+        self.buf[self.len] = v;
+        self.len += 1;
+    }
+}
+
+impl<T, const N: usize> std::ops::Deref for Small<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.buf[..self.len]
+    }
+}
+
+impl<T, const N: usize> std::ops::DerefMut for Small<T, N> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        &mut self.buf[..self.len]
+    }
+}
 
 /// Number of distinct values in a small list (sorts it).
 fn distinct(v: &mut [u64]) -> u64 {
@@ -20,21 +58,6 @@ fn distinct(v: &mut [u64]) -> u64 {
         }
     }
     n
-}
-
-/// Most repeats of one value in a small list (sorts it).
-fn depth(v: &mut [u64]) -> u64 {
-    v.sort_unstable();
-    let (mut best, mut run) = (0, 0);
-    for i in 0..v.len() {
-        run = if i > 0 && v[i] == v[i - 1] {
-            run + 1
-        } else {
-            1
-        };
-        best = best.max(run);
-    }
-    best
 }
 
 /// Applies an atomic to `old`: the new bits and whether a CAS failed.
@@ -140,21 +163,40 @@ fn apply(ty: AtomicType, op: AtomicOp, old: u64, val: u64, cmp: u64) -> (u64, bo
 }
 
 impl Exec<'_> {
+    #[inline]
     fn access(&self, li: usize, site: Site, atomic: bool) -> Access {
         Access {
-            warp: Self::warp_of(li),
-            epoch: self.bar_epoch,
-            thread: self.lanes[li].thread,
             site,
+            epoch: self.bar_epoch,
+            t: li as u16,
             atomic,
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// The thread of linear index `t` in the block of linear index `block`.
+    pub(crate) fn thread_ref(&self, block: u64, t: u16) -> ThreadRef {
+        let [gx, gy, _] = self.spec.grid.map(|d| d as u64);
+        let [bx, by, _] = self.spec.block;
+        let t = t as u32;
+        ThreadRef {
+            block: [
+                (block % gx) as u32,
+                ((block / gx) % gy) as u32,
+                (block / (gx * gy)) as u32,
+            ],
+            thread: [t % bx, (t / bx) % by, t / (bx * by)],
+        }
+    }
+
+    /// Site and thread of a remembered access, for a report.
+    fn who(&self, block: u64, a: &Access) -> (Site, ThreadRef) {
+        (a.site, self.thread_ref(block, a.t))
+    }
+
+    #[cold]
     fn fault(
         &self,
         kind: &'static str,
-        op: &Op,
         li: usize,
         site: Site,
         index: u64,
@@ -163,7 +205,7 @@ impl Exec<'_> {
     ) -> LaunchError {
         LaunchError::MemoryFault {
             kind,
-            access: op.describe(),
+            access: self.lanes[li].op().describe(),
             thread: self.lanes[li].thread,
             site: fmt_site(site),
             index,
@@ -173,42 +215,64 @@ impl Exec<'_> {
     }
 
     /// Checks bounds and alignment; returns the global address or shared offset.
-    #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn address(
         &self,
-        op: &Op,
         li: usize,
         site: Site,
-        base: u64,
-        index: u64,
-        len: u64,
-        size: u64,
+        (base, index, len, size): (u64, u64, u64, u64),
     ) -> Result<u64, LaunchError> {
         let addr = base.wrapping_add(index.wrapping_mul(size));
         if index >= len {
-            return Err(self.fault("out of bounds", op, li, site, index, len, addr));
+            return Err(self.fault("out of bounds", li, site, index, len, addr));
         }
         if addr % size != 0 {
-            return Err(self.fault("misaligned", op, li, site, index, len, addr));
+            return Err(self.fault("misaligned", li, site, index, len, addr));
         }
         Ok(addr)
     }
 
     /// Checks that `off..off+size` lies in the block's shared memory.
+    #[inline]
     fn shared_range(
         &self,
-        op: &Op,
         li: usize,
         site: Site,
-        index: u64,
-        len: u64,
+        (index, len): (u64, u64),
         off: u64,
         size: u64,
     ) -> Result<usize, LaunchError> {
         if off + size > self.shared.bytes.len() as u64 {
-            return Err(self.fault("out of bounds", op, li, site, index, len, off));
+            return Err(self.fault("out of bounds", li, site, index, len, off));
         }
         Ok(off as usize)
+    }
+
+    /// A shared read of `size` bytes at `off` by lane `li`: initcheck.
+    #[inline]
+    fn check_initialized(&mut self, li: usize, site: Site, off: usize, size: usize) {
+        if self.shared.written[off..off + size].contains(&false) {
+            let t = self.lanes[li].thread;
+            self.findings.uninitialized(site, t, off as u64);
+        }
+    }
+
+    /// A shared access of lane `li` to the words of `off..off+size`: racecheck.
+    #[inline]
+    fn check_shared(&mut self, now: Access, off: u64, size: u64, write: bool) {
+        for word in off / 4..=(off + size - 1) / 4 {
+            let state = &mut self.shared_words[word as usize];
+            let hazard = if write {
+                state.write(now)
+            } else {
+                state.read(now)
+            };
+            if let Some((kind, earlier)) = hazard {
+                let b = self.block_linear;
+                let (first, second) = (self.who(b, &earlier), self.who(b, &now));
+                self.findings.shared_hazard(kind, first, second, word * 4);
+            }
+        }
     }
 
     /// Executes the operation the lanes of `group` are parked at.
@@ -219,8 +283,7 @@ impl Exec<'_> {
         mask: u32,
         site: Site,
     ) -> Result<Results, LaunchError> {
-        let first = self.lanes[group[0]].op();
-        match first {
+        match *self.lanes[group[0]].op_ref() {
             Op::Load { space, .. } => self.load(group, site, space),
             Op::Store { space, .. } => self.store(w, group, site, space),
             Op::Atomic { space, .. } => self.atomic(group, site, space),
@@ -231,56 +294,49 @@ impl Exec<'_> {
 
     fn load(&mut self, group: &[usize], site: Site, space: Space) -> Result<Results, LaunchError> {
         let mut out = [0u128; 32];
-        let mut sectors: Vec<u64> = Vec::with_capacity(64);
-        let mut words: Vec<u64> = Vec::with_capacity(64);
+        let mut sectors: Small<u64, 32> = Small::default();
+        let mut words: Small<(u64, u64), 128> = Small::default();
         for (k, &li) in group.iter().enumerate() {
-            let op = self.lanes[li].op();
             let Op::Load {
                 base,
                 index,
                 len,
                 size,
                 ..
-            } = op
+            } = *self.lanes[li].op_ref()
             else {
                 unreachable!("grouped by kind")
             };
             let size = size as u64;
-            let addr = self.address(&op, li, site, base, index, len, size)?;
+            let addr = self.address(li, site, (base, index, len, size))?;
             match space {
                 Space::Global => {
                     let Some((alloc, off)) = self.mem.locate(addr, size) else {
-                        return Err(self.fault("out of bounds", &op, li, site, index, len, addr));
+                        return Err(self.fault("out of bounds", li, site, index, len, addr));
                     };
                     out[k] = read_le(&alloc.bytes, off, size as usize);
-                    let stored = alloc.stored;
-                    if stored && let Some(wr) = self.global_writes.get(&addr).copied() {
+                    if alloc.stored
+                        && let Some(wr) = self.global_writes.get(addr)
+                    {
                         let now = self.access(li, site, false);
                         if self.global_conflict(&wr, &now) {
+                            let first = self.who(wr.block, &wr.access);
+                            let second = self.who(self.block_linear, &now);
                             self.findings
-                                .global_hazard("Read-after-Write", wr.access, now, addr);
+                                .global_hazard("Read-after-Write", first, second, addr);
                         }
                     }
-                    for s in addr / 32..=(addr + size - 1) / 32 {
-                        sectors.push(s);
-                    }
+                    // Aligned accesses of at most 16 bytes never straddle a sector.
+                    sectors.push(addr / 32);
                 }
                 Space::Shared => {
-                    let off = self.shared_range(&op, li, site, index, len, addr, size)?;
+                    let off = self.shared_range(li, site, (index, len), addr, size)?;
                     out[k] = read_le(&self.shared.bytes, off, size as usize);
-                    if self.shared.written[off..off + size as usize]
-                        .iter()
-                        .any(|w| !w)
-                    {
-                        let t = self.lanes[li].thread;
-                        self.findings.uninitialized(site, t, addr);
-                    }
+                    self.check_initialized(li, site, off, size as usize);
                     let now = self.access(li, site, false);
+                    self.check_shared(now, addr, size, false);
                     for word in addr / 4..=(addr + size - 1) / 4 {
-                        if let Some((kind, earlier)) = self.shared_words[word as usize].read(now) {
-                            self.findings.shared_hazard(kind, earlier, now, word * 4);
-                        }
-                        words.push(word);
+                        words.push((phase(li, size), word));
                     }
                 }
             }
@@ -288,15 +344,15 @@ impl Exec<'_> {
         match space {
             Space::Global => {
                 let n = distinct(&mut sectors);
-                let c = self.counters(site);
+                let c = self.c();
                 c.global_load_requests += 1;
                 c.global_load_sectors += n;
             }
             Space::Shared => {
-                let ways = bank_ways(&mut words);
-                let c = self.counters(site);
+                let (conflicts, ways) = bank_conflicts(&mut words);
+                let c = self.c();
                 c.shared_load_requests += 1;
-                c.bank_conflicts += ways - 1;
+                c.bank_conflicts += conflicts;
                 c.max_bank_ways = c.max_bank_ways.max(ways);
             }
         }
@@ -304,9 +360,10 @@ impl Exec<'_> {
     }
 
     /// Do a remembered global store and a new access by another thread conflict?
+    #[inline]
     fn global_conflict(&self, wr: &GlobalWrite, now: &Access) -> bool {
         wr.block != self.block_linear
-            || (wr.access.warp != now.warp && wr.access.epoch == now.epoch)
+            || (wr.access.warp() != now.warp() && wr.access.epoch == now.epoch)
     }
 
     fn store(
@@ -316,11 +373,10 @@ impl Exec<'_> {
         site: Site,
         space: Space,
     ) -> Result<Results, LaunchError> {
-        let mut sectors: Vec<u64> = Vec::with_capacity(64);
-        let mut words: Vec<u64> = Vec::with_capacity(64);
-        let mut addrs: Vec<(u64, usize, u128)> = Vec::with_capacity(32);
+        let mut sectors: Small<u64, 32> = Small::default();
+        let mut words: Small<(u64, u64), 128> = Small::default();
+        let mut addrs: Small<(u64, usize, u128), 32> = Small::default();
         for &li in group {
-            let op = self.lanes[li].op();
             let Op::Store {
                 base,
                 index,
@@ -328,56 +384,53 @@ impl Exec<'_> {
                 size,
                 value,
                 ..
-            } = op
+            } = *self.lanes[li].op_ref()
             else {
                 unreachable!("grouped by kind")
             };
             let size = size as u64;
-            let addr = self.address(&op, li, site, base, index, len, size)?;
+            let addr = self.address(li, site, (base, index, len, size))?;
             let now = self.access(li, site, false);
             match space {
                 Space::Global => {
                     let Some((alloc, off)) = self.mem.locate(addr, size) else {
-                        return Err(self.fault("out of bounds", &op, li, site, index, len, addr));
+                        return Err(self.fault("out of bounds", li, site, index, len, addr));
                     };
-                    write_le(&mut alloc.bytes, off, size as usize, value);
+                    if read_le(&alloc.bytes, off, size as usize) != value {
+                        write_le(&mut alloc.bytes, off, size as usize, value);
+                        self.progress = true;
+                    }
                     alloc.stored = true;
-                    if let Some(wr) = self.global_writes.get(&addr).copied()
+                    let block = self.block_linear;
+                    let mine = GlobalWrite { block, access: now };
+                    if let Some(wr) = self.global_writes.insert(addr, mine)
                         && self.global_conflict(&wr, &now)
-                        && !(wr.block == self.block_linear
-                            && wr.access.warp == now.warp
-                            && wr.access.epoch == now.epoch)
                     {
+                        let first = self.who(wr.block, &wr.access);
+                        let second = self.who(block, &now);
                         self.findings
-                            .global_hazard("Write-after-Write", wr.access, now, addr);
+                            .global_hazard("Write-after-Write", first, second, addr);
                     }
-                    self.global_writes.insert(
-                        addr,
-                        GlobalWrite {
-                            block: self.block_linear,
-                            access: now,
-                        },
-                    );
-                    for s in addr / 32..=(addr + size - 1) / 32 {
-                        sectors.push(s);
-                    }
+                    sectors.push(addr / 32);
                 }
                 Space::Shared => {
-                    let off = self.shared_range(&op, li, site, index, len, addr, size)?;
-                    write_le(&mut self.shared.bytes, off, size as usize, value);
+                    let off = self.shared_range(li, site, (index, len), addr, size)?;
+                    if read_le(&self.shared.bytes, off, size as usize) != value {
+                        write_le(&mut self.shared.bytes, off, size as usize, value);
+                        self.progress = true;
+                    }
                     self.shared.written[off..off + size as usize].fill(true);
+                    self.check_shared(now, addr, size, true);
                     for word in addr / 4..=(addr + size - 1) / 4 {
-                        if let Some((kind, earlier)) = self.shared_words[word as usize].write(now) {
-                            self.findings.shared_hazard(kind, earlier, now, word * 4);
-                        }
-                        words.push(word);
+                        words.push((phase(li, size), word));
                     }
                 }
             }
             addrs.push((addr, li, value));
         }
-        // Lanes that stored to one address in this step: the highest lane won.
-        addrs.sort_by_key(|a| (a.0, a.1));
+        // Lanes that stored to one address in this step: the highest lane won. (Lanes
+        // store in ascending order, so an address's lanes are already ascending.)
+        addrs.sort_by_key(|a| a.0);
         let mut lost = 0;
         let mut i = 0;
         while i < addrs.len() {
@@ -387,11 +440,10 @@ impl Exec<'_> {
             }
             if j - i > 1 {
                 lost += (j - i - 1) as u64;
-                let run = addrs[i..j].to_vec();
+                let run = &addrs[i..j];
                 let block = self.lanes[run[0].1].thread.block;
-                let space_name = space.cuda_name();
                 self.findings.conflicting_stores(
-                    space_name,
+                    space.cuda_name(),
                     site,
                     || {
                         let lanes: Vec<u32> = run.iter().map(|r| (r.1 % 32) as u32).collect();
@@ -400,7 +452,8 @@ impl Exec<'_> {
                         let vals = if values.len() == 1 {
                             format!("all stored {}", values[0])
                         } else {
-                            format!("stored {}", values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "))
+                            let v: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+                            format!("stored {}", v.join(", "))
                         };
                         format!(
                             "in block ({},{},{}) warp {w}, lanes {} {vals} to address {:#x} in one step; lane {} won",
@@ -417,20 +470,20 @@ impl Exec<'_> {
             }
             i = j;
         }
-        let c = self.counters(site);
+        let c = self.c();
         c.overwritten_stores += lost;
         match space {
             Space::Global => {
                 let n = distinct(&mut sectors);
-                let c = self.counters(site);
+                let c = self.c();
                 c.global_store_requests += 1;
                 c.global_store_sectors += n;
             }
             Space::Shared => {
-                let ways = bank_ways(&mut words);
-                let c = self.counters(site);
+                let (conflicts, ways) = bank_conflicts(&mut words);
+                let c = self.c();
                 c.shared_store_requests += 1;
-                c.bank_conflicts += ways - 1;
+                c.bank_conflicts += conflicts;
                 c.max_bank_ways = c.max_bank_ways.max(ways);
             }
         }
@@ -444,10 +497,9 @@ impl Exec<'_> {
         space: Space,
     ) -> Result<Results, LaunchError> {
         let mut out = [0u128; 32];
-        let mut addrs: Vec<u64> = Vec::with_capacity(32);
+        let mut addrs: Small<u64, 32> = Small::default();
         let mut cas_failures = 0;
         for (k, &li) in group.iter().enumerate() {
-            let op = self.lanes[li].op();
             let Op::Atomic {
                 base,
                 index,
@@ -457,61 +509,66 @@ impl Exec<'_> {
                 value,
                 compare,
                 ..
-            } = op
+            } = *self.lanes[li].op_ref()
             else {
                 unreachable!("grouped by kind")
             };
             let size = ty.size() as u64;
-            let addr = self.address(&op, li, site, base, index, len, size)?;
+            let addr = self.address(li, site, (base, index, len, size))?;
             let now = self.access(li, site, true);
-            let (old, failed) = match space {
+            let (old, new, failed) = match space {
                 Space::Global => {
                     let Some((alloc, off)) = self.mem.locate(addr, size) else {
-                        return Err(self.fault("out of bounds", &op, li, site, index, len, addr));
+                        return Err(self.fault("out of bounds", li, site, index, len, addr));
                     };
                     let old = read_le(&alloc.bytes, off, size as usize) as u64;
                     let (new, failed) = apply(ty, aop, old, value, compare);
                     write_le(&mut alloc.bytes, off, size as usize, new as u128);
                     if alloc.stored
-                        && let Some(wr) = self.global_writes.get(&addr).copied()
+                        && let Some(wr) = self.global_writes.get(addr)
                         && self.global_conflict(&wr, &now)
                     {
+                        let first = self.who(wr.block, &wr.access);
+                        let second = self.who(self.block_linear, &now);
                         self.findings
-                            .global_hazard("Write-after-Write", wr.access, now, addr);
+                            .global_hazard("Write-after-Write", first, second, addr);
                     }
-                    (old, failed)
+                    (old, new, failed)
                 }
                 Space::Shared => {
-                    let off = self.shared_range(&op, li, site, index, len, addr, size)?;
-                    if self.shared.written[off..off + size as usize]
-                        .iter()
-                        .any(|w| !w)
-                    {
-                        let t = self.lanes[li].thread;
-                        self.findings.uninitialized(site, t, addr);
-                    }
+                    let off = self.shared_range(li, site, (index, len), addr, size)?;
+                    self.check_initialized(li, site, off, size as usize);
                     let old = read_le(&self.shared.bytes, off, size as usize) as u64;
                     let (new, failed) = apply(ty, aop, old, value, compare);
                     write_le(&mut self.shared.bytes, off, size as usize, new as u128);
                     self.shared.written[off..off + size as usize].fill(true);
-                    for word in addr / 4..=(addr + size - 1) / 4 {
-                        if let Some((kind, earlier)) = self.shared_words[word as usize].write(now) {
-                            self.findings.shared_hazard(kind, earlier, now, word * 4);
-                        }
-                    }
-                    (old, failed)
+                    self.check_shared(now, addr, size, true);
+                    (old, new, failed)
                 }
             };
             if failed {
                 cas_failures += 1;
             }
+            if new != old {
+                self.progress = true;
+            }
             out[k] = old as u128;
             addrs.push(addr);
         }
         let lanes = addrs.len() as u64;
-        let d = depth(&mut addrs.clone());
-        let n = distinct(&mut addrs);
-        let c = self.counters(site);
+        // Sorted once: distinct addresses and the longest run of one address.
+        addrs.sort_unstable();
+        let (mut n, mut d, mut run) = (0, 0, 0);
+        for i in 0..addrs.len() {
+            if i > 0 && addrs[i] == addrs[i - 1] {
+                run += 1;
+            } else {
+                n += 1;
+                run = 1;
+            }
+            d = d.max(run);
+        }
+        let c = self.c();
         c.cas_failures += cas_failures;
         match space {
             Space::Global => {
@@ -539,15 +596,11 @@ impl Exec<'_> {
         let mut preds = 0u32;
         for &li in group {
             let lane = li - lo;
-            if let Op::Warp(op) = self.lanes[li].op() {
+            if let Op::Warp(op) = *self.lanes[li].op_ref() {
                 match op {
                     WarpOp::Ballot { pred, .. }
                     | WarpOp::All { pred, .. }
-                    | WarpOp::Any { pred, .. } => {
-                        if pred {
-                            preds |= 1 << lane
-                        }
-                    }
+                    | WarpOp::Any { pred, .. } => preds |= (pred as u32) << lane,
                     WarpOp::MatchAny { value, .. } | WarpOp::Shuffle { value, .. } => {
                         vals[lane] = value
                     }
@@ -557,18 +610,19 @@ impl Exec<'_> {
         }
         for (k, &li) in group.iter().enumerate() {
             let lane = (li - lo) as u32;
-            let Op::Warp(op) = self.lanes[li].op() else {
+            let Op::Warp(op) = *self.lanes[li].op_ref() else {
                 unreachable!("grouped by kind")
             };
+            // The lanes this lane's collective covers: those of its mask in this step.
+            let m = op.mask().unwrap_or(mask) & mask;
             out[k] = match op {
                 WarpOp::ActiveMask => mask as u128,
-                WarpOp::Ballot { .. } => preds as u128,
-                WarpOp::All { .. } => (preds == mask) as u128,
-                WarpOp::Any { .. } => (preds != 0) as u128,
-                WarpOp::MatchAny { value, .. } => bits(mask)
-                    .into_iter()
-                    .filter(|&l| vals[l as usize] == value)
-                    .fold(0u32, |m, l| m | 1 << l)
+                WarpOp::Ballot { .. } => (preds & m) as u128,
+                WarpOp::All { .. } => (preds & m == m) as u128,
+                WarpOp::Any { .. } => (preds & m != 0) as u128,
+                WarpOp::MatchAny { value, .. } => Bits(m)
+                    .filter(|&l| vals[l] == value)
+                    .fold(0u32, |acc, l| acc | 1 << l)
                     as u128,
                 WarpOp::Shuffle {
                     kind,
@@ -593,7 +647,7 @@ impl Exec<'_> {
                             }
                         }
                         ShuffleKind::Down => {
-                            if (lane - seg) + arg < width {
+                            if arg < width && (lane - seg) + arg < width {
                                 lane + arg
                             } else {
                                 lane
@@ -604,7 +658,7 @@ impl Exec<'_> {
                             if s >= seg + width { lane } else { s }
                         }
                     };
-                    if mask & (1 << src) != 0 {
+                    if m & (1 << src) != 0 {
                         vals[src as usize] as u128
                     } else {
                         let t: ThreadRef = self.lanes[li].thread;
@@ -615,19 +669,41 @@ impl Exec<'_> {
                 WarpOp::SyncWarp { .. } => 0,
             };
         }
-        self.counters(site).warp_collectives += 1;
+        self.c().warp_collectives += 1;
         out
     }
 }
 
-/// The worst bank conflict of one shared request over 32 banks of 4-byte words: the most
-/// distinct words one bank serves. Lanes on the same word share it (broadcast).
-fn bank_ways(words: &mut Vec<u64>) -> u64 {
+/// The phase of a shared access: the hardware serves a warp's 4-byte accesses in one
+/// pass, but 8-byte accesses by half-warps and 16-byte ones by quarter-warps (a pass moves
+/// at most 128 bytes), so lanes of different phases never conflict.
+fn phase(li: usize, size: u64) -> u64 {
+    (li % 32) as u64 * size.max(4) / 128
+}
+
+/// Bank conflicts of one shared request over 32 banks of 4-byte words, from the
+/// `(phase, word)` pairs its lanes touch: the extra passes (wavefronts) beyond one per
+/// phase, and the worst conflict of a phase (the most distinct words one bank serves).
+/// Lanes on the same word share it (broadcast).
+fn bank_conflicts(words: &mut [(u64, u64)]) -> (u64, u64) {
     words.sort_unstable();
-    words.dedup();
-    let mut per_bank = [0u64; 32];
-    for w in words.iter() {
-        per_bank[(w % 32) as usize] += 1;
+    let (mut extra, mut worst) = (0, 1);
+    let mut i = 0;
+    while i < words.len() {
+        let p = words[i].0;
+        let mut per_bank = [0u64; 32];
+        let mut prev = None;
+        while i < words.len() && words[i].0 == p {
+            let w = words[i].1;
+            if prev != Some(w) {
+                per_bank[(w % 32) as usize] += 1;
+                prev = Some(w);
+            }
+            i += 1;
+        }
+        let ways = per_bank.into_iter().max().unwrap_or(1).max(1);
+        extra += ways - 1;
+        worst = worst.max(ways);
     }
-    per_bank.into_iter().max().unwrap_or(0).max(1)
+    (extra, worst)
 }

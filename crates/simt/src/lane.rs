@@ -41,6 +41,7 @@ pub(crate) fn take_last_panic() -> Option<(String, String)> {
     LAST_PANIC.with(|p| p.borrow_mut().take())
 }
 
+#[inline]
 #[track_caller]
 fn ctx() -> &'static LaneCtx {
     let p = CURRENT.with(|c| c.get());
@@ -57,6 +58,7 @@ fn ctx() -> &'static LaneCtx {
 
 /// Suspends the calling lane at `site` with `op`; returns the operation's result (the
 /// loaded bits, the old value of an atomic, a collective's result; 0 otherwise).
+#[inline]
 pub fn park(site: &'static Location<'static>, op: Op) -> u128 {
     let c = ctx();
     // SAFETY: the yielder pointer is set by the lane's coroutine before its body runs and
@@ -66,31 +68,37 @@ pub fn park(site: &'static Location<'static>, op: Op) -> u128 {
 }
 
 /// `threadIdx` of the calling lane.
+#[inline]
 #[track_caller]
 pub fn thread_idx() -> [u32; 3] {
     ctx().thread
 }
 /// `blockIdx` of the calling lane.
+#[inline]
 #[track_caller]
 pub fn block_idx() -> [u32; 3] {
     ctx().block
 }
 /// `blockDim` of the launch.
+#[inline]
 #[track_caller]
 pub fn block_dim() -> [u32; 3] {
     ctx().block_dim
 }
 /// `gridDim` of the launch.
+#[inline]
 #[track_caller]
 pub fn grid_dim() -> [u32; 3] {
     ctx().grid_dim
 }
 /// `%laneid`: the lane's index in its warp, 0..32.
+#[inline]
 #[track_caller]
 pub fn lane_id() -> u32 {
     ctx().lane
 }
 /// Bytes of shared memory of the launch (static and dynamic together).
+#[inline]
 #[track_caller]
 pub fn shared_bytes() -> u32 {
     ctx().dynamic_shared_bytes

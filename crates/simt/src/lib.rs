@@ -8,21 +8,31 @@
 //!
 //! - among a warp's parked lanes, it takes those parked at the same call site (the earliest
 //!   site first, counting a jump back to an earlier site as a new loop iteration, so
-//!   structured code reconverges); that set is the step's active mask;
+//!   structured code reconverges); that set is the step's active mask. A warp collective
+//!   (`__shfl_sync`, `__ballot_sync`, ...) waits until every existing lane its mask names
+//!   has arrived;
 //! - loads read memory as it was before the step; stores land after it; when several
 //!   lanes store to one address, the highest lane wins and the others are counted as
 //!   overwritten; atomics apply in lane order;
-//! - the warps of a block take turns, one step each; blocks run one after another.
+//! - the warps of a block take turns, one step each; blocks run one after another (in
+//!   order, or in a seeded permutation: [`Config::block_order_seed`]).
+//!
+//! The details, and what the model leaves out, are in the `schedule` module's source docs.
 //!
 //! Lockstep execution is *one* legal schedule of a real GPU (since Volta, warps may
 //! interleave their lanes differently: see the book's chapter on the model). It is the one
 //! that makes races reproducible: the naive histogram `h[b] = h[b] + 1` loses the same
-//! updates on every run, and the report can say why ("32 lanes read 10, all wrote 11").
+//! updates on every run, and the report can say why ("lanes 0-31 all stored 11 to address
+//! 0x1000000000 in one step; lane 31 won").
 //!
 //! Checks are worded like NVIDIA's compute-sanitizer: memcheck (out-of-bounds and
 //! misaligned accesses), racecheck (shared-memory hazards between barriers), synccheck
 //! (divergent barriers and warp collectives) and initcheck (reads of never-written shared
-//! memory). Hazards on *global* memory are this project's own extension.
+//! memory). Hazards on *global* memory are this project's own extension. A launch never
+//! hangs and never crashes the caller: a panicking lane, a deadlock (threads spinning on
+//! memory nothing will change, see [`Config::spin_steps`]), an endless loop (the step
+//! budget) and a lane spinning in registers (the watchdog) each end it with a
+//! [`LaunchError`].
 //!
 //! Counters ([`Counters`]) mirror Nsight Compute metrics, per launch and per kernel source
 //! line. They are a model, not a measurement: the docs on each field say which metric
@@ -33,6 +43,7 @@ pub mod check;
 pub mod config;
 pub mod counters;
 mod exec;
+mod hash;
 pub mod lane;
 pub mod launch;
 pub mod memory;

@@ -94,16 +94,37 @@ impl GlobalMemory {
     }
 }
 
-/// Reads `size` little-endian bytes.
+/// Reads `size` little-endian bytes (1, 2, 4, 8 or 16; one load of that width, which
+/// the CPU forwards from a recent store, unlike a byte-wise copy into a wider buffer).
+#[inline]
 pub(crate) fn read_le(bytes: &[u8], off: usize, size: usize) -> u128 {
-    let mut buf = [0u8; 16];
-    buf[..size].copy_from_slice(&bytes[off..off + size]);
-    u128::from_le_bytes(buf)
+    fn get<const N: usize>(bytes: &[u8], off: usize) -> [u8; N] {
+        bytes[off..off + N].try_into().expect("invariant: N bytes")
+    }
+    match size {
+        1 => bytes[off] as u128,
+        2 => u16::from_le_bytes(get(bytes, off)) as u128,
+        4 => u32::from_le_bytes(get(bytes, off)) as u128,
+        8 => u64::from_le_bytes(get(bytes, off)) as u128,
+        16 => u128::from_le_bytes(get(bytes, off)),
+        _ => {
+            let mut buf = [0u8; 16];
+            buf[..size].copy_from_slice(&bytes[off..off + size]);
+            u128::from_le_bytes(buf)
+        }
+    }
 }
 
 /// Writes `size` little-endian bytes.
+#[inline]
 pub(crate) fn write_le(bytes: &mut [u8], off: usize, size: usize, v: u128) {
-    bytes[off..off + size].copy_from_slice(&v.to_le_bytes()[..size]);
+    match size {
+        1 => bytes[off] = v as u8,
+        2 => bytes[off..off + 2].copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => bytes[off..off + 4].copy_from_slice(&(v as u32).to_le_bytes()),
+        8 => bytes[off..off + 8].copy_from_slice(&(v as u64).to_le_bytes()),
+        _ => bytes[off..off + size].copy_from_slice(&v.to_le_bytes()[..size]),
+    }
 }
 
 /// One block's shared memory, with the initcheck map.

@@ -25,7 +25,7 @@ impl Space {
 }
 
 /// The element type of an atomic operation: it decides how the bits are combined.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AtomicType {
     /// `unsigned int`
     U32,
@@ -48,7 +48,7 @@ impl AtomicType {
 }
 
 /// An atomic read-modify-write, named as CUDA's `atomicXxx` functions are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AtomicOp {
     /// `atomicAdd`
     Add,
@@ -94,7 +94,7 @@ impl AtomicOp {
 }
 
 /// Which lane a shuffle reads from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ShuffleKind {
     /// `__shfl_sync`: from lane `arg` of the segment.
     Idx,
@@ -107,7 +107,7 @@ pub enum ShuffleKind {
 }
 
 /// A warp-level operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WarpOp {
     /// `__activemask()`: the lanes executing this step. Not a synchronising collective.
     ActiveMask,
@@ -209,7 +209,7 @@ impl WarpOp {
 /// [`Space::Shared`], `base` is the byte offset of element 0 in the block's shared memory.
 /// `index` counts elements of `size` bytes from `base`; `len` is the handle's length in
 /// elements, so an index past it is reported by memcheck with the index the kernel used.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     /// A load of `size` bytes (1, 2, 4, 8 or 16).
     Load {

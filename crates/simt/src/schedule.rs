@@ -5,20 +5,41 @@
 //! collective for the lanes its mask names), at a *barrier*, or *exited*. Each round,
 //! every warp of the block takes at most one step:
 //!
-//! 1. a collective whose mask's live lanes have all arrived at the same site executes;
+//! 1. a complete collective executes. At a collective site (earliest first), the lanes
+//!    are grouped by the mask they passed; a group is complete when every lane of its
+//!    mask that exists (a block's last warp may be partial) has arrived. All complete
+//!    groups of the site execute as one warp instruction, each lane seeing only the lanes
+//!    of its own mask: two half-warps with their own masks share one shuffle;
 //! 2. otherwise the ready lanes at the earliest position execute together, where a
 //!    lane's position is (loop iteration, call site in source order), the iteration
 //!    counting how often the lane jumped back to an earlier or equal site. Preferring the
 //!    lanes that are behind makes branches rejoin (the `if lane == leader { atomic }` of a
-//!    loop body finishes before the other lanes start the next iteration).
+//!    loop body finishes before the other lanes start the next iteration), and lets a
+//!    lane that spins on a flag wait for the lane of its warp that will set it (as since
+//!    Volta's independent thread scheduling: a spin lock inside one warp makes progress).
 //!
-//! When no warp can step, either every live thread waits at one barrier (it releases),
-//! or the block is reported: a barrier reached by part of the block or at several sites
-//! (synccheck), a collective that cannot complete, or a deadlock.
+//! The model does not know where a loop ends: lanes that leave a loop early run the code
+//! after it ahead of the lanes still looping (which are "ahead" by iterations), instead
+//! of waiting for them as a GPU's reconvergence point would. The results are the same;
+//! the counters show extra divergent steps, and lanes of a warp collective after the loop
+//! wait for each other anyway.
+//!
+//! Errors of collectives (synccheck): a lane whose mask leaves itself out; lanes of one
+//! mask that passed different masks at the same site; a mask naming lanes that exited.
+//!
+//! When no warp can step, either every thread of the block waits at one barrier (it
+//! releases), or the block is reported: a barrier reached by part of the block (the
+//! others exited: strict, as synccheck treats `__syncthreads` in divergent code) or at
+//! several sites; a collective that cannot complete (naming where the missing lanes
+//! wait). Threads that keep stepping without progress are watched too: when for
+//! [`Config::spin_steps`] steps nothing changed memory, released a barrier or ended a
+//! thread, and every step repeated an earlier one exactly, the block is deadlocked (a
+//! spin-wait on a flag that a later block, or a thread held at a barrier, would set).
 
-use crate::check::{Findings, GlobalWrite, WordState};
+use crate::check::{Findings, GlobalWrites, WordState};
 use crate::config::Config;
 use crate::counters::{Counters, LineCounters};
+use crate::hash::{FxHashSet, FxHasher};
 use crate::lane::{LaneCtx, Req, set_current, take_last_panic};
 use crate::launch::{KernelBody, LastSeen, LaunchSpec};
 use crate::memory::{GlobalMemory, SharedMemory};
@@ -29,7 +50,8 @@ use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
 use std::cell::Cell;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
@@ -45,6 +67,51 @@ pub(crate) enum Status {
     Exited,
 }
 
+/// The lanes of one warp by status, as bit masks (bit `l` = lane `l`), kept in step with
+/// each lane's `status` so a step need not look at every lane.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct WarpMasks {
+    pub(crate) ready: u32,
+    pub(crate) collective: u32,
+    pub(crate) barrier: u32,
+    pub(crate) exited: u32,
+    /// Lanes that exist (a block's last warp may be partial).
+    pub(crate) existing: u32,
+}
+
+impl WarpMasks {
+    fn set(&mut self, lane: usize, status: Status) {
+        let bit = 1u32 << (lane % 32);
+        self.ready &= !bit;
+        self.collective &= !bit;
+        self.barrier &= !bit;
+        self.exited &= !bit;
+        match status {
+            Status::Ready => self.ready |= bit,
+            Status::Collective => self.collective |= bit,
+            Status::Barrier => self.barrier |= bit,
+            Status::Exited => self.exited |= bit,
+        }
+    }
+}
+
+/// The set bits of a mask, lowest first, without allocating.
+#[derive(Clone, Copy)]
+pub(crate) struct Bits(pub(crate) u32);
+
+impl Iterator for Bits {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let b = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        Some(b as usize)
+    }
+}
+
 pub(crate) struct Lane {
     co: Option<Co>,
     ctx: Box<LaneCtx>,
@@ -55,10 +122,21 @@ pub(crate) struct Lane {
 }
 
 impl Lane {
+    #[inline]
     pub(crate) fn op(&self) -> Op {
         self.req.expect("invariant: a parked lane has a request").op
     }
-    fn site(&self) -> Site {
+    /// The operation, by reference (an `Op` is large; copying it whole is slow).
+    #[inline]
+    pub(crate) fn op_ref(&self) -> &Op {
+        &self
+            .req
+            .as_ref()
+            .expect("invariant: a parked lane has a request")
+            .op
+    }
+    #[inline]
+    pub(crate) fn site(&self) -> Site {
         self.req
             .expect("invariant: a parked lane has a request")
             .site
@@ -74,10 +152,23 @@ pub(crate) struct Exec<'m> {
     pub(crate) sites: SiteTable,
     pub(crate) per_site: Vec<Counters>,
     pub(crate) findings: Findings,
-    pub(crate) global_writes: HashMap<u64, GlobalWrite>,
+    pub(crate) global_writes: GlobalWrites,
     steps: u64,
+    /// Set when a step changed memory, a barrier released or a lane exited: the block is
+    /// not spinning. Cleared by the spin detector at each step.
+    pub(crate) progress: bool,
+    /// Steps of the current block since the last progress.
+    quiet: u64,
+    /// Consecutive steps that repeated one in `seen`.
+    repeats: u64,
+    /// Signatures of the steps since the last progress (bounded).
+    seen: FxHashSet<u64>,
     stacks: Vec<DefaultStack>,
     pub(crate) lanes: Vec<Lane>,
+    /// Per warp of the block: its lanes by status.
+    pub(crate) warps: Vec<WarpMasks>,
+    /// Counters of the step being executed (an index into `per_site`).
+    pub(crate) cur: usize,
     pub(crate) shared: SharedMemory,
     pub(crate) shared_words: Vec<WordState>,
     /// Barrier interval, unique across the launch (a new block starts a new one).
@@ -86,8 +177,17 @@ pub(crate) struct Exec<'m> {
     block_idx: [u32; 3],
 }
 
+#[inline]
 fn same_site(a: Site, b: Site) -> bool {
-    site_order(a, b) == Ordering::Equal
+    std::ptr::eq(a, b) || site_order(a, b) == Ordering::Equal
+}
+
+/// The mask of the collective a lane waits at.
+fn collective_mask(lane: &Lane) -> u32 {
+    match *lane.op_ref() {
+        Op::Warp(w) => w.mask().unwrap_or(0),
+        _ => unreachable!("collective status is set for warp ops with a mask"),
+    }
 }
 
 fn same_kind(a: &Op, b: &Op) -> bool {
@@ -116,10 +216,16 @@ impl<'m> Exec<'m> {
             sites: SiteTable::default(),
             per_site: Vec::new(),
             findings: Findings::default(),
-            global_writes: HashMap::new(),
+            global_writes: GlobalWrites::default(),
             steps: 0,
+            progress: false,
+            quiet: 0,
+            repeats: 0,
+            seen: FxHashSet::default(),
             stacks: Vec::new(),
             lanes: Vec::new(),
+            warps: Vec::new(),
+            cur: 0,
             shared: SharedMemory::new(shared),
             shared_words: vec![WordState::default(); shared.div_ceil(4)],
             bar_epoch: 0,
@@ -183,13 +289,19 @@ impl<'m> Exec<'m> {
         }
     }
 
-    /// Counters of a site, allocated on first use.
-    pub(crate) fn counters(&mut self, site: Site) -> &mut Counters {
+    /// Makes `site` the current step's site: its counters are `self.c()` until the next.
+    pub(crate) fn enter(&mut self, site: Site) {
         let id = self.sites.id(site) as usize;
         if id >= self.per_site.len() {
             self.per_site.resize(self.sites.len(), Counters::default());
         }
-        &mut self.per_site[id]
+        self.cur = id;
+    }
+
+    /// Counters of the current step's site.
+    #[inline]
+    pub(crate) fn c(&mut self) -> &mut Counters {
+        &mut self.per_site[self.cur]
     }
 
     fn run_block(&mut self, b: u64, kernel: &KernelBody) -> Result<(), LaunchError> {
@@ -219,6 +331,7 @@ impl<'m> Exec<'m> {
         ];
         self.block_linear = b;
         self.bar_epoch += 1;
+        self.progress = true;
         self.shared.reset();
         let n = self.spec.threads_per_block() as u32;
         for t in 0..n {
@@ -269,10 +382,24 @@ impl<'m> Exec<'m> {
                 thread,
             });
         }
+        let warps = n.div_ceil(32) as usize;
+        self.warps.clear();
+        for w in 0..warps {
+            let lanes = (n as usize - w * 32).min(32);
+            let existing = if lanes == 32 {
+                u32::MAX
+            } else {
+                (1u32 << lanes) - 1
+            };
+            self.warps.push(WarpMasks {
+                ready: existing,
+                existing,
+                ..WarpMasks::default()
+            });
+        }
         for li in 0..n as usize {
             self.resume(li, 0)?;
         }
-        let warps = n.div_ceil(32) as usize;
         loop {
             let mut progressed = false;
             for w in 0..warps {
@@ -281,7 +408,7 @@ impl<'m> Exec<'m> {
                 }
             }
             if !progressed {
-                if self.lanes.iter().all(|l| l.status == Status::Exited) {
+                if self.warps.iter().all(|m| m.exited == m.existing) {
                     return Ok(());
                 }
                 self.resolve_stuck()?;
@@ -305,7 +432,8 @@ impl<'m> Exec<'m> {
         match r {
             CoroutineResult::Yield(req) => {
                 if let Some(prev) = lane.req
-                    && site_order(req.site, prev.site) != Ordering::Greater
+                    && (std::ptr::eq(req.site, prev.site)
+                        || site_order(req.site, prev.site) != Ordering::Greater)
                 {
                     lane.loop_epoch += 1;
                 }
@@ -315,10 +443,25 @@ impl<'m> Exec<'m> {
                     _ => Status::Ready,
                 };
                 lane.req = Some(req);
+                self.warps[li / 32].set(li, lane.status);
+                if let Op::Warp(w) = req.op
+                    && let Some(mask) = w.mask()
+                    && mask & (1 << (li % 32)) == 0
+                {
+                    return Err(self.warp_error(
+                        li,
+                        format!(
+                            "lane {} called it with a mask that does not include itself",
+                            li % 32
+                        ),
+                    ));
+                }
                 Ok(())
             }
             CoroutineResult::Return(result) => {
+                self.progress = true;
                 lane.status = Status::Exited;
+                self.warps[li / 32].set(li, Status::Exited);
                 let co = lane.co.take().expect("invariant: checked above");
                 self.stacks.push(co.into_stack());
                 match result {
@@ -356,102 +499,120 @@ impl<'m> Exec<'m> {
     /// Takes one step of warp `w`, if any of its lanes can move.
     fn step_warp(&mut self, w: usize) -> Result<bool, LaunchError> {
         let lo = w * 32;
-        let hi = (lo + 32).min(self.lanes.len());
-        // 1. A complete collective.
-        let mut exited = 0u32;
-        let mut existing = 0u32;
-        let mut first_coll: Option<usize> = None;
-        for li in lo..hi {
-            let bit = 1u32 << (li - lo);
-            existing |= bit;
-            match self.lanes[li].status {
-                Status::Exited => exited |= bit,
-                Status::Collective => {
-                    if first_coll.is_none_or(|f| {
-                        site_order(self.lanes[li].site(), self.lanes[f].site()) == Ordering::Less
-                    }) {
-                        first_coll = Some(li);
+        let WarpMasks {
+            ready,
+            collective: coll,
+            exited,
+            existing,
+            ..
+        } = self.warps[w];
+        // 1. A complete collective. Collective sites in source order: the lanes at a site
+        //    are grouped by the mask they passed; a group is complete when every existing
+        //    lane of its mask is in it. The first site with complete groups executes them
+        //    together, as one warp instruction (disjoint masks: two half-warps).
+        let mut pending = coll;
+        while pending != 0 {
+            let mut f = lo + pending.trailing_zeros() as usize;
+            for l in Bits(pending) {
+                let li = lo + l;
+                if site_order(self.lanes[li].site(), self.lanes[f].site()) == Ordering::Less {
+                    f = li;
+                }
+            }
+            let site = self.lanes[f].site();
+            let mut at_site = 0u32;
+            for l in Bits(pending) {
+                if same_site(self.lanes[lo + l].site(), site) {
+                    at_site |= 1 << l;
+                }
+            }
+            pending &= !at_site;
+            let mut run = 0u32;
+            let mut rest = at_site;
+            while rest != 0 {
+                let g = lo + rest.trailing_zeros() as usize;
+                let mask = collective_mask(&self.lanes[g]);
+                let mut here = 0u32;
+                for l in Bits(rest) {
+                    if collective_mask(&self.lanes[lo + l]) == mask {
+                        here |= 1 << l;
                     }
                 }
-                _ => {}
-            }
-        }
-        if let Some(f) = first_coll {
-            let site = self.lanes[f].site();
-            let mut here = 0u32;
-            let mut group = Vec::with_capacity(32);
-            for li in lo..hi {
-                if self.lanes[li].status == Status::Collective
-                    && same_site(self.lanes[li].site(), site)
-                {
-                    here |= 1 << (li - lo);
-                    group.push(li);
-                }
-            }
-            let Op::Warp(wop) = self.lanes[f].op() else {
-                unreachable!("collective status is set for warp ops")
-            };
-            let mask = wop.mask().unwrap_or(0);
-            for &li in &group {
-                if mask & (1 << (li - lo)) == 0 {
+                rest &= !here;
+                let other = at_site & !here & mask;
+                if other != 0 {
+                    let o = lo + other.trailing_zeros() as usize;
                     return Err(self.warp_error(
-                        li,
+                        g,
                         format!(
-                            "lane {} called it with a mask that does not include itself",
-                            li - lo
+                            "{} passed mask {mask:#010x} but lane {} passed mask {:#010x}; \
+                             every lane a mask names must pass the same mask",
+                            lanes(here),
+                            o - lo,
+                            collective_mask(&self.lanes[o])
+                        ),
+                    ));
+                }
+                let required = mask & existing;
+                if required & !here == 0 {
+                    run |= here;
+                    continue;
+                }
+                let gone = required & !here & exited;
+                if gone != 0 {
+                    return Err(self.warp_error(
+                        g,
+                        format!(
+                            "the mask names {} of this warp, which exited and can never arrive",
+                            lanes(gone)
                         ),
                     ));
                 }
             }
-            let required = mask & existing;
-            if required & !here == 0 {
-                self.execute(w, &group, here)?;
+            if run != 0 {
+                let mut group = [0usize; 32];
+                let mut n = 0;
+                for l in Bits(run) {
+                    group[n] = lo + l;
+                    n += 1;
+                }
+                self.execute(w, &group[..n], run)?;
                 return Ok(true);
-            }
-            let gone = required & !here & exited;
-            if gone != 0 {
-                return Err(self.warp_error(
-                    f,
-                    format!(
-                        "the mask names lanes {} of this warp, which have exited and can never arrive",
-                        ranges(&bits(gone))
-                    ),
-                ));
             }
         }
         // 2. The ready lanes that are furthest behind.
-        let mut best: Option<usize> = None;
-        for li in lo..hi {
-            let l = &self.lanes[li];
-            if l.status != Status::Ready {
-                continue;
-            }
-            let better = match best {
-                None => true,
-                Some(b) => {
-                    let bl = &self.lanes[b];
-                    (l.loop_epoch, 0)
-                        .cmp(&(bl.loop_epoch, 0))
-                        .then_with(|| site_order(l.site(), bl.site()))
-                        == Ordering::Less
+        if ready == 0 {
+            return Ok(false);
+        }
+        let mut b = lo + ready.trailing_zeros() as usize;
+        for l in Bits(ready & (ready - 1)) {
+            let li = lo + l;
+            let (x, y) = (&self.lanes[li], &self.lanes[b]);
+            let order = x.loop_epoch.cmp(&y.loop_epoch).then_with(|| {
+                if std::ptr::eq(x.site(), y.site()) {
+                    Ordering::Equal
+                } else {
+                    site_order(x.site(), y.site())
                 }
-            };
-            if better {
-                best = Some(li);
+            });
+            if order == Ordering::Less {
+                b = li;
             }
         }
-        let Some(b) = best else { return Ok(false) };
         let (site, op) = (self.lanes[b].site(), self.lanes[b].op());
-        let mut group = Vec::with_capacity(32);
+        let mut group = [0usize; 32];
+        let mut n = 0;
         let mut mask = 0u32;
-        for li in lo..hi {
-            let l = &self.lanes[li];
-            if l.status == Status::Ready && same_site(l.site(), site) && same_kind(&l.op(), &op) {
-                group.push(li);
-                mask |= 1 << (li - lo);
+        for l in Bits(ready) {
+            let li = lo + l;
+            let lane = &self.lanes[li];
+            if same_site(lane.site(), site) && same_kind(&lane.op(), &op) {
+                group[n] = li;
+                n += 1;
+                mask |= 1 << l;
             }
         }
-        self.execute(w, &group, mask)?;
+        self.execute(w, &group[..n], mask)?;
         Ok(true)
     }
 
@@ -459,11 +620,11 @@ impl<'m> Exec<'m> {
     fn execute(&mut self, w: usize, group: &[usize], mask: u32) -> Result<(), LaunchError> {
         self.budget()?;
         let site = self.lanes[group[0]].site();
-        let live = (w * 32..(w * 32 + 32).min(self.lanes.len()))
-            .filter(|&li| self.lanes[li].status != Status::Exited)
-            .count();
+        let m = self.warps[w];
+        let live = (m.existing & !m.exited).count_ones() as usize;
+        self.enter(site);
         {
-            let c = self.counters(site);
+            let c = self.c();
             c.warp_instructions += 1;
             c.lane_ops += group.len() as u64;
             if group.len() != live {
@@ -471,6 +632,7 @@ impl<'m> Exec<'m> {
             }
         }
         let results = self.exec_op(w, group, mask, site)?;
+        self.watch_spin(group, &results, site)?;
         let epoch = group
             .iter()
             .map(|&li| self.lanes[li].loop_epoch)
@@ -481,6 +643,52 @@ impl<'m> Exec<'m> {
             self.resume(li, results[k])?;
         }
         Ok(())
+    }
+
+    /// The spin detector (see [`Config::spin_steps`]): called after each step, before its
+    /// lanes move on.
+    fn watch_spin(
+        &mut self,
+        group: &[usize],
+        results: &[u128],
+        site: Site,
+    ) -> Result<(), LaunchError> {
+        if std::mem::take(&mut self.progress) {
+            self.quiet = 0;
+            self.repeats = 0;
+            self.seen.clear();
+            return Ok(());
+        }
+        if self.config.spin_steps == 0 {
+            return Ok(());
+        }
+        self.quiet += 1;
+        // A short quiet stretch is common (a run of loads); start watching after it.
+        if self.quiet < 64 {
+            return Ok(());
+        }
+        let mut h = FxHasher::default();
+        h.add(site as *const _ as usize as u64);
+        for (k, &li) in group.iter().enumerate() {
+            h.add(li as u64);
+            self.lanes[li].op().hash(&mut h);
+            h.write_u128(results[k]);
+        }
+        if self.seen.insert(h.finish()) {
+            self.repeats = 0;
+            if self.seen.len() > 4096 {
+                self.seen.clear();
+            }
+            return Ok(());
+        }
+        self.repeats += 1;
+        if self.repeats < self.config.spin_steps {
+            return Ok(());
+        }
+        Err(LaunchError::Deadlock {
+            block: self.block_idx,
+            waits: self.waits_of(|_| true, true),
+        })
     }
 
     fn warp_error(&self, li: usize, message: String) -> LaunchError {
@@ -499,26 +707,35 @@ impl<'m> Exec<'m> {
 
     /// Groups the lanes whose status passes `keep` by where they wait.
     fn waits(&self, keep: impl Fn(Status) -> bool) -> Vec<WaitSite> {
-        let mut groups: BTreeMap<(u8, u32, u32, String, String), Vec<u32>> = BTreeMap::new();
+        self.waits_of(keep, false)
+    }
+
+    /// As [`Self::waits`]; with `spinning`, running lanes are described as spinning.
+    fn waits_of(&self, keep: impl Fn(Status) -> bool, spinning: bool) -> Vec<WaitSite> {
+        type Key = (u8, u32, u32, String, String, bool);
+        let mut groups: BTreeMap<Key, Vec<u32>> = BTreeMap::new();
         for (li, l) in self.lanes.iter().enumerate() {
             if !keep(l.status) {
                 continue;
             }
             let key = match l.status {
-                Status::Exited => (1, 0, 0, String::new(), "exited".to_string()),
-                _ => {
+                Status::Exited => (1, 0, 0, String::new(), "exited".to_string(), false),
+                status => {
                     let s = l.site();
-                    (0, s.line(), s.column(), fmt_site(s), l.op().describe())
+                    let spins = spinning && status == Status::Ready;
+                    let what = l.op().describe();
+                    (0, s.line(), s.column(), fmt_site(s), what, spins)
                 }
             };
             groups.entry(key).or_default().push(li as u32);
         }
         groups
             .into_iter()
-            .map(|((_, _, _, site, what), ids)| WaitSite {
+            .map(|((_, _, _, site, what, spinning), ids)| WaitSite {
                 what,
                 site,
                 threads: ranges(&ids),
+                spinning,
             })
             .collect()
     }
@@ -537,19 +754,32 @@ impl<'m> Exec<'m> {
                 unreachable!("collective status is set for warp ops")
             };
             let mask = w.mask().unwrap_or(0);
-            let missing: Vec<String> = (lo..hi)
-                .filter(|&m| mask & (1 << (m - lo)) != 0)
-                .filter(|&m| {
-                    !(self.lanes[m].status == Status::Collective
-                        && same_site(self.lanes[m].site(), site))
-                })
-                .map(|m| {
-                    let l = &self.lanes[m];
-                    let at = match l.status {
-                        Status::Exited => "has exited".to_string(),
-                        _ => format!("waits in {} at {}", l.op().describe(), fmt_site(l.site())),
+            let mut missing: BTreeMap<(u32, u32, String), Vec<u32>> = BTreeMap::new();
+            for m in (lo..hi).filter(|&m| mask & (1 << (m - lo)) != 0) {
+                let l = &self.lanes[m];
+                if l.status == Status::Collective && same_site(l.site(), site) {
+                    continue;
+                }
+                let key = match l.status {
+                    Status::Exited => (u32::MAX, 0, "exited".to_string()),
+                    _ => (
+                        l.site().line(),
+                        l.site().column(),
+                        format!("in {} at {}", l.op().describe(), fmt_site(l.site())),
+                    ),
+                };
+                missing.entry(key).or_default().push((m - lo) as u32);
+            }
+            let missing: Vec<String> = missing
+                .into_iter()
+                .map(|((_, _, at), ids)| {
+                    let verb = match (at.as_str(), ids.len()) {
+                        ("exited", _) => "",
+                        (_, 1) => "waits ",
+                        _ => "wait ",
                     };
-                    format!("lane {} {at}", m - lo)
+                    let m = ids.iter().fold(0u32, |m, &l| m | 1 << l);
+                    format!("{} {verb}{at}", lanes(m))
                 })
                 .collect();
             return Err(self.warp_error(
@@ -583,26 +813,30 @@ impl<'m> Exec<'m> {
         self.budget()?;
         let warps = self.lanes.len().div_ceil(32) as u64;
         let n = self.lanes.len() as u64;
+        self.enter(site);
         {
-            let c = self.counters(site);
+            let c = self.c();
             c.barriers += 1;
             c.warp_instructions += warps;
             c.lane_ops += n;
         }
         self.bar_epoch += 1;
+        self.progress = true;
         for li in 0..self.lanes.len() {
             self.resume(li, 0)?;
         }
         Ok(())
     }
+}
 
-    /// Linear block index and warp of lane `li`, for hazard records.
-    pub(crate) fn warp_of(li: usize) -> u32 {
-        (li / 32) as u32
-    }
+/// "lane 3" or "lanes 0-15, 20": the lanes of a mask, for messages.
+pub(crate) fn lanes(mask: u32) -> String {
+    let b = bits(mask);
+    let word = if b.len() == 1 { "lane" } else { "lanes" };
+    format!("{word} {}", ranges(&b))
 }
 
 /// The set bits of a mask, as lane numbers.
 pub(crate) fn bits(mask: u32) -> Vec<u32> {
-    (0..32).filter(|b| mask & (1 << b) != 0).collect()
+    Bits(mask).map(|b| b as u32).collect()
 }

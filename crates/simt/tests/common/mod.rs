@@ -1,0 +1,84 @@
+//! Helpers shared by the emulator's integration tests: finding kernel source lines by a
+//! marker comment (so assertions survive edits), and launching with a tight config.
+#![allow(dead_code)]
+
+use gpu_host::{Config, Device, LaunchReport};
+use std::time::Duration;
+
+/// A test file's own source, to find the lines its kernels run on.
+pub struct Src {
+    /// `file!()` of the test file, as the compiler names it in sites.
+    pub file: &'static str,
+    /// `include_str!` of the same file.
+    pub text: &'static str,
+}
+
+/// `Src` of the calling test file: `src!("barriers.rs")`.
+#[macro_export]
+macro_rules! src {
+    ($name:literal) => {
+        common::Src {
+            file: file!(),
+            text: include_str!($name),
+        }
+    };
+}
+
+impl Src {
+    /// The 1-based line that ends with the comment `// @marker` (exactly one must).
+    pub fn line(&self, marker: &str) -> u32 {
+        let tag = format!("// @{marker}");
+        let hits: Vec<usize> = self
+            .text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.trim_end().ends_with(&tag))
+            .map(|(i, _)| i + 1)
+            .collect();
+        assert_eq!(hits.len(), 1, "marker {tag} must be on exactly one line");
+        hits[0] as u32
+    }
+
+    /// The site `file:line:column` of the call of `callee` (`"store"`, `"sync_threads"`,
+    /// ...) on the line marked `marker`: the column is where the callee's name starts
+    /// for a method call, where the path starts for a function call, as `#[track_caller]`
+    /// reports them.
+    pub fn site(&self, marker: &str, call: &str) -> String {
+        let line = self.line(marker);
+        let text = self
+            .text
+            .lines()
+            .nth(line as usize - 1)
+            .expect("line exists");
+        let col = text
+            .find(call)
+            .unwrap_or_else(|| panic!("`{call}` not on line {line}: {text}"));
+        format!("{}:{line}:{}", self.file, col + 1)
+    }
+}
+
+/// An emulator that runs launches on the calling thread (no watchdog thread), with a
+/// small step budget, so a test of a broken kernel ends quickly.
+pub fn device() -> Device {
+    Device::emulator_with(Config {
+        watchdog: None,
+        step_budget: 2_000_000,
+        ..Config::default()
+    })
+}
+
+/// As [`device`], with a watchdog of `secs` seconds.
+pub fn device_with_watchdog(secs: u64) -> Device {
+    Device::emulator_with(Config {
+        watchdog: Some(Duration::from_secs(secs)),
+        step_budget: 2_000_000,
+        ..Config::default()
+    })
+}
+
+/// The emulator's report of a launch.
+pub fn emu(r: &LaunchReport) -> &simt::LaunchReport {
+    r.emulator
+        .as_ref()
+        .expect("an emulated launch has a report")
+}
