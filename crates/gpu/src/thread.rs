@@ -134,6 +134,7 @@ pub fn thread_idx_linear() -> u32 {
     thread_idx_x() + thread_idx_y() * block_dim_x() + thread_idx_z() * block_dim_x() * block_dim_y()
 }
 
+// ANCHOR: sync_threads
 /// `__syncthreads()`: waits until every thread of the block has reached this barrier,
 /// and makes their shared- and global-memory writes visible to each other (`bar.sync 0`).
 ///
@@ -153,3 +154,4 @@ pub fn sync_threads() {
         simt::lane::park(core::panic::Location::caller(), simt::Op::Barrier);
     }
 }
+// ANCHOR_END: sync_threads

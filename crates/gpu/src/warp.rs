@@ -127,6 +127,7 @@ pub fn warp_vote_any(mask: u32, pred: bool) -> bool {
     }
 }
 
+// ANCHOR: warp_match_any
 /// `__match_any_sync(mask, value)`: the lanes of `mask` holding the same `value` as this
 /// lane (its *peers*). The lowest peer (`peers.trailing_zeros()`) can act for all of them:
 /// one atomic of `peers.count_ones()` instead of one per lane (warp aggregation).
@@ -150,6 +151,7 @@ pub fn warp_match_any(mask: u32, value: u32) -> u32 {
         }) as u32
     }
 }
+// ANCHOR_END: warp_match_any
 
 /// Values a shuffle can move: 32 or 64 bits.
 pub trait ShuffleValue: Copy {
