@@ -60,7 +60,13 @@ impl Exercise {
     /// The message a failing check shows a student.
     pub fn failure_message(&self, out: &Outcome) -> String {
         let hint = self.hints.first().copied().unwrap_or("(no hint)");
-        let mut s = format!("exercise {} ({}): {} - {}\n", self.id, self.title, out.status.label(), out.reason);
+        let mut s = format!(
+            "exercise {} ({}): {} - {}\n",
+            self.id,
+            self.title,
+            out.status.label(),
+            out.reason
+        );
         for d in &out.details {
             s.push_str("    ");
             s.push_str(d);

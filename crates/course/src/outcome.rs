@@ -64,12 +64,22 @@ pub struct Outcome {
 impl Outcome {
     /// A pass, with what was checked.
     pub fn pass(reason: impl Into<String>) -> Self {
-        Outcome { exercise: "", status: Status::Pass, reason: reason.into(), details: Vec::new() }
+        Outcome {
+            exercise: "",
+            status: Status::Pass,
+            reason: reason.into(),
+            details: Vec::new(),
+        }
     }
 
     /// A failure of the given status.
     pub fn fail(status: Status, reason: impl Into<String>) -> Self {
-        Outcome { exercise: "", status, reason: reason.into(), details: Vec::new() }
+        Outcome {
+            exercise: "",
+            status,
+            reason: reason.into(),
+            details: Vec::new(),
+        }
     }
 
     /// Adds a detail line.
@@ -90,10 +100,12 @@ impl Outcome {
             LaunchError::LanePanic { message, .. } if is_todo(message) => Status::NotImplemented,
             LaunchError::LanePanic { .. } => Status::Panicked,
             LaunchError::MemoryFault { .. } => Status::OutOfBounds,
-            LaunchError::BarrierDivergence { .. } | LaunchError::WarpDivergence { .. } | LaunchError::Deadlock { .. } => {
-                Status::BarrierError
+            LaunchError::BarrierDivergence { .. }
+            | LaunchError::WarpDivergence { .. }
+            | LaunchError::Deadlock { .. } => Status::BarrierError,
+            LaunchError::StepBudgetExceeded { .. } | LaunchError::TimedOut { .. } => {
+                Status::TimedOut
             }
-            LaunchError::StepBudgetExceeded { .. } | LaunchError::TimedOut { .. } => Status::TimedOut,
             _ => Status::Error,
         };
         let text = e.to_string();

@@ -34,5 +34,8 @@ impl Rng {
 /// The seed for randomised inputs: `COURSE_SEED` if set (to replay a failure), else
 /// `default`.
 pub fn seed_from_env(default: u64) -> u64 {
-    std::env::var("COURSE_SEED").ok().and_then(|s| s.trim().parse().ok()).unwrap_or(default)
+    std::env::var("COURSE_SEED")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(default)
 }

@@ -1,0 +1,396 @@
+//! Checks of 9.5 to 9.9: shared-memory privatization, coarsening, aggregation, warp
+//! aggregation, and the fastest kernel.
+
+use super::{Checked, Ctx, counters};
+use crate::inputs::{self, Case};
+use crate::launch::{self, Run, Shape, coarsened, one_per_thread};
+use crate::reference;
+use course::Outcome;
+use gpu_host::Counters;
+use solutions::ch09::{FastestPolicy, fastest_grid};
+
+/// The counters every privatized kernel must show: exactly `shared` shared atomic lanes
+/// (one per element, unless aggregated), and at most one global atomic per bin and block.
+fn privatized(
+    ctx: &Ctx,
+    name: &str,
+    c: &Counters,
+    shared: u64,
+    grid: u32,
+    bins: u32,
+) -> Result<(), Outcome> {
+    let most = grid as u64 * bins as u64;
+    if c.global_atomic_lanes > most {
+        return Err(ctx.technique(
+            name,
+            format!(
+                "privatized, yet {} global atomic lanes: {grid} block(s) x {bins} bins allow at most {most} \
+                 (one commit per nonzero bin and block); count into the block's shared copy",
+                c.global_atomic_lanes
+            ),
+        ));
+    }
+    if c.shared_atomic_lanes != shared {
+        return Err(ctx.technique(
+            name,
+            format!("{} shared atomic lanes, expected {shared}: one shared atomic_add per counted element", c.shared_atomic_lanes),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn check_9_5(ctx: &mut Ctx) -> Checked {
+    let mut launches = 0;
+    let cases = inputs::byte_cases(ctx.seed);
+    for case in &cases {
+        for (block, bins) in [(64, 256), (96, 7)] {
+            let shape = Shape::new(one_per_thread(case.n(), block), block);
+            let name = format!(
+                "histo_private_shared, {}, {bins} bins, <<<{}, {block}>>>",
+                case.name, shape.grid
+            );
+            let run = launch::bytes(
+                ctx.dev,
+                &ctx.k.histo_private_shared,
+                &case.data,
+                bins,
+                shape,
+            );
+            let run = ctx.verify_eq(&name, run, &reference::byte_histogram(&case.data, bins))?;
+            if let Some(c) = counters(&run) {
+                privatized(ctx, &name, c, case.n() as u64, shape.grid, bins)?;
+            }
+            launches += 1;
+        }
+    }
+    for (i, case) in cases.iter().enumerate() {
+        let mut all_bins = vec![256, 1, 1000];
+        if i == 2 {
+            all_bins.push(3000);
+        }
+        for bins in all_bins {
+            let shape = Shape::new(one_per_thread(case.n(), 64), 64).with_bins(bins);
+            let name = format!(
+                "histo_private_dynamic, {}, {bins} bins, <<<{}, 64, {} bytes>>>",
+                case.name, shape.grid, shape.shared_bytes
+            );
+            let run = launch::bytes(
+                ctx.dev,
+                &ctx.k.histo_private_dynamic,
+                &case.data,
+                bins,
+                shape,
+            );
+            let run = ctx.verify_eq(&name, run, &reference::byte_histogram(&case.data, bins))?;
+            if let Some(c) = counters(&run) {
+                privatized(ctx, &name, c, case.n() as u64, shape.grid, bins)?;
+            }
+            launches += 1;
+        }
+    }
+    Ok(format!(
+        "{launches} launches right; one shared atomic per element, at most one global atomic per bin and block{}",
+        ctx.technique_note()
+    ))
+}
+
+pub(crate) fn check_9_6(ctx: &mut Ctx) -> Checked {
+    let mut launches = 0;
+    let block = 64;
+    let (mut contiguous_ratio, mut interleaved_ratio) = (0.0, 0.0);
+    for case in inputs::byte_cases(ctx.seed) {
+        for (coarsen, bins) in [(8u32, 256u32), (3, 16)] {
+            let n = case.n();
+            let grid = coarsened(n, block, coarsen);
+            let shape = Shape::new(grid, block).with_bins(bins);
+            let expected = reference::byte_histogram(&case.data, bins);
+            let cut = format!(
+                "coarsening factor {coarsen}: the grid has {grid} block(s) of {block} threads for {n} elements, \
+                 so each thread must count up to {coarsen} of them"
+            );
+            // Contiguous.
+            let name = format!(
+                "histo_coarse_contiguous, {}, {bins} bins, coarsen {coarsen}",
+                case.name
+            );
+            let run = launch::bytes_with(
+                ctx.dev,
+                &ctx.k.histo_coarse_contiguous,
+                &case.data,
+                bins,
+                coarsen,
+                shape,
+            );
+            let run = ctx
+                .verify_eq(&name, run, &expected)
+                .map_err(|o| o.detail(cut.clone()))?;
+            if let Some(c) = counters(&run) {
+                privatized(ctx, &name, c, n as u64, grid, bins)?;
+                let (requests, sectors) =
+                    reference::contiguous_sectors(n as u64, grid, block, coarsen as u64);
+                loads(
+                    ctx,
+                    &name,
+                    c,
+                    requests,
+                    sectors,
+                    "thread t reads t*C, t*C + 1, ..., one per round",
+                )?;
+                if requests > 0 {
+                    contiguous_ratio = sectors as f64 / requests as f64;
+                }
+            }
+            // Interleaved.
+            let name = format!(
+                "histo_coarse_interleaved, {}, {bins} bins, coarsen {coarsen}",
+                case.name
+            );
+            let run = launch::bytes(
+                ctx.dev,
+                &ctx.k.histo_coarse_interleaved,
+                &case.data,
+                bins,
+                shape,
+            );
+            let run = ctx
+                .verify_eq(&name, run, &expected)
+                .map_err(|o| o.detail(cut.clone()))?;
+            if let Some(c) = counters(&run) {
+                privatized(ctx, &name, c, n as u64, grid, bins)?;
+                let (requests, sectors) = reference::interleaved_sectors(n as u64, grid, block);
+                loads(
+                    ctx,
+                    &name,
+                    c,
+                    requests,
+                    sectors,
+                    "thread t reads t, t + T, t + 2T, ... (T threads in the grid)",
+                )?;
+                if requests > 0 {
+                    interleaved_ratio = sectors as f64 / requests as f64;
+                }
+            }
+            launches += 2;
+        }
+    }
+    Ok(format!(
+        "{launches} launches right on coarsened grids; sectors per warp load: contiguous {contiguous_ratio:.1}, \
+         interleaved {interleaved_ratio:.1}{}",
+        ctx.technique_note()
+    ))
+}
+
+/// The global loads of a partition must be exactly the model's.
+fn loads(
+    ctx: &Ctx,
+    name: &str,
+    c: &Counters,
+    requests: u64,
+    sectors: u64,
+    partition: &str,
+) -> Result<(), Outcome> {
+    if (c.global_load_requests, c.global_load_sectors) != (requests, sectors) {
+        return Err(ctx.technique(
+            name,
+            format!(
+                "{} warp loads touching {} sectors, expected {requests} touching {sectors}: the partition is \
+                 {partition}, one load per element",
+                c.global_load_requests, c.global_load_sectors
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Runs a grid-stride byte kernel on every case, coarsened by `coarsen`, with `bins`
+/// bins; returns the runs for the technique checks.
+fn grid_stride_runs(
+    ctx: &mut Ctx,
+    k: &crate::kernels::ByteKernel,
+    label: &str,
+    cases: &[Case<u8>],
+    shapes: &[(u32, u32, u32)],
+    mut technique: impl FnMut(&Ctx, &str, &Case<u8>, &Run<u32>, u32, u32) -> Result<(), Outcome>,
+) -> Result<usize, Outcome> {
+    let mut launches = 0;
+    for case in cases {
+        for &(block, coarsen, bins) in shapes {
+            let grid = coarsened(case.n(), block, coarsen);
+            let shape = Shape::new(grid, block).with_bins(bins);
+            let name = format!("{label}, {}, {bins} bins, <<<{grid}, {block}>>>", case.name);
+            let run = launch::bytes(ctx.dev, k, &case.data, bins, shape);
+            let run = ctx.verify_eq(&name, run, &reference::byte_histogram(&case.data, bins))?;
+            technique(ctx, &name, case, &run, grid, bins)?;
+            launches += 1;
+        }
+    }
+    Ok(launches)
+}
+
+pub(crate) fn check_9_7(ctx: &mut Ctx) -> Checked {
+    let mut cases = inputs::byte_cases(ctx.seed);
+    cases.push(Case::new("all zeros, n = 4096", vec![0; 4096]));
+    let (mut atomics, mut elements) = (0, 0);
+    let k = ctx.k.histo_aggregate;
+    let launches = grid_stride_runs(
+        ctx,
+        &k,
+        "histo_aggregate",
+        &cases,
+        &[(64, 8, 256), (96, 4, 8)],
+        |ctx, name, case, run, grid, bins| {
+            let Some(c) = counters(run) else {
+                return Ok(());
+            };
+            let runs = reference::grid_stride_runs(&case.data, bins, grid, run.block);
+            if c.shared_atomic_lanes != runs {
+                let why = if c.shared_atomic_lanes == case.n() as u64 && runs < case.n() as u64 {
+                    "one per element: nothing was aggregated"
+                } else {
+                    "each thread must flush once per run of equal bins it meets in its grid-stride loop, and once at the end"
+                };
+                return Err(ctx.technique(
+                    name,
+                    format!(
+                        "{} shared atomic lanes, expected {runs} (the runs of equal bins): {why}",
+                        c.shared_atomic_lanes
+                    ),
+                ));
+            }
+            privatized(ctx, name, c, runs, grid, bins)?;
+            atomics += runs;
+            elements += case.n() as u64;
+            Ok(())
+        },
+    )?;
+    Ok(format!(
+        "{launches} launches right; {atomics} shared atomics for {elements} elements, one per run{}",
+        ctx.technique_note()
+    ))
+}
+
+pub(crate) fn check_9_8(ctx: &mut Ctx) -> Checked {
+    let cases = inputs::byte_cases(ctx.seed);
+    let (mut atomics, mut elements) = (0, 0);
+    let k = ctx.k.histo_warp_aggregate;
+    let launches = grid_stride_runs(
+        ctx,
+        &k,
+        "histo_warp_aggregate",
+        &cases,
+        &[(64, 4, 256), (96, 2, 16)],
+        |ctx, name, case, run, grid, bins| {
+            let Some(c) = counters(run) else {
+                return Ok(());
+            };
+            let distinct = reference::warp_distinct_bins(&case.data, bins, grid, run.block);
+            if c.shared_atomic_lanes != distinct {
+                return Err(ctx.technique(
+                name,
+                format!(
+                    "{} shared atomic lanes, expected {distinct}: one per distinct bin in each warp instruction of the \
+                     grid-stride loop (the lowest lane of each warp_match_any group adds for its peers)",
+                    c.shared_atomic_lanes
+                ),
+            ));
+            }
+            if c.shared_atomic_max_depth > 1 {
+                return Err(ctx.technique(
+                name,
+                format!(
+                    "{} lanes of one atomic instruction hit the same bin: after warp aggregation each bin has one leader",
+                    c.shared_atomic_max_depth
+                ),
+            ));
+            }
+            privatized(ctx, name, c, distinct, grid, bins)?;
+            atomics += distinct;
+            elements += case.n() as u64;
+            Ok(())
+        },
+    )?;
+    Ok(format!(
+        "{launches} launches right; {atomics} shared atomics for {elements} elements, one per distinct bin per warp step{}",
+        ctx.technique_note()
+    ))
+}
+
+pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
+    let mut cases = inputs::byte_cases(ctx.seed);
+    for n in [15, 16, 17, 4099] {
+        cases.push(Case::new(
+            format!(
+                "uniform random bytes, n = {n}, seed {}",
+                ctx.seed + n as u64
+            ),
+            inputs::uniform(n, ctx.seed + n as u64),
+        ));
+    }
+    let big = 32_768 + 13;
+    cases.push(Case::new(
+        format!("uniform random bytes, n = {big}, seed {}", ctx.seed + 7),
+        inputs::uniform(big, ctx.seed + 7),
+    ));
+    let zeros = Case::new("all zeros, n = 32768", vec![0u8; 32_768]);
+    cases.push(zeros.clone());
+    let k = ctx.k.histo_fastest;
+    let props = ctx.dev.props().clone();
+    let block = FastestPolicy::BLOCK_THREADS;
+    let mut launches = 0;
+    for case in &cases {
+        for bins in [256u32, 7] {
+            let n = case.n();
+            let grid = fastest_grid(props.sm_count, props.max_threads_per_sm, n);
+            let shape = Shape::new(grid, block).with_bins(bins);
+            let name = format!(
+                "{}, {bins} bins, <<<{grid}, {block}, {} bytes>>>",
+                case.name, shape.shared_bytes
+            );
+            let run = launch::bytes(ctx.dev, &k, &case.data, bins, shape);
+            let run = ctx.verify_eq(&name, run, &reference::byte_histogram(&case.data, bins))?;
+            launches += 1;
+            let Some(c) = counters(&run) else { continue };
+            let most_global = grid as u64 * bins as u64;
+            if c.global_atomic_lanes > most_global || c.shared_atomic_lanes > n as u64 {
+                return Err(ctx.technique(
+                    &name,
+                    format!(
+                        "{} global and {} shared atomic lanes: privatized in shared memory, the kernel issues at most \
+                         one shared atomic per element and {most_global} global ones ({grid} blocks x {bins} bins)",
+                        c.global_atomic_lanes, c.shared_atomic_lanes
+                    ),
+                ));
+            }
+            let warps = grid as u64 * block.div_ceil(32) as u64;
+            let most_loads = (n as u64).div_ceil(128) + warps + 1;
+            if c.global_load_requests > most_loads {
+                return Err(ctx.technique(
+                    &name,
+                    format!(
+                        "{} warp load instructions for {n} bytes: with vectorised loads (at least 4 bytes a lane, \
+                         16 with U32x4) there are at most {most_loads}",
+                        c.global_load_requests
+                    ),
+                ));
+            }
+            if case.name == zeros.name {
+                let threads = grid as u64 * block as u64;
+                let most_shared = n as u64 / 4 + threads;
+                if c.shared_atomic_lanes > most_shared {
+                    return Err(ctx.technique(
+                        &name,
+                        format!(
+                            "{} shared atomic lanes on a one-value input of {n} bytes: with aggregation, runs of \
+                             equal bins cost one atomic each (at most {most_shared} here)",
+                            c.shared_atomic_lanes
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(format!(
+        "{launches} launches right, privatized, vectorised loads, aggregated runs{}",
+        ctx.technique_note()
+    ))
+}

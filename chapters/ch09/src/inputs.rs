@@ -1,0 +1,209 @@
+//! Inputs: the adversarial cases of the checks and the generated inputs of the
+//! progression, all from a seed so that a failure replays exactly.
+
+use course::Rng;
+
+/// A paragraph of ordinary English, for "real text" inputs: letters cluster on a few
+/// bins (e, t, a, space), the way real data is skewed.
+pub const TEXT: &str = "A histogram counts how often each value occurs. Every element decides \
+for itself which counter it updates, so two threads may want the same counter at the same \
+moment. Reading the counter, adding one and writing it back are three steps; if another \
+thread slips in between them, one of the two updates is lost. Atomic operations make the \
+three steps one, privatization gives each block its own counters, and aggregation merges \
+the updates to one counter before they are made. ";
+
+/// One input of a check: its data and a description for messages ("uniform random,
+/// n = 1000, seed 42").
+#[derive(Clone, Debug)]
+pub struct Case<T> {
+    /// What the input is, for a student reading a failure.
+    pub name: String,
+    /// The elements.
+    pub data: Vec<T>,
+}
+
+impl<T> Case<T> {
+    /// A case named `name` holding `data`.
+    pub fn new(name: impl Into<String>, data: Vec<T>) -> Self {
+        Case {
+            name: name.into(),
+            data,
+        }
+    }
+
+    /// Number of elements.
+    pub fn n(&self) -> usize {
+        self.data.len()
+    }
+}
+
+/// How the progression's input is generated (`--input`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    /// Every byte (or value) equally likely.
+    Uniform,
+    /// Every element zero: one bin gets everything, the worst case for contention.
+    Zeros,
+    /// `P` percent of the elements are zero, the rest uniform: a hot bin.
+    Skew(u32),
+    /// The bytes of a file, repeated to the requested length.
+    Text(Vec<u8>),
+}
+
+impl InputKind {
+    /// A short description.
+    pub fn describe(&self) -> String {
+        match self {
+            InputKind::Uniform => "uniform".into(),
+            InputKind::Zeros => "zeros".into(),
+            InputKind::Skew(p) => format!("skew:{p}"),
+            InputKind::Text(t) => format!("text ({} bytes)", t.len()),
+        }
+    }
+}
+
+/// `n` bytes of `kind` from `seed`.
+pub fn bytes(kind: &InputKind, n: usize, seed: u64) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    match kind {
+        InputKind::Uniform => (0..n).map(|_| rng.below(256) as u8).collect(),
+        InputKind::Zeros => vec![0; n],
+        InputKind::Skew(p) => (0..n)
+            .map(|_| {
+                if rng.percent(*p) {
+                    0
+                } else {
+                    rng.below(256) as u8
+                }
+            })
+            .collect(),
+        InputKind::Text(t) => cycle(t, n),
+    }
+}
+
+/// `n` values of `kind` for a histogram of `bins` bins: uniform values are bins, skewed
+/// ones favour bin 0, text bytes are spread over the bins with `byte_bin`.
+pub fn values(kind: &InputKind, n: usize, bins: u32, seed: u64) -> Vec<u32> {
+    let mut rng = Rng::new(seed);
+    match kind {
+        InputKind::Uniform => (0..n).map(|_| rng.below(bins as u64) as u32).collect(),
+        InputKind::Zeros => vec![0; n],
+        InputKind::Skew(p) => (0..n)
+            .map(|_| {
+                if rng.percent(*p) {
+                    0
+                } else {
+                    rng.below(bins as u64) as u32
+                }
+            })
+            .collect(),
+        InputKind::Text(t) => cycle(t, n)
+            .into_iter()
+            .map(|b| solutions::ch09::byte_bin(b, bins))
+            .collect(),
+    }
+}
+
+/// `text` repeated (or cut) to `n` bytes.
+pub fn cycle(text: &[u8], n: usize) -> Vec<u8> {
+    if text.is_empty() {
+        return vec![0; n];
+    }
+    text.iter().copied().cycle().take(n).collect()
+}
+
+/// `n` uniform random bytes.
+pub fn uniform(n: usize, seed: u64) -> Vec<u8> {
+    bytes(&InputKind::Uniform, n, seed)
+}
+
+/// Ascending runs of random lengths (1 to 64) of random bytes: sorted data, where
+/// neighbours share a bin.
+pub fn sorted_runs(n: usize, seed: u64) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let value = rng.below(256) as u8;
+        let len = 1 + rng.below(64) as usize;
+        out.extend(std::iter::repeat_n(value, len.min(n - out.len())));
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The 256 byte values, each once, shuffled: no two elements share a bin of 256.
+pub fn all_distinct(seed: u64) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut v: Vec<u8> = (0..=255).collect();
+    for i in (1..v.len()).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        v.swap(i, j);
+    }
+    v
+}
+
+/// The adversarial byte inputs every byte kernel is checked on, from `seed`: empty, one
+/// element, not a multiple of any block size, all one value, all distinct, sorted runs,
+/// real text, a hot bin, and uniform random (small and larger). Sizes stay small: the
+/// emulator runs every lane.
+pub fn byte_cases(seed: u64) -> Vec<Case<u8>> {
+    vec![
+        Case::new("empty input (n = 0)", Vec::new()),
+        Case::new("one element (n = 1, byte 200)", vec![200]),
+        Case::new(
+            format!("uniform random bytes, n = 1001, seed {seed}"),
+            uniform(1001, seed),
+        ),
+        Case::new("all zeros, n = 777", vec![0; 777]),
+        Case::new(
+            format!("the 256 byte values once each, shuffled, seed {}", seed + 1),
+            all_distinct(seed + 1),
+        ),
+        Case::new(
+            format!("sorted runs, n = 1500, seed {}", seed + 2),
+            sorted_runs(1500, seed + 2),
+        ),
+        Case::new("English text, n = 1234", cycle(TEXT.as_bytes(), 1234)),
+        Case::new(
+            format!("90% zeros, n = 999, seed {}", seed + 3),
+            bytes(&InputKind::Skew(90), 999, seed + 3),
+        ),
+    ]
+}
+
+/// The line every failure on a seeded input ends with: how to replay it.
+pub fn replay_line(seed: u64) -> String {
+    format!("replay this input with COURSE_SEED={seed} (the seed of this run)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_are_deterministic_and_sized() {
+        assert_eq!(
+            bytes(&InputKind::Uniform, 100, 7),
+            bytes(&InputKind::Uniform, 100, 7)
+        );
+        assert_ne!(
+            bytes(&InputKind::Uniform, 100, 7),
+            bytes(&InputKind::Uniform, 100, 8)
+        );
+        assert_eq!(sorted_runs(500, 3).len(), 500);
+        assert!(sorted_runs(500, 3).windows(2).all(|w| w[0] <= w[1]));
+        let mut d = all_distinct(5);
+        d.sort_unstable();
+        assert_eq!(d, (0..=255).collect::<Vec<u8>>());
+        assert!(
+            values(&InputKind::Uniform, 1000, 10, 1)
+                .iter()
+                .all(|&v| v < 10)
+        );
+        let skew = bytes(&InputKind::Skew(90), 1000, 2);
+        let zeros = skew.iter().filter(|&&b| b == 0).count();
+        assert!((850..=950).contains(&zeros), "{zeros}");
+        assert_eq!(cycle(b"ab", 5), b"ababa");
+        assert_eq!(cycle(b"", 2), vec![0, 0]);
+    }
+}

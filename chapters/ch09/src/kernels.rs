@@ -1,0 +1,161 @@
+//! The chapter's kernels and host functions, picked by source: the student's `kernels`
+//! crate or the reference `solutions` crate.
+//!
+//! Both crates have the same module `ch09` with the same names and signatures, so one
+//! macro builds a [`Kernels`] table from either. Checks, the progression and the grader
+//! go through this table and never name a crate directly, which is what lets one check
+//! grade both. On a GPU (`cuda` feature) the same table serves: a [`Kernel`] carries its
+//! PTX entry name and source file, from which the host runtime finds the right module.
+
+use course::KernelSource;
+use gpu::{GlobalSlice, Kernel};
+
+/// A byte kernel: `(data, histo)`.
+pub type ByteKernel = Kernel<(GlobalSlice<u8>, GlobalSlice<u32>)>;
+/// A byte kernel with one `u32` parameter after `(data, histo)`: the bin count (9.4) or
+/// the coarsening factor (9.6).
+pub type ByteKernelWith = Kernel<(GlobalSlice<u8>, GlobalSlice<u32>, u32)>;
+/// A `u32`-input kernel: `(data, histo)`.
+pub type U32Kernel = Kernel<(GlobalSlice<u32>, GlobalSlice<u32>)>;
+/// The weighted kernel: `(data, weights, histo)`.
+pub type WeightedKernel = Kernel<(GlobalSlice<u8>, GlobalSlice<f32>, GlobalSlice<f32>)>;
+/// The joint kernel: `(x, y, histo, bins_x)`.
+pub type JointKernel = Kernel<(GlobalSlice<u8>, GlobalSlice<u8>, GlobalSlice<u32>, u32)>;
+
+/// Where a histogram's private counters live (the chapter crate's copy of the kernels'
+/// `Strategy`, which is a different type in each crate).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// Per-thread counters in registers (9.10).
+    Registers,
+    /// A per-block copy in shared memory (9.14's `histo_u32_shared`).
+    Shared,
+    /// Global atomics straight into the bins (9.14's `histo_u32_global`).
+    Global,
+}
+
+impl Strategy {
+    /// All three, from the most private to the least.
+    pub const ALL: [Strategy; 3] = [Strategy::Registers, Strategy::Shared, Strategy::Global];
+
+    /// Lowercase name for tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Registers => "registers",
+            Strategy::Shared => "shared",
+            Strategy::Global => "global",
+        }
+    }
+}
+
+/// Every function a chapter-9 exercise covers, from one crate.
+#[derive(Clone, Copy)]
+pub struct Kernels {
+    /// Which crate this table was built from.
+    pub source: KernelSource,
+    /// 9.1 `histogram_sequential`.
+    pub histogram_sequential: fn(&[u8]) -> [u32; 256],
+    /// 9.1 `letter_histogram`.
+    pub letter_histogram: fn(&[u8], u32) -> [u32; 26],
+    /// 9.2 `predict_naive_count`.
+    pub predict_naive_count: fn() -> u32,
+    /// 9.2 `histo_naive`.
+    pub histo_naive: ByteKernel,
+    /// 9.3 `histo_atomic`.
+    pub histo_atomic: ByteKernel,
+    /// 9.4 `histo_private_global`.
+    pub histo_private_global: ByteKernelWith,
+    /// 9.5 `histo_private_shared`.
+    pub histo_private_shared: ByteKernel,
+    /// 9.5 `histo_private_dynamic`.
+    pub histo_private_dynamic: ByteKernel,
+    /// 9.6 `histo_coarse_contiguous`.
+    pub histo_coarse_contiguous: ByteKernelWith,
+    /// 9.6 `histo_coarse_interleaved`.
+    pub histo_coarse_interleaved: ByteKernel,
+    /// 9.7 `histo_aggregate`.
+    pub histo_aggregate: ByteKernel,
+    /// 9.8 `histo_warp_aggregate`.
+    pub histo_warp_aggregate: ByteKernel,
+    /// 9.9 `histo_fastest`.
+    pub histo_fastest: ByteKernel,
+    /// 9.10 `histo_registers`.
+    pub histo_registers: U32Kernel,
+    /// 9.11 `histo_rgb`.
+    pub histo_rgb: ByteKernel,
+    /// 9.12 `histo_weighted`.
+    pub histo_weighted: WeightedKernel,
+    /// 9.13 `histo_joint`.
+    pub histo_joint: JointKernel,
+    /// 9.14 `histo_u32_global`.
+    pub histo_u32_global: U32Kernel,
+    /// 9.14 `histo_u32_shared`.
+    pub histo_u32_shared: U32Kernel,
+    /// 9.14 `privatized_worst_global_atomics`.
+    pub privatized_worst_global_atomics: fn(u32, u32, u32) -> u32,
+    /// 9.15 `histo_cas`.
+    pub histo_cas: ByteKernel,
+    /// 9.15 `predict_cas_failures`.
+    pub predict_cas_failures: fn(u32) -> u32,
+    /// 9.16 `choose_strategy`, its answer mapped to [`Strategy`].
+    pub choose_strategy: fn(u32) -> Strategy,
+}
+
+/// Builds a [`Kernels`] table from a crate's `ch09` module path.
+macro_rules! kernel_table {
+    ($source:expr, $($m:ident)::+) => {
+        Kernels {
+            source: $source,
+            histogram_sequential: $($m)::+::histogram_sequential,
+            letter_histogram: $($m)::+::letter_histogram,
+            predict_naive_count: $($m)::+::predict_naive_count,
+            histo_naive: $($m)::+::histo_naive::KERNEL,
+            histo_atomic: $($m)::+::histo_atomic::KERNEL,
+            histo_private_global: $($m)::+::histo_private_global::KERNEL,
+            histo_private_shared: $($m)::+::histo_private_shared::KERNEL,
+            histo_private_dynamic: $($m)::+::histo_private_dynamic::KERNEL,
+            histo_coarse_contiguous: $($m)::+::histo_coarse_contiguous::KERNEL,
+            histo_coarse_interleaved: $($m)::+::histo_coarse_interleaved::KERNEL,
+            histo_aggregate: $($m)::+::histo_aggregate::KERNEL,
+            histo_warp_aggregate: $($m)::+::histo_warp_aggregate::KERNEL,
+            histo_fastest: $($m)::+::histo_fastest::KERNEL,
+            histo_registers: $($m)::+::histo_registers::KERNEL,
+            histo_rgb: $($m)::+::histo_rgb::KERNEL,
+            histo_weighted: $($m)::+::histo_weighted::KERNEL,
+            histo_joint: $($m)::+::histo_joint::KERNEL,
+            histo_u32_global: $($m)::+::histo_u32_global::KERNEL,
+            histo_u32_shared: $($m)::+::histo_u32_shared::KERNEL,
+            privatized_worst_global_atomics: $($m)::+::privatized_worst_global_atomics,
+            histo_cas: $($m)::+::histo_cas::KERNEL,
+            predict_cas_failures: $($m)::+::predict_cas_failures,
+            choose_strategy: |bins| match $($m)::+::choose_strategy(bins) {
+                $($m)::+::Strategy::Registers => Strategy::Registers,
+                $($m)::+::Strategy::Shared => Strategy::Shared,
+                $($m)::+::Strategy::Global => Strategy::Global,
+            },
+        }
+    };
+}
+
+/// The student's kernels (`kernels::ch09`).
+pub static STUDENT: Kernels = kernel_table!(KernelSource::Student, kernels::ch09);
+/// The reference kernels (`solutions::ch09`).
+pub static REFERENCE: Kernels = kernel_table!(KernelSource::Reference, solutions::ch09);
+
+/// The table of `source`.
+pub fn kernels(source: KernelSource) -> &'static Kernels {
+    match source {
+        KernelSource::Student => &STUDENT,
+        KernelSource::Reference => &REFERENCE,
+    }
+}
+
+/// The kernel source the tests use: the student's, unless the environment variable
+/// `COURSE_KERNELS` is `reference` (how the course checks its own solutions).
+pub fn source_from_env() -> KernelSource {
+    match std::env::var("COURSE_KERNELS").as_deref().map(str::trim) {
+        Ok("reference") | Ok("solutions") => KernelSource::Reference,
+        _ => KernelSource::Student,
+    }
+}

@@ -1,0 +1,256 @@
+//! # Chapter 9: the parallel histogram
+//!
+//! The chapter crate: the exercise registry ([`CHAPTER`]), the checks behind it, the
+//! CPU references and input generators they use, the host-side launchers, and the
+//! progression that `cargo run -p ch09` prints.
+//!
+//! The kernels themselves live in the student's `kernels` crate (`kernels/src/ch09.rs`)
+//! and the reference `solutions` crate; [`kernels::Kernels`] picks one of the two.
+//!
+//! - `cargo test -p ch09` checks the student's kernels, one test per exercise;
+//!   `COURSE_KERNELS=reference cargo test -p ch09` checks the references.
+//! - `cargo run -p ch09` runs the progression on the emulator and prints its counters.
+//! - Checks take a `&mut Device`: on the emulator they test the technique with exact
+//!   counters; on a GPU (the `cuda` feature of `gpu-host`) the counters are absent, the
+//!   technique assertions are skipped (the pass message says so) and the bins are still
+//!   checked.
+
+#![deny(missing_docs)]
+
+pub mod checks;
+pub mod inputs;
+pub mod kernels;
+pub mod launch;
+pub mod progression;
+pub mod reference;
+
+use course::{Chapter, Exercise};
+
+/// The book's folder of this chapter, relative to `book/src`.
+macro_rules! book {
+    ($file:literal) => {
+        concat!("ch09/", $file)
+    };
+}
+
+/// The exercises of chapter 9, in the order the book teaches them.
+pub static EXERCISES: [Exercise; 16] = [
+    Exercise {
+        id: "9.1",
+        title: "the sequential histogram",
+        kernels: &["histogram_sequential", "letter_histogram"],
+        points: 5,
+        hints: &[
+            "How many counters does a byte histogram need, what do they start at, and how many times must each byte be looked at?",
+            "For letters: which bytes does PMPP count, and how far is a letter from 'a'? Divide that distance by the letters per bin.",
+            "`for &c in text { if c.is_ascii_lowercase() { histo[((c - b'a') as u32 / letters_per_bin) as usize] += 1; } }`",
+        ],
+        book: book!("01-sequential.md"),
+        check: checks::ex_9_1,
+    },
+    Exercise {
+        id: "9.2",
+        title: "the naive kernel and its race",
+        kernels: &["histo_naive", "predict_naive_count"],
+        points: 10,
+        hints: &[
+            "Which element does each thread own, and what does `histo[bin] = histo[bin] + 1` look like with only `load` and `store`? (No atomics: the race is the lesson.)",
+            "For the prediction: all lanes of a warp load in the same step, and the warps of a block take turns step by step. Does any warp of a block store before every warp has loaded?",
+            "Every block therefore adds exactly one to the bin, whatever its size.",
+        ],
+        book: book!("02-naive.md"),
+        check: checks::ex_9_2,
+    },
+    Exercise {
+        id: "9.3",
+        title: "global atomics in a grid-stride loop",
+        kernels: &["histo_atomic"],
+        points: 10,
+        hints: &[
+            "With fewer threads than elements, how far must a thread jump so that the whole grid covers every element exactly once? And which operation adds 1 without losing an update?",
+            "Start at `thread::index_1d()`, step by `thread::grid_stride_x()` while in range, and count with `histo.atomic_add(byte_bin(data.load(i), histo.len()), 1)`.",
+        ],
+        book: book!("03-global-atomics.md"),
+        check: checks::ex_9_3,
+    },
+    Exercise {
+        id: "9.4",
+        title: "privatization in global memory",
+        kernels: &["histo_private_global"],
+        points: 10,
+        hints: &[
+            "Where does block b's own copy of the bins start in `histo`, and when is that copy complete enough to add into copy 0?",
+            "Count into `histo[b * num_bins + bin]` with the loop of 9.3; then, inside `if block > 0`, `thread::sync_threads()` and add each nonzero count of your copy to `histo[bin]` (thread t takes bins t, t + blockDim, ...).",
+        ],
+        book: book!("04-global-privatization.md"),
+        check: checks::ex_9_4,
+    },
+    Exercise {
+        id: "9.5",
+        title: "privatization in shared memory",
+        kernels: &[
+            "histo_private_shared",
+            "init_private_bins",
+            "store_output",
+            "histo_private_dynamic",
+        ],
+        points: 15,
+        hints: &[
+            "What does shared memory hold before you write it, and which two moments must every thread of the block wait for?",
+            "Three phases: zero the bins (thread t zeroes t, t + blockDim, ...), `sync_threads()`; count with `bins.atomic_add`; `sync_threads()`, then one global atomic per nonzero bin.",
+            "`shared_array![u32; STATIC_BINS as usize]` for the static kernel, `dynamic_shared![u32]` for the dynamic one, whose handle `init_private_bins` and `store_output` take.",
+        ],
+        book: book!("05-shared-privatization.md"),
+        check: checks::ex_9_5,
+    },
+    Exercise {
+        id: "9.6",
+        title: "thread coarsening: contiguous and interleaved",
+        kernels: &["histo_coarse_contiguous", "histo_coarse_interleaved"],
+        points: 10,
+        hints: &[
+            "The grid has `coarsen` times fewer threads than elements: which elements does each thread count, and which of the two partitions lets a warp's lanes read neighbouring bytes?",
+            "Contiguous: thread t counts `t * coarsen .. min((t + 1) * coarsen, n)`. Interleaved: the grid-stride loop of 9.3. Keep the phases of 9.5 around either loop.",
+            "Compare the two with `cargo run -p ch09 -- --step 9.6`: look at the global sectors.",
+        ],
+        book: book!("06-coarsening.md"),
+        check: checks::ex_9_6,
+    },
+    Exercise {
+        id: "9.7",
+        title: "aggregation of runs",
+        kernels: &["histo_aggregate"],
+        points: 10,
+        hints: &[
+            "Which two registers describe the run of equal bins a thread is building, and when must that run be flushed? Is a run left over when the loop ends?",
+            "Start with `run_bin = NO_BIN`, `run_len = 0`. Same bin: `run_len += 1`. Another bin: flush the run with one `bins.atomic_add(run_bin, run_len)` if it is not empty, then start a run of 1.",
+            "After the loop, flush the last run too.",
+        ],
+        book: book!("07-aggregation.md"),
+        check: checks::ex_9_7,
+    },
+    Exercise {
+        id: "9.8",
+        title: "warp aggregation with match_any",
+        kernels: &["histo_warp_aggregate"],
+        points: 15,
+        hints: &[
+            "A warp collective must be reached by every lane of the warp, the same number of times: what loop condition is the same for the whole warp, and what does a lane without an element contribute?",
+            "Loop while `i - warp::lane_id() < n` (the warp's first lane has an element); past the end use `NO_BIN`. `let peers = warp::warp_match_any(warp::FULL_MASK, bin);`",
+            "The lane with `lane_id() == peers.trailing_zeros()` adds `peers.count_ones()` for all its peers (unless the bin is `NO_BIN`).",
+        ],
+        book: book!("08-warp-aggregation.md"),
+        check: checks::ex_9_8,
+    },
+    Exercise {
+        id: "9.9",
+        title: "the fastest kernel",
+        kernels: &["consume_tiles", "histo_fastest"],
+        points: 20,
+        hints: &[
+            "How many bytes can one lane load at once, how do you count the bytes of a vector with the aggregation of 9.7, and who counts the bytes past the last whole vector?",
+            "`let vectors = data.cast::<U32x4>();` has `n / 16` vectors; loop over them grid-stride while the warp's first lane has one, count the 4 bytes of each word (`(word >> (8 * k)) as u8`), and `warp::sync_warp(warp::FULL_MASK)` at the end of each round.",
+            "Then the tail `vectors.len() * 16 + index_1d()` grid-stride with a bounds check, and flush the last run. `histo_fastest` is `init_private_bins`, `consume_tiles`, `store_output`.",
+        ],
+        book: book!("09-fastest.md"),
+        check: checks::ex_9_9,
+    },
+    Exercise {
+        id: "9.10",
+        title: "register privatization for few bins",
+        kernels: &["histo_registers"],
+        points: 10,
+        hints: &[
+            "A register cannot be indexed at run time: how do you add 1 to counter `value` of a 16-counter array using only compile-time indices? And how does a warp add up one counter across its lanes?",
+            "`for (b, c) in counts.iter_mut().enumerate() { *c += (value == b as u32) as u32; }` keeps the array in registers.",
+            "Commit bin b (b < histo.len()) by summing it with `warp::warp_shuffle_down(warp::FULL_MASK, total, offset, 32)` for offsets 16, 8, 4, 2, 1; lane 0 adds the total with one global atomic.",
+        ],
+        book: book!("10-register-privatization.md"),
+        check: checks::ex_9_10,
+    },
+    Exercise {
+        id: "9.11",
+        title: "the RGB histogram",
+        kernels: &["histo_rgb"],
+        points: 10,
+        hints: &[
+            "Which three bytes make pixel p, and where do the green and blue bins start in `histo`?",
+            "Channel c's bins start at `c * num_bins` with `num_bins = histo.len() / 3`; `init_private_bins` and `store_output` work unchanged on all `histo.len()` bins.",
+        ],
+        book: book!("11-rgb.md"),
+        check: checks::ex_9_11,
+    },
+    Exercise {
+        id: "9.12",
+        title: "the weighted histogram",
+        kernels: &["histo_weighted"],
+        points: 10,
+        hints: &[
+            "What does element i add to its bin, and which type do the private bins hold?",
+            "`dynamic_shared![f32]`: zero it with `0.0`, barrier, `bins.atomic_add(bin, weights.load(i))`, barrier, then add each nonzero sum to `histo` with `histo.atomic_add`.",
+        ],
+        book: book!("12-weighted.md"),
+        check: checks::ex_9_12,
+    },
+    Exercise {
+        id: "9.13",
+        title: "the 2-D joint histogram",
+        kernels: &["histo_joint"],
+        points: 10,
+        hints: &[
+            "How many bins does the y axis have, and which single bin index does the pair (x[i], y[i]) map to?",
+            "`bins_y = histo.len() / bins_x`; the pair's bin is `byte_bin(y, bins_y) * bins_x + byte_bin(x, bins_x)`; the rest is 9.5's dynamic kernel over `min(x.len(), y.len())` pairs.",
+        ],
+        book: book!("13-joint-2d.md"),
+        check: checks::ex_9_13,
+    },
+    Exercise {
+        id: "9.14",
+        title: "u32 input and up to 4096 bins",
+        kernels: &[
+            "histo_u32_global",
+            "histo_u32_shared",
+            "privatized_worst_global_atomics",
+        ],
+        points: 10,
+        hints: &[
+            "Which values are not bins? And for the question: how many of a block's bins can its elements make nonzero, with one element per thread?",
+            "Both kernels skip values `>= histo.len()`: the global one is 9.3 for u32, the shared one 9.5's dynamic kernel for u32.",
+            "A block of `block` threads counts at most `block` elements (the last block fewer), so it commits at most `min(elements, num_bins)` bins; add that over the blocks.",
+        ],
+        book: book!("14-u32-bins.md"),
+        check: checks::ex_9_14,
+    },
+    Exercise {
+        id: "9.15",
+        title: "atomicAdd from atomicCAS",
+        kernels: &["atomic_add_cas", "histo_cas", "predict_cas_failures"],
+        points: 10,
+        hints: &[
+            "How do you know whether `atomic_cas` swapped, and what value do you retry with when it did not?",
+            "`let mut old = counters.load(i);` then loop: `let assumed = old; old = counters.atomic_cas(i, assumed, assumed + v);` until `old == assumed`.",
+            "For the prediction: in each round of CAS one waiting lane succeeds, every other fails and retries.",
+        ],
+        book: book!("15-cas-add.md"),
+        check: checks::ex_9_15,
+    },
+    Exercise {
+        id: "9.16",
+        title: "choosing the strategy by bin count",
+        kernels: &["choose_strategy"],
+        points: 10,
+        hints: &[
+            "Below how many bins do per-thread registers pay, and above how many is contention rare enough for plain global atomics?",
+            "The table: registers below 16 bins, shared memory from 16 up to 1024, global atomics above 1024. Run `cargo run -p ch09 -- --step 9.16 --bins B` to see why.",
+        ],
+        book: book!("16-strategy.md"),
+        check: checks::ex_9_16,
+    },
+];
+
+/// Chapter 9, for the course's tests, the grader and the progression.
+pub static CHAPTER: Chapter = Chapter {
+    id: "ch09",
+    title: "The parallel histogram",
+    exercises: &EXERCISES,
+};

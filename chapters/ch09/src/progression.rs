@@ -1,0 +1,717 @@
+//! The progression: every step of the chapter run on one input, with what each step
+//! asks of the memory system. `cargo run -p ch09` prints it; the snapshot tests lock it.
+//!
+//! Unlike the checks, the progression runs each kernel once, on the input you choose
+//! (`--input`, `--n`, `--bins`, ...), and reports instead of judging: whether the bins
+//! are right, and the emulator's counters. A student kernel that is not implemented is a
+//! row that says so, and the progression goes on.
+
+use crate::checks::{strategy_fits, strategy_kernel, table_strategy};
+use crate::inputs::{self, InputKind};
+use crate::kernels::{Kernels, Strategy};
+use crate::launch::{self, Run, Shape, coarsened, device_grid, one_per_thread};
+use crate::reference;
+use course::{Outcome, Rng, catch_host};
+use gpu_host::{Counters, Device, LaunchError};
+use serde::Serialize;
+use solutions::ch09::{REGISTER_BINS, STATIC_BINS, fastest_grid};
+
+/// Every step, in order.
+pub const STEPS: [&str; 16] = [
+    "9.1", "9.2", "9.3", "9.4", "9.5", "9.6", "9.7", "9.8", "9.9", "9.10", "9.11", "9.12", "9.13",
+    "9.14", "9.15", "9.16",
+];
+
+/// What to run the progression on. The defaults run in a few seconds on the emulator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Elements (bytes, values, pixels, pairs). `None`: [`DEFAULT_N`], or a text file's
+    /// length.
+    pub n: Option<usize>,
+    /// Bins (per channel for RGB; the product of both axes for 2-D).
+    pub bins: u32,
+    /// Threads per block (a multiple of 32, up to 1024).
+    pub block: u32,
+    /// Blocks of the grid-stride kernels; `None` sizes the grid from the device and the
+    /// coarsening factor.
+    pub grid: Option<u32>,
+    /// Elements per thread the grid is sized for (9.6 and the grid-stride kernels).
+    pub coarsen: u32,
+    /// What the input looks like.
+    pub input: InputKind,
+    /// Seed of the generated input.
+    pub seed: u64,
+}
+
+/// The default number of elements: 256 Ki, a few seconds for the whole progression.
+pub const DEFAULT_N: usize = 1 << 18;
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            n: None,
+            bins: 256,
+            block: 256,
+            grid: None,
+            coarsen: 8,
+            input: InputKind::Uniform,
+            seed: 9,
+        }
+    }
+}
+
+impl Params {
+    /// The number of elements this run uses.
+    pub fn elements(&self) -> usize {
+        match (&self.n, &self.input) {
+            (Some(n), _) => *n,
+            (None, InputKind::Text(t)) => t.len(),
+            (None, _) => DEFAULT_N,
+        }
+    }
+}
+
+/// The emulator's counters of one row, as the table and the JSON show them. Every field
+/// is `None` on a GPU except `lost_updates`, which is computed from the bins.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RowCounters {
+    /// Lanes that performed a global atomic.
+    pub global_atomics: Option<u64>,
+    /// Lanes that performed a shared atomic.
+    pub shared_atomics: Option<u64>,
+    /// Most lanes of one atomic instruction on one address, global or shared.
+    pub worst_serialization: Option<u64>,
+    /// Global load warp instructions.
+    pub global_load_requests: Option<u64>,
+    /// 32-byte sectors those loads touched.
+    pub global_load_sectors: Option<u64>,
+    /// Extra shared-memory wavefronts from bank conflicts.
+    pub bank_conflicts: Option<u64>,
+    /// Warp instructions that ran with part of the warp.
+    pub divergent_steps: Option<u64>,
+    /// Counted warp instructions (memory, atomics, collectives, barriers).
+    pub warp_instructions: Option<u64>,
+    /// Failed `atomic_cas` attempts.
+    pub cas_failures: Option<u64>,
+    /// Block barriers released.
+    pub barriers: Option<u64>,
+    /// Counts the bins are short of the input's (updates lost to a race); `None` when
+    /// the step did not complete or its bins are not counts.
+    pub lost_updates: Option<u64>,
+}
+
+impl RowCounters {
+    fn from(c: Option<&Counters>, lost: Option<u64>) -> Self {
+        let f = |g: fn(&Counters) -> u64| c.map(g);
+        RowCounters {
+            global_atomics: f(|c| c.global_atomic_lanes),
+            shared_atomics: f(|c| c.shared_atomic_lanes),
+            worst_serialization: f(|c| c.global_atomic_max_depth.max(c.shared_atomic_max_depth)),
+            global_load_requests: f(|c| c.global_load_requests),
+            global_load_sectors: f(|c| c.global_load_sectors),
+            bank_conflicts: f(|c| c.bank_conflicts),
+            divergent_steps: f(|c| c.divergent_steps),
+            warp_instructions: f(|c| c.warp_instructions),
+            cas_failures: f(|c| c.cas_failures),
+            barriers: f(|c| c.barriers),
+            lost_updates: lost,
+        }
+    }
+}
+
+/// One kernel of one step, run once.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Row {
+    /// The exercise id, `"9.5"`.
+    pub step: &'static str,
+    /// The kernel (or host function) run.
+    pub kernel: String,
+    /// `"correct"`, `"wrong"`, `"race"`, `"not implemented"`, `"skipped"`, or the kind of
+    /// launch error.
+    pub status: String,
+    /// Whether the bins equal the CPU reference.
+    pub correct: bool,
+    /// Elements counted.
+    pub n: u64,
+    /// Bins.
+    pub bins: u32,
+    /// Blocks launched (0 for host code).
+    pub grid: u32,
+    /// Threads per block (0 for host code).
+    pub block: u32,
+    /// The counters.
+    pub counters: RowCounters,
+    /// A remark: why a step was skipped, the error's first line, the strategy chosen.
+    pub note: Option<String>,
+}
+
+/// Runs `steps` (all of [`STEPS`] when empty) with the kernels `k` on `dev`, calling
+/// `progress` before each step. The rows come in step order.
+pub fn run(
+    dev: &mut Device,
+    k: &Kernels,
+    p: &Params,
+    steps: &[&str],
+    progress: &mut dyn FnMut(&str),
+) -> Vec<Row> {
+    let n = p.elements();
+    let bytes = inputs::bytes(&p.input, n, p.seed);
+    let mut rows = Vec::new();
+    for (i, &step) in STEPS.iter().enumerate() {
+        if !steps.is_empty() && !steps.contains(&step) {
+            continue;
+        }
+        progress(&format!(
+            "[{}/{}] step {step} (n = {n})",
+            i + 1,
+            STEPS.len()
+        ));
+        let mut r = Runner {
+            dev: &mut *dev,
+            k,
+            p,
+            n,
+            bytes: &bytes,
+            step,
+            rows: &mut rows,
+        };
+        r.step();
+    }
+    rows
+}
+
+/// The state of one step.
+struct Runner<'a> {
+    dev: &'a mut Device,
+    k: &'a Kernels,
+    p: &'a Params,
+    n: usize,
+    bytes: &'a [u8],
+    step: &'static str,
+    rows: &'a mut Vec<Row>,
+}
+
+impl Runner<'_> {
+    /// The grid of the grid-stride kernels: `--grid`, or sized from the device for
+    /// `coarsen` elements per thread.
+    fn grid(&self, n: usize) -> u32 {
+        self.p
+            .grid
+            .unwrap_or_else(|| device_grid(self.dev.props(), n, self.p.block, self.p.coarsen))
+    }
+
+    fn push(
+        &mut self,
+        kernel: &str,
+        n: usize,
+        bins: u32,
+        shape: Shape,
+        r: Result<Run<u32>, LaunchError>,
+        expected: &[u32],
+    ) {
+        let row = match r {
+            Ok(run) => {
+                let correct =
+                    run.bins.len() >= expected.len() && run.bins[..expected.len()] == *expected;
+                let lost = expected
+                    .iter()
+                    .map(|&x| x as u64)
+                    .sum::<u64>()
+                    .saturating_sub(
+                        run.bins[..expected.len().min(run.bins.len())]
+                            .iter()
+                            .map(|&x| x as u64)
+                            .sum(),
+                    );
+                completed(
+                    self.step,
+                    kernel,
+                    n,
+                    bins,
+                    shape,
+                    &run.report,
+                    correct,
+                    Some(lost),
+                )
+            }
+            Err(e) => failed(self.step, kernel, n, bins, shape, &e),
+        };
+        self.rows.push(row);
+    }
+
+    fn skip(&mut self, kernel: &str, bins: u32, why: String) {
+        self.rows.push(Row {
+            step: self.step,
+            kernel: kernel.into(),
+            status: "skipped".into(),
+            correct: false,
+            n: self.n as u64,
+            bins,
+            grid: 0,
+            block: 0,
+            counters: RowCounters::default(),
+            note: Some(why),
+        });
+    }
+
+    fn step(&mut self) {
+        let (n, bins, block) = (self.n, self.p.bins, self.p.block);
+        let data = self.bytes;
+        let expected = reference::byte_histogram(data, bins);
+        let k = self.k;
+        match self.step {
+            "9.1" => {
+                let row = match catch_host(|| (k.histogram_sequential)(data)) {
+                    Ok(h) => {
+                        let correct = h == reference::sequential(data);
+                        host_row(
+                            "9.1",
+                            "histogram_sequential (host)",
+                            n,
+                            256,
+                            if correct { "correct" } else { "wrong" },
+                            correct,
+                        )
+                    }
+                    Err(o) => host_failed("9.1", "histogram_sequential (host)", n, 256, &o),
+                };
+                self.rows.push(row);
+            }
+            "9.2" => {
+                let shape = Shape::new(one_per_thread(n, block), block);
+                let r = launch::bytes(self.dev, &k.histo_naive, data, bins, shape);
+                self.push("histo_naive", n, bins, shape, r, &expected);
+            }
+            "9.3" => {
+                let shape = Shape::new(self.grid(n), block);
+                let r = launch::bytes(self.dev, &k.histo_atomic, data, bins, shape);
+                self.push("histo_atomic", n, bins, shape, r, &expected);
+            }
+            "9.4" => {
+                let shape = Shape::new(self.grid(n), block);
+                let r = launch::bytes_with(
+                    self.dev,
+                    &k.histo_private_global,
+                    data,
+                    shape.grid * bins,
+                    bins,
+                    shape,
+                );
+                self.push("histo_private_global", n, bins, shape, r, &expected);
+            }
+            "9.5" => {
+                let shape = Shape::new(one_per_thread(n, block), block);
+                if bins <= STATIC_BINS {
+                    let r = launch::bytes(self.dev, &k.histo_private_shared, data, bins, shape);
+                    self.push("histo_private_shared", n, bins, shape, r, &expected);
+                } else {
+                    self.skip(
+                        "histo_private_shared",
+                        bins,
+                        format!("its static array holds {STATIC_BINS} bins"),
+                    );
+                }
+                let shape = shape.with_bins(bins);
+                let r = launch::bytes(self.dev, &k.histo_private_dynamic, data, bins, shape);
+                self.push("histo_private_dynamic", n, bins, shape, r, &expected);
+            }
+            "9.6" => {
+                // The grid follows the coarsening factor; with --grid, the factor follows
+                // the grid (the contiguous partition must cover the input).
+                let (grid, c) = match self.p.grid {
+                    None => (coarsened(n, block, self.p.coarsen), self.p.coarsen),
+                    Some(g) => (g, (n.div_ceil(g as usize * block as usize)).max(1) as u32),
+                };
+                let shape = Shape::new(grid, block).with_bins(bins);
+                let r =
+                    launch::bytes_with(self.dev, &k.histo_coarse_contiguous, data, bins, c, shape);
+                self.push(
+                    &format!("histo_coarse_contiguous (C = {c})"),
+                    n,
+                    bins,
+                    shape,
+                    r,
+                    &expected,
+                );
+                let r = launch::bytes(self.dev, &k.histo_coarse_interleaved, data, bins, shape);
+                self.push("histo_coarse_interleaved", n, bins, shape, r, &expected);
+            }
+            "9.7" => {
+                let shape = Shape::new(self.grid(n), block).with_bins(bins);
+                let r = launch::bytes(self.dev, &k.histo_aggregate, data, bins, shape);
+                self.push("histo_aggregate", n, bins, shape, r, &expected);
+            }
+            "9.8" => {
+                let shape = Shape::new(self.grid(n), block).with_bins(bins);
+                let r = launch::bytes(self.dev, &k.histo_warp_aggregate, data, bins, shape);
+                self.push("histo_warp_aggregate", n, bins, shape, r, &expected);
+            }
+            "9.9" => {
+                let props = self.dev.props();
+                let grid = self
+                    .p
+                    .grid
+                    .unwrap_or_else(|| fastest_grid(props.sm_count, props.max_threads_per_sm, n));
+                let shape = Shape::new(grid, block).with_bins(bins);
+                let r = launch::bytes(self.dev, &k.histo_fastest, data, bins, shape);
+                self.push("histo_fastest", n, bins, shape, r, &expected);
+            }
+            "9.10" => {
+                let b = bins.min(REGISTER_BINS);
+                let values = inputs::values(&self.p.input, n, b, self.p.seed);
+                let shape = Shape::new(self.grid(n), block);
+                let r = launch::values(self.dev, &k.histo_registers, &values, b, shape);
+                self.push(
+                    "histo_registers",
+                    n,
+                    b,
+                    shape,
+                    r,
+                    &reference::value_histogram(&values, b),
+                );
+                if b < bins {
+                    self.note(format!("{REGISTER_BINS} bins at most (asked for {bins})"));
+                }
+            }
+            "9.11" => {
+                let pixels = inputs::bytes(&self.p.input, 3 * n, self.p.seed);
+                let shape = Shape::new(self.grid(n), block).with_bins(3 * bins);
+                let r = launch::bytes(self.dev, &k.histo_rgb, &pixels, 3 * bins, shape);
+                self.push(
+                    "histo_rgb",
+                    n,
+                    3 * bins,
+                    shape,
+                    r,
+                    &reference::rgb_histogram(&pixels, bins),
+                );
+            }
+            "9.12" => self.weighted(),
+            "9.13" => {
+                let bins_x = ((bins as f64).sqrt().floor() as u32).max(1);
+                let bins_y = (bins / bins_x).max(1);
+                let mut rng = Rng::new(self.p.seed ^ 0x13);
+                let y: Vec<u8> = data
+                    .iter()
+                    .map(|&x| x.wrapping_add(rng.below(16) as u8))
+                    .collect();
+                let shape = Shape::new(self.grid(n), block).with_bins(bins_x * bins_y);
+                let r = launch::joint(self.dev, &k.histo_joint, data, &y, bins_x, bins_y, shape);
+                self.push(
+                    "histo_joint",
+                    n,
+                    bins_x * bins_y,
+                    shape,
+                    r,
+                    &reference::joint_histogram(data, &y, bins_x, bins_y),
+                );
+                self.note(format!("{bins_x} x {bins_y} bins, y = x + noise"));
+            }
+            "9.14" => {
+                let values = inputs::values(&self.p.input, n, bins, self.p.seed);
+                let expected = reference::value_histogram(&values, bins);
+                let shape = Shape::new(self.grid(n), block);
+                let r = launch::values(self.dev, &k.histo_u32_global, &values, bins, shape);
+                self.push("histo_u32_global", n, bins, shape, r, &expected);
+                if strategy_fits(
+                    Strategy::Shared,
+                    bins,
+                    self.dev.props().shared_bytes_per_block,
+                ) {
+                    let shape = shape.with_bins(bins);
+                    let r = launch::values(self.dev, &k.histo_u32_shared, &values, bins, shape);
+                    self.push("histo_u32_shared", n, bins, shape, r, &expected);
+                } else {
+                    self.skip(
+                        "histo_u32_shared",
+                        bins,
+                        "the bins do not fit in 48 KiB of shared memory".into(),
+                    );
+                }
+            }
+            "9.15" => {
+                let shape = Shape::new(self.grid(n), block);
+                let r = launch::bytes(self.dev, &k.histo_cas, data, bins, shape);
+                self.push("histo_cas", n, bins, shape, r, &expected);
+            }
+            "9.16" => self.strategies(),
+            _ => {}
+        }
+    }
+
+    /// Adds `note` to the last row.
+    fn note(&mut self, note: String) {
+        if let Some(row) = self.rows.last_mut() {
+            row.note = Some(match row.note.take() {
+                Some(n) => format!("{note}; {n}"),
+                None => note,
+            });
+        }
+    }
+
+    fn weighted(&mut self) {
+        let (n, bins) = (self.n, self.p.bins);
+        let mut rng = Rng::new(self.p.seed ^ 0x12);
+        let weights: Vec<f32> = (0..n).map(|_| (rng.below(17) as f32 - 8.0) / 4.0).collect();
+        let expected: Vec<f32> = reference::weighted_histogram(self.bytes, &weights, bins)
+            .into_iter()
+            .map(|x| x as f32)
+            .collect();
+        let shape = Shape::new(self.grid(n), self.p.block).with_bins(bins);
+        let row = match launch::weighted(
+            self.dev,
+            &self.k.histo_weighted,
+            self.bytes,
+            &weights,
+            bins,
+            shape,
+        ) {
+            Ok(run) => {
+                let correct = run.bins == expected;
+                completed(
+                    "9.12",
+                    "histo_weighted",
+                    n,
+                    bins,
+                    shape,
+                    &run.report,
+                    correct,
+                    None,
+                )
+            }
+            Err(e) => failed("9.12", "histo_weighted", n, bins, shape, &e),
+        };
+        self.rows.push(row);
+        self.note("weights in quarters from -2 to 2".into());
+    }
+
+    fn strategies(&mut self) {
+        let (n, bins) = (self.n, self.p.bins);
+        let chosen = catch_host(|| (self.k.choose_strategy)(bins));
+        let table = table_strategy(bins);
+        let row = match &chosen {
+            Ok(c) => {
+                let correct = *c == table;
+                let mut row = host_row(
+                    "9.16",
+                    "choose_strategy (host)",
+                    n,
+                    bins,
+                    if correct { "correct" } else { "wrong" },
+                    correct,
+                );
+                row.note = Some(format!("chose {} (the table: {})", c.name(), table.name()));
+                row
+            }
+            Err(o) => host_failed("9.16", "choose_strategy (host)", n, bins, o),
+        };
+        self.rows.push(row);
+        let values = inputs::values(&self.p.input, n, bins, self.p.seed);
+        let expected = reference::value_histogram(&values, bins);
+        let shared_limit = self.dev.props().shared_bytes_per_block;
+        for s in Strategy::ALL {
+            let name = format!("{} ({})", strategy_kernel(self.k, s).name, s.name());
+            if !strategy_fits(s, bins, shared_limit) {
+                self.skip(&name, bins, format!("{} cannot hold {bins} bins", s.name()));
+                continue;
+            }
+            let shape = Shape::new(self.grid(n), self.p.block)
+                .with_bins(if s == Strategy::Shared { bins } else { 0 });
+            let r = launch::values(self.dev, &strategy_kernel(self.k, s), &values, bins, shape);
+            self.push(&name, n, bins, shape, r, &expected);
+            if matches!(&chosen, Ok(c) if *c == s) {
+                self.note("chosen by choose_strategy".into());
+            }
+        }
+    }
+}
+
+/// The row of a launch that completed.
+#[allow(clippy::too_many_arguments)]
+fn completed(
+    step: &'static str,
+    kernel: &str,
+    n: usize,
+    bins: u32,
+    shape: Shape,
+    report: &gpu_host::LaunchReport,
+    correct: bool,
+    lost: Option<u64>,
+) -> Row {
+    let race = report.findings().iter().find(|f| f.is_race());
+    let status = match (correct, race) {
+        (_, Some(_)) => "race",
+        (true, None) => "correct",
+        (false, None) => "wrong",
+    };
+    Row {
+        step,
+        kernel: kernel.into(),
+        status: status.into(),
+        correct,
+        n: n as u64,
+        bins,
+        grid: shape.grid,
+        block: shape.block,
+        counters: RowCounters::from(report.counters(), lost),
+        note: race.map(|f| first_line(&f.to_string())),
+    }
+}
+
+/// The row of a launch that failed: a `todo!` is "not implemented".
+fn failed(
+    step: &'static str,
+    kernel: &str,
+    n: usize,
+    bins: u32,
+    shape: Shape,
+    e: &LaunchError,
+) -> Row {
+    let out = Outcome::from_launch_error(e);
+    Row {
+        step,
+        kernel: kernel.into(),
+        status: out.status.label().into(),
+        correct: false,
+        n: n as u64,
+        bins,
+        grid: shape.grid,
+        block: shape.block,
+        counters: RowCounters::default(),
+        note: Some(first_line(&out.reason)),
+    }
+}
+
+fn host_row(
+    step: &'static str,
+    kernel: &str,
+    n: usize,
+    bins: u32,
+    status: &str,
+    correct: bool,
+) -> Row {
+    Row {
+        step,
+        kernel: kernel.into(),
+        status: status.into(),
+        correct,
+        n: n as u64,
+        bins,
+        grid: 0,
+        block: 0,
+        counters: RowCounters::default(),
+        note: None,
+    }
+}
+
+fn host_failed(step: &'static str, kernel: &str, n: usize, bins: u32, o: &Outcome) -> Row {
+    Row {
+        note: Some(first_line(&o.reason)),
+        ..host_row(step, kernel, n, bins, o.status.label(), false)
+    }
+}
+
+fn first_line(s: &str) -> String {
+    let line = s.lines().next().unwrap_or_default();
+    if line.chars().count() > 160 {
+        format!("{}...", line.chars().take(157).collect::<String>())
+    } else {
+        line.to_string()
+    }
+}
+
+/// The rows as a table, one line per row: the counters the chapter is about; with
+/// `notes`, followed by each row's note (errors, races, the strategy chosen).
+pub fn table(rows: &[Row], notes: bool) -> String {
+    let head = [
+        "step",
+        "kernel",
+        "status",
+        "n",
+        "bins",
+        "grid",
+        "block",
+        "g.atomics",
+        "s.atomics",
+        "worst.ser",
+        "g.sectors",
+        "bank.conf",
+        "diverg",
+        "warp.instr",
+        "lost",
+    ];
+    let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+    let mut cells: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
+    for r in rows {
+        let c = &r.counters;
+        cells.push(vec![
+            r.step.to_string(),
+            r.kernel.clone(),
+            r.status.clone(),
+            r.n.to_string(),
+            r.bins.to_string(),
+            if r.grid == 0 {
+                "-".into()
+            } else {
+                r.grid.to_string()
+            },
+            if r.block == 0 {
+                "-".into()
+            } else {
+                r.block.to_string()
+            },
+            opt(c.global_atomics),
+            opt(c.shared_atomics),
+            opt(c.worst_serialization),
+            opt(c.global_load_sectors),
+            opt(c.bank_conflicts),
+            opt(c.divergent_steps),
+            opt(c.warp_instructions),
+            opt(c.lost_updates),
+        ]);
+    }
+    let widths: Vec<usize> = (0..head.len())
+        .map(|i| {
+            cells
+                .iter()
+                .map(|row| row[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in &cells {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(i, cell)| {
+                if i < 3 {
+                    format!("{cell:<w$}", w = widths[i])
+                } else {
+                    format!("{cell:>w$}", w = widths[i])
+                }
+            })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    let notes: Vec<String> = if notes {
+        rows.iter()
+            .filter_map(|r| {
+                r.note
+                    .as_ref()
+                    .map(|n| format!("  {} {}: {n}", r.step, r.kernel))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if !notes.is_empty() {
+        out.push_str("notes:\n");
+        for n in notes {
+            out.push_str(&n);
+            out.push('\n');
+        }
+    }
+    out
+}

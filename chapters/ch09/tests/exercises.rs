@@ -1,0 +1,97 @@
+//! The student's checks: one test per exercise of chapter 9.
+//!
+//! `cargo test -p ch09` runs them against your kernels (`kernels/src/ch09.rs`); each
+//! failure names the exercise, what went wrong, the first hint and the book section.
+//! `COURSE_KERNELS=reference cargo test -p ch09` runs them against the reference
+//! solutions. `COURSE_SEED=N` replays the random inputs of a failure.
+
+use ch09::CHAPTER;
+use ch09::kernels::source_from_env;
+
+/// Runs exercise `id` on the emulator with the kernels `COURSE_KERNELS` picks.
+fn check(id: &str) {
+    match CHAPTER.exercise(id) {
+        Some(e) => e.assert_passes(source_from_env()),
+        None => panic!("exercise {id} is not registered in chapter 9"),
+    }
+}
+
+#[test]
+fn ex_9_1_sequential() {
+    check("9.1");
+}
+
+#[test]
+fn ex_9_2_naive_race() {
+    check("9.2");
+}
+
+#[test]
+fn ex_9_3_global_atomics() {
+    check("9.3");
+}
+
+#[test]
+fn ex_9_4_global_privatization() {
+    check("9.4");
+}
+
+#[test]
+fn ex_9_5_shared_privatization() {
+    check("9.5");
+}
+
+#[test]
+fn ex_9_6_coarsening() {
+    check("9.6");
+}
+
+#[test]
+fn ex_9_7_aggregation() {
+    check("9.7");
+}
+
+#[test]
+fn ex_9_8_warp_aggregation() {
+    check("9.8");
+}
+
+#[test]
+fn ex_9_9_fastest() {
+    check("9.9");
+}
+
+#[test]
+fn ex_9_10_register_privatization() {
+    check("9.10");
+}
+
+#[test]
+fn ex_9_11_rgb() {
+    check("9.11");
+}
+
+#[test]
+fn ex_9_12_weighted() {
+    check("9.12");
+}
+
+#[test]
+fn ex_9_13_joint_2d() {
+    check("9.13");
+}
+
+#[test]
+fn ex_9_14_u32_bins() {
+    check("9.14");
+}
+
+#[test]
+fn ex_9_15_cas_add() {
+    check("9.15");
+}
+
+#[test]
+fn ex_9_16_strategy() {
+    check("9.16");
+}

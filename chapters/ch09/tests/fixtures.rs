@@ -1,0 +1,582 @@
+//! The checks themselves, tested: each check must reject a kernel that gets the bins
+//! right by the wrong technique (or gets them wrong), with the right status and a message
+//! that says why. Each fixture is the reference table with one function replaced.
+//!
+//! These run against the reference kernels only (the student's stubs do not matter
+//! here), so they pass on a fresh clone whatever `COURSE_KERNELS` says.
+
+use ch09::checks::check_with;
+use ch09::kernels::{Kernels, REFERENCE, Strategy};
+use course::{Outcome, Status};
+use gpu::prelude::*;
+use gpu_host::Device;
+use solutions::ch09::{NO_BIN, byte_bin};
+
+/// Runs the check of `id` on `k` (leaked: a check wants a `'static` table).
+fn run(id: &str, k: Kernels) -> Outcome {
+    let k: &'static Kernels = Box::leak(Box::new(k));
+    check_with(id, &mut Device::emulator(), k).expect("a registered exercise")
+}
+
+/// Asserts the outcome's status and that its reason mentions `says`.
+fn expect(out: Outcome, status: Status, says: &str) {
+    assert_eq!(
+        out.status,
+        status,
+        "{}: {}\n{}",
+        out.exercise,
+        out.reason,
+        out.details.join("\n")
+    );
+    assert!(
+        out.reason.contains(says),
+        "{}: `{}` does not say `{says}`",
+        out.exercise,
+        out.reason
+    );
+}
+
+/// Every registered exercise has its test in `tests/exercises.rs`, in order.
+#[test]
+fn every_exercise_has_a_test() {
+    let ids: Vec<&str> = ch09::CHAPTER.exercises.iter().map(|e| e.id).collect();
+    assert_eq!(
+        ids,
+        ch09::progression::STEPS,
+        "update tests/exercises.rs and progression::STEPS to match the registry"
+    );
+    let tests = include_str!("exercises.rs");
+    for id in ids {
+        let name = format!("fn ex_{}_", id.replace('.', "_"));
+        assert!(
+            tests.contains(&name),
+            "tests/exercises.rs has no test `{name}...` for exercise {id}"
+        );
+        assert!(
+            tests.contains(&format!("check(\"{id}\")")),
+            "tests/exercises.rs never checks exercise {id}"
+        );
+    }
+}
+
+#[test]
+fn the_reference_passes_through_check_with() {
+    for id in ch09::progression::STEPS {
+        let out = run(id, REFERENCE);
+        assert!(out.passed(), "{id}: {}", out.reason);
+        assert_eq!(out.exercise, id);
+    }
+}
+
+// 9.1 ----------------------------------------------------------------------------------
+
+fn sequential_off_by_one(data: &[u8]) -> [u32; 256] {
+    let mut h = [0u32; 256];
+    for &b in data.iter().skip(1) {
+        h[b as usize] += 1;
+    }
+    h
+}
+
+fn letters_with_uppercase(text: &[u8], per_bin: u32) -> [u32; 26] {
+    let mut h = [0u32; 26];
+    for c in text
+        .iter()
+        .map(|c| c.to_ascii_lowercase())
+        .filter(u8::is_ascii_lowercase)
+    {
+        h[((c - b'a') as u32 / per_bin) as usize] += 1;
+    }
+    h
+}
+
+#[test]
+fn sequential_mistakes_are_wrong_results() {
+    expect(
+        run(
+            "9.1",
+            Kernels {
+                histogram_sequential: sequential_off_by_one,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongResult,
+        "wrong",
+    );
+    expect(
+        run(
+            "9.1",
+            Kernels {
+                letter_histogram: letters_with_uppercase,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongResult,
+        "wrong",
+    );
+}
+
+// 9.2 ----------------------------------------------------------------------------------
+
+#[kernel]
+fn naive_with_atomics(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let i = thread::index_1d();
+    if i < data.len() {
+        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+    }
+}
+
+fn predict_wrong() -> u32 {
+    150
+}
+
+#[test]
+fn the_naive_kernel_must_race_and_the_prediction_must_match() {
+    expect(
+        run(
+            "9.2",
+            Kernels {
+                histo_naive: naive_with_atomics::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "without",
+    );
+    let out = run(
+        "9.2",
+        Kernels {
+            predict_naive_count: predict_wrong,
+            ..REFERENCE
+        },
+    );
+    expect(
+        out.clone(),
+        Status::WrongResult,
+        "predict_naive_count() returned 150",
+    );
+    assert!(
+        !out.reason.contains(" 3"),
+        "the message must not give the answer away: {}",
+        out.reason
+    );
+}
+
+// 9.3 ----------------------------------------------------------------------------------
+
+#[kernel]
+fn atomic_one_per_thread(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let i = thread::index_1d();
+    if i < data.len() {
+        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+    }
+}
+
+#[kernel]
+fn atomic_contiguous(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let threads = thread::grid_stride_x();
+    let per_thread = data.len().div_ceil(threads);
+    let start = thread::index_1d() * per_thread;
+    let mut i = start;
+    while i < data.len() && i < start + per_thread {
+        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += 1;
+    }
+}
+
+#[test]
+fn global_atomics_need_the_grid_stride_loop_and_interleaving() {
+    expect(
+        run(
+            "9.3",
+            Kernels {
+                histo_atomic: atomic_one_per_thread::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongResult,
+        "wrong",
+    );
+    expect(
+        run(
+            "9.3",
+            Kernels {
+                histo_atomic: atomic_contiguous::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "interleaved",
+    );
+}
+
+// 9.4 ----------------------------------------------------------------------------------
+
+#[kernel]
+fn global_without_copies(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, num_bins: u32) {
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        histo.atomic_add(byte_bin(data.load(i), num_bins), 1);
+        i += thread::grid_stride_x();
+    }
+}
+
+#[test]
+fn global_privatization_needs_per_block_copies() {
+    expect(
+        run(
+            "9.4",
+            Kernels {
+                histo_private_global: global_without_copies::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "private copy",
+    );
+}
+
+// 9.5 ----------------------------------------------------------------------------------
+
+#[kernel]
+fn shared_not_zeroed(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = shared_array![u32; 256];
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += thread::grid_stride_x();
+    }
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < histo.len() {
+        histo.atomic_add(b, bins.load(b));
+        b += thread::block_dim_x();
+    }
+}
+
+#[kernel]
+fn shared_no_first_barrier(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = shared_array![u32; 256];
+    let mut b = thread::thread_idx_x();
+    while b < histo.len() {
+        bins.store(b, 0);
+        b += thread::block_dim_x();
+    }
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += thread::grid_stride_x();
+    }
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < histo.len() {
+        histo.atomic_add(b, bins.load(b));
+        b += thread::block_dim_x();
+    }
+}
+
+#[test]
+fn shared_privatization_mistakes_are_caught() {
+    expect(
+        run(
+            "9.5",
+            Kernels {
+                histo_private_shared: shared_not_zeroed::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongResult,
+        "initcheck",
+    );
+    expect(
+        run(
+            "9.5",
+            Kernels {
+                histo_private_shared: shared_no_first_barrier::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        Status::Race,
+        "racecheck",
+    );
+    expect(
+        run(
+            "9.5",
+            Kernels {
+                histo_private_dynamic: REFERENCE.histo_atomic,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "shared atomic lanes",
+    );
+}
+
+// 9.6 ----------------------------------------------------------------------------------
+
+#[kernel]
+fn contiguous_but_interleaved(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, _coarsen: u32) {
+    let bins = dynamic_shared![u32];
+    solutions::ch09::init_private_bins(bins, histo.len());
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += thread::grid_stride_x();
+    }
+    solutions::ch09::store_output(bins, histo);
+}
+
+#[kernel]
+fn interleaved_one_per_thread(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    solutions::ch09::init_private_bins(bins, histo.len());
+    let i = thread::index_1d();
+    if i < data.len() {
+        bins.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+    }
+    solutions::ch09::store_output(bins, histo);
+}
+
+#[test]
+fn coarsening_partitions_are_told_apart() {
+    expect(
+        run(
+            "9.6",
+            Kernels {
+                histo_coarse_contiguous: contiguous_but_interleaved::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "sectors",
+    );
+    // One element per thread on a coarsened grid misses most of the input.
+    let out = run(
+        "9.6",
+        Kernels {
+            histo_coarse_interleaved: interleaved_one_per_thread::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect(out.clone(), Status::WrongResult, "wrong");
+    assert!(
+        out.details.iter().any(|d| d.contains("coarsening factor")),
+        "{:?}",
+        out.details
+    );
+}
+
+// 9.7 ----------------------------------------------------------------------------------
+
+#[kernel]
+fn aggregate_no_final_flush(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    solutions::ch09::init_private_bins(bins, histo.len());
+    let (mut run_bin, mut run_len) = (NO_BIN, 0u32);
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let bin = byte_bin(data.load(i), histo.len());
+        if bin == run_bin {
+            run_len += 1;
+        } else {
+            if run_len > 0 {
+                bins.atomic_add(run_bin, run_len);
+            }
+            run_bin = bin;
+            run_len = 1;
+        }
+        i += thread::grid_stride_x();
+    }
+    solutions::ch09::store_output(bins, histo);
+}
+
+#[test]
+fn aggregation_must_aggregate_and_flush() {
+    expect(
+        run(
+            "9.7",
+            Kernels {
+                histo_aggregate: REFERENCE.histo_coarse_interleaved,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "nothing was aggregated",
+    );
+    expect(
+        run(
+            "9.7",
+            Kernels {
+                histo_aggregate: aggregate_no_final_flush::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongResult,
+        "wrong",
+    );
+}
+
+// 9.8 to 9.10 --------------------------------------------------------------------------
+
+#[kernel]
+fn registers_in_shared(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+    let bins = shared_array![u32; 16];
+    let mut b = thread::thread_idx_x();
+    while b < 16 {
+        bins.store(b, 0);
+        b += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let v = data.load(i);
+        if v < histo.len() {
+            bins.atomic_add(v, 1);
+        }
+        i += thread::grid_stride_x();
+    }
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < histo.len() {
+        histo.atomic_add(b, bins.load(b));
+        b += thread::block_dim_x();
+    }
+}
+
+#[test]
+fn warp_aggregation_fastest_and_registers_check_their_technique() {
+    expect(
+        run(
+            "9.8",
+            Kernels {
+                histo_warp_aggregate: REFERENCE.histo_aggregate,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "distinct bin",
+    );
+    expect(
+        run(
+            "9.9",
+            Kernels {
+                histo_fastest: REFERENCE.histo_aggregate,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "warp load instructions",
+    );
+    expect(
+        run(
+            "9.10",
+            Kernels {
+                histo_registers: REFERENCE.histo_u32_global,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "global atomic lanes",
+    );
+    expect(
+        run(
+            "9.10",
+            Kernels {
+                histo_registers: registers_in_shared::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "no shared memory",
+    );
+}
+
+// 9.11 to 9.14 -------------------------------------------------------------------------
+
+fn worst_is_n(n: u32, _bins: u32, _block: u32) -> u32 {
+    n
+}
+
+#[test]
+fn extensions_check_privatization_and_the_question() {
+    expect(
+        run(
+            "9.14",
+            Kernels {
+                histo_u32_shared: REFERENCE.histo_u32_global,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "shared",
+    );
+    expect(
+        run(
+            "9.14",
+            Kernels {
+                privatized_worst_global_atomics: worst_is_n,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongResult,
+        "privatized_worst_global_atomics",
+    );
+    expect(
+        run(
+            "9.11",
+            Kernels {
+                histo_rgb: REFERENCE.histo_private_dynamic,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongResult,
+        "wrong",
+    );
+}
+
+// 9.15 and 9.16 ------------------------------------------------------------------------
+
+fn predict_linear(lanes: u32) -> u32 {
+    lanes.saturating_sub(1)
+}
+
+fn always_shared(_bins: u32) -> Strategy {
+    Strategy::Shared
+}
+
+#[test]
+fn cas_and_strategy_are_checked() {
+    expect(
+        run(
+            "9.15",
+            Kernels {
+                histo_cas: REFERENCE.histo_atomic,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "no CAS attempt failed",
+    );
+    expect(
+        run(
+            "9.15",
+            Kernels {
+                predict_cas_failures: predict_linear,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongResult,
+        "predict_cas_failures",
+    );
+    expect(
+        run(
+            "9.16",
+            Kernels {
+                choose_strategy: always_shared,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongResult,
+        "choose_strategy(1)",
+    );
+}
