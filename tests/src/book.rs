@@ -31,7 +31,11 @@ pub fn problems(src: &Path) -> Vec<String> {
             }
         };
         let dir = file.parent().expect("invariant: a file has a parent");
-        let rel = file.strip_prefix(src).unwrap_or(&file).display().to_string();
+        let rel = file
+            .strip_prefix(src)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
         for inc in includes(&text) {
             let (path, anchor) = match inc.split_once(':') {
                 Some((p, a)) => (p.to_string(), Some(a.to_string())),
@@ -39,14 +43,21 @@ pub fn problems(src: &Path) -> Vec<String> {
             };
             let target = dir.join(&path);
             match std::fs::read_to_string(&target) {
-                Err(_) => out.push(format!("{rel}: {{{{#include {inc}}}}}: {path} does not exist")),
+                Err(_) => out.push(format!(
+                    "{rel}: {{{{#include {inc}}}}}: {path} does not exist"
+                )),
                 Ok(t) => {
                     if let Some(a) = anchor
                         && a.parse::<usize>().is_err()
                         && !a.contains("..")
-                        && !t.lines().any(|l| l.trim_start().starts_with("// ANCHOR:") && l.trim_end().ends_with(&format!(" {a}")))
+                        && !t.lines().any(|l| {
+                            l.trim_start().starts_with("// ANCHOR:")
+                                && l.trim_end().ends_with(&format!(" {a}"))
+                        })
                     {
-                        out.push(format!("{rel}: {{{{#include {inc}}}}}: no `// ANCHOR: {a}` in {path}"));
+                        out.push(format!(
+                            "{rel}: {{{{#include {inc}}}}}: no `// ANCHOR: {a}` in {path}"
+                        ));
                     }
                 }
             }
@@ -61,7 +72,9 @@ pub fn problems(src: &Path) -> Vec<String> {
 }
 
 fn collect_md(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {

@@ -25,5 +25,8 @@ pub fn chapters() -> Vec<&'static Chapter> {
 
 /// The workspace root (this crate lives in `tests/`).
 pub fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("invariant: tests/ has a parent").to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("invariant: tests/ has a parent")
+        .to_path_buf()
 }

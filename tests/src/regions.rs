@@ -33,19 +33,32 @@ pub fn split(text: &str) -> Result<Split, String> {
         let t = line.trim();
         if let Some(rest) = t.strip_prefix("// STUDENT-BEGIN") {
             if let Some((id, at, _)) = &open {
-                return Err(format!("line {}: STUDENT-BEGIN inside the region {id} opened at line {at}", i + 1));
+                return Err(format!(
+                    "line {}: STUDENT-BEGIN inside the region {id} opened at line {at}",
+                    i + 1
+                ));
             }
             let id = rest.trim().to_string();
             if id.is_empty() {
-                return Err(format!("line {}: STUDENT-BEGIN needs an exercise id", i + 1));
+                return Err(format!(
+                    "line {}: STUDENT-BEGIN needs an exercise id",
+                    i + 1
+                ));
             }
-            skeleton.push(format!("{}// STUDENT-REGION {id}", &line[..line.len() - line.trim_start().len()]));
+            skeleton.push(format!(
+                "{}// STUDENT-REGION {id}",
+                &line[..line.len() - line.trim_start().len()]
+            ));
             open = Some((id, i + 1, Vec::new()));
         } else if t == "// STUDENT-END" {
             let Some((id, at, body)) = open.take() else {
                 return Err(format!("line {}: STUDENT-END without STUDENT-BEGIN", i + 1));
             };
-            regions.push(Region { id, line: at, body: body.join("\n") });
+            regions.push(Region {
+                id,
+                line: at,
+                body: body.join("\n"),
+            });
         } else if let Some((_, _, body)) = &mut open {
             body.push(line);
         } else {
@@ -53,7 +66,9 @@ pub fn split(text: &str) -> Result<Split, String> {
         }
     }
     if let Some((id, at, _)) = open {
-        return Err(format!("line {at}: region {id} is never closed with STUDENT-END"));
+        return Err(format!(
+            "line {at}: region {id} is never closed with STUDENT-END"
+        ));
     }
     Ok(Split { skeleton, regions })
 }
@@ -71,7 +86,11 @@ pub fn same_outside_regions(stub: &str, solution: &str) -> Result<(), String> {
         }
     }
     if a.skeleton.len() != b.skeleton.len() {
-        return Err(format!("the stub has {} lines outside regions, the solution {}", a.skeleton.len(), b.skeleton.len()));
+        return Err(format!(
+            "the stub has {} lines outside regions, the solution {}",
+            a.skeleton.len(),
+            b.skeleton.len()
+        ));
     }
     Ok(())
 }
@@ -80,8 +99,10 @@ pub fn same_outside_regions(stub: &str, solution: &str) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    const STUB: &str = "fn f() {\n    // STUDENT-BEGIN 9.1\n    todo!(\"9.1\")\n    // STUDENT-END\n}\n";
-    const SOL: &str = "fn f() {\n    // STUDENT-BEGIN 9.1\n    let x = 1;\n    x\n    // STUDENT-END\n}\n";
+    const STUB: &str =
+        "fn f() {\n    // STUDENT-BEGIN 9.1\n    todo!(\"9.1\")\n    // STUDENT-END\n}\n";
+    const SOL: &str =
+        "fn f() {\n    // STUDENT-BEGIN 9.1\n    let x = 1;\n    x\n    // STUDENT-END\n}\n";
 
     #[test]
     fn equal_outside_regions() {
@@ -101,8 +122,16 @@ mod tests {
 
     #[test]
     fn unbalanced_markers_are_errors() {
-        assert!(split("// STUDENT-BEGIN 9.1\n").unwrap_err().contains("never closed"));
+        assert!(
+            split("// STUDENT-BEGIN 9.1\n")
+                .unwrap_err()
+                .contains("never closed")
+        );
         assert!(split("// STUDENT-END\n").unwrap_err().contains("without"));
-        assert!(split("// STUDENT-BEGIN\n// STUDENT-END\n").unwrap_err().contains("needs an exercise id"));
+        assert!(
+            split("// STUDENT-BEGIN\n// STUDENT-END\n")
+                .unwrap_err()
+                .contains("needs an exercise id")
+        );
     }
 }

@@ -22,11 +22,19 @@ fn stubs_equal_solutions_outside_student_regions() {
 #[test]
 fn every_region_is_a_stub_of_a_registered_exercise() {
     for ch in chapters() {
-        let stub = regions::split(&read(&format!("kernels/src/{}.rs", ch.id))).expect("balanced markers");
-        let sol = regions::split(&read(&format!("solutions/src/{}.rs", ch.id))).expect("balanced markers");
+        let stub =
+            regions::split(&read(&format!("kernels/src/{}.rs", ch.id))).expect("balanced markers");
+        let sol = regions::split(&read(&format!("solutions/src/{}.rs", ch.id)))
+            .expect("balanced markers");
         assert_eq!(stub.regions.len(), sol.regions.len());
         for (r, s) in stub.regions.iter().zip(&sol.regions) {
-            assert!(ch.exercise(&r.id).is_some(), "kernels/src/{}.rs:{}: region {} is not a registered exercise", ch.id, r.line, r.id);
+            assert!(
+                ch.exercise(&r.id).is_some(),
+                "kernels/src/{}.rs:{}: region {} is not a registered exercise",
+                ch.id,
+                r.line,
+                r.id
+            );
             assert!(
                 r.body.contains(&format!("todo!(\"{}", r.id)),
                 "kernels/src/{}.rs:{}: the stub region {} must end in todo!(\"{} …\")",
@@ -35,8 +43,20 @@ fn every_region_is_a_stub_of_a_registered_exercise() {
                 r.id,
                 r.id
             );
-            assert!(r.body.contains("TODO"), "kernels/src/{}.rs:{}: the stub region {} has no TODO comment", ch.id, r.line, r.id);
-            assert!(!s.body.contains("todo!("), "solutions/src/{}.rs:{}: region {} is not solved", ch.id, s.line, s.id);
+            assert!(
+                r.body.contains("TODO"),
+                "kernels/src/{}.rs:{}: the stub region {} has no TODO comment",
+                ch.id,
+                r.line,
+                r.id
+            );
+            assert!(
+                !s.body.contains("todo!("),
+                "solutions/src/{}.rs:{}: region {} is not solved",
+                ch.id,
+                s.line,
+                s.id
+            );
         }
         for e in ch.exercises {
             assert!(
@@ -56,15 +76,23 @@ fn every_exercise_has_a_book_section() {
     for ch in chapters() {
         for e in ch.exercises {
             let path = src.join(e.book);
-            let text = std::fs::read_to_string(&path)
-                .unwrap_or_else(|_| panic!("exercise {}: its book section book/src/{} does not exist", e.id, e.book));
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+                panic!(
+                    "exercise {}: its book section book/src/{} does not exist",
+                    e.id, e.book
+                )
+            });
             assert!(
                 text.lines().any(|l| l.starts_with('#') && l.contains(e.id)),
                 "book/src/{}: no heading names exercise {}",
                 e.book,
                 e.id
             );
-            assert!(summary.contains(e.book), "book/src/SUMMARY.md does not list {}", e.book);
+            assert!(
+                summary.contains(e.book),
+                "book/src/SUMMARY.md does not list {}",
+                e.book
+            );
         }
     }
 }
@@ -72,5 +100,9 @@ fn every_exercise_has_a_book_section() {
 #[test]
 fn the_books_includes_and_links_resolve() {
     let problems = book::problems(&workspace_root().join("book/src"));
-    assert!(problems.is_empty(), "book problems:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "book problems:\n{}",
+        problems.join("\n")
+    );
 }

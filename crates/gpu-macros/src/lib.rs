@@ -132,7 +132,7 @@ fn expand(f: &mut ItemFn) -> syn::Result<proc_macro2::TokenStream> {
     }
     if sig.asyncness.is_some() || sig.constness.is_some() || sig.unsafety.is_some() {
         return Err(syn::Error::new_spanned(
-            &sig.fn_token,
+            sig.fn_token,
             "a kernel is a plain `fn` (not async, const or unsafe)",
         ));
     }

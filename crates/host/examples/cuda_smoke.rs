@@ -372,7 +372,10 @@ fn main() -> ExitCode {
     }
     match gpu.alloc::<u32>(1) {
         Ok(_) => println!("  note  the first device survived the other device's fault"),
-        Err(e) => println!("  note  the other device's fault also ended the first device: {}", e.kind()),
+        Err(e) => println!(
+            "  note  the other device's fault also ended the first device: {}",
+            e.kind()
+        ),
     }
 
     if s.failures.is_empty() {
