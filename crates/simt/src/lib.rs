@@ -48,6 +48,7 @@ pub mod lane;
 pub mod launch;
 pub mod memory;
 pub mod op;
+mod reconverge;
 pub mod report;
 mod schedule;
 mod site;

@@ -44,6 +44,7 @@ use crate::lane::{LaneCtx, Req, set_current, take_last_panic};
 use crate::launch::{KernelBody, LastSeen, LaunchSpec};
 use crate::memory::{GlobalMemory, SharedMemory};
 use crate::op::Op;
+use crate::reconverge::{LoopEnds, LoopStack, behind};
 use crate::report::{LaunchError, LaunchReport, ThreadRef, WaitSite, ranges};
 use crate::site::{Site, SiteTable, fmt_site, site_order};
 use corosensei::stack::DefaultStack;
@@ -117,7 +118,7 @@ pub(crate) struct Lane {
     ctx: Box<LaneCtx>,
     pub(crate) status: Status,
     pub(crate) req: Option<Req>,
-    loop_epoch: u32,
+    loops: LoopStack,
     pub(crate) thread: ThreadRef,
 }
 
@@ -175,6 +176,8 @@ pub(crate) struct Exec<'m> {
     pub(crate) bar_epoch: u32,
     pub(crate) block_linear: u64,
     block_idx: [u32; 3],
+    /// Loops learned from the lanes' jumps, for reconvergence (see `reconverge`).
+    loop_ends: LoopEnds,
 }
 
 #[inline]
@@ -231,6 +234,7 @@ impl<'m> Exec<'m> {
             bar_epoch: 0,
             block_linear: 0,
             block_idx: [0; 3],
+            loop_ends: LoopEnds::default(),
         }
     }
 
@@ -378,7 +382,7 @@ impl<'m> Exec<'m> {
                 ctx,
                 status: Status::Ready,
                 req: None,
-                loop_epoch: 0,
+                loops: LoopStack::default(),
                 thread,
             });
         }
@@ -431,11 +435,8 @@ impl<'m> Exec<'m> {
         set_current(std::ptr::null());
         match r {
             CoroutineResult::Yield(req) => {
-                if let Some(prev) = lane.req
-                    && (std::ptr::eq(req.site, prev.site)
-                        || site_order(req.site, prev.site) != Ordering::Greater)
-                {
-                    lane.loop_epoch += 1;
+                if let Some(prev) = lane.req {
+                    lane.loops.moved(prev.site, req.site, &mut self.loop_ends);
                 }
                 lane.status = match req.op {
                     Op::Barrier => Status::Barrier,
@@ -588,18 +589,15 @@ impl<'m> Exec<'m> {
         for l in Bits(ready & (ready - 1)) {
             let li = lo + l;
             let (x, y) = (&self.lanes[li], &self.lanes[b]);
-            let order = x.loop_epoch.cmp(&y.loop_epoch).then_with(|| {
-                if std::ptr::eq(x.site(), y.site()) {
-                    Ordering::Equal
-                } else {
-                    site_order(x.site(), y.site())
-                }
-            });
-            if order == Ordering::Less {
+            if behind(&x.loops, x.site(), &y.loops, y.site(), &self.loop_ends) == Ordering::Less {
                 b = li;
             }
         }
-        let (site, op) = (self.lanes[b].site(), self.lanes[b].op());
+        let (site, op, loops) = (
+            self.lanes[b].site(),
+            self.lanes[b].op(),
+            self.lanes[b].loops,
+        );
         let mut group = [0usize; 32];
         let mut n = 0;
         let mut mask = 0u32;
@@ -607,6 +605,8 @@ impl<'m> Exec<'m> {
             let li = lo + l;
             let lane = &self.lanes[li];
             if same_site(lane.site(), site) && same_kind(&lane.op(), &op) {
+                // One instruction, one position: lanes at the same site go on together.
+                self.lanes[li].loops = loops;
                 group[n] = li;
                 n += 1;
                 mask |= 1 << l;
@@ -633,13 +633,7 @@ impl<'m> Exec<'m> {
         }
         let results = self.exec_op(w, group, mask, site)?;
         self.watch_spin(group, &results, site)?;
-        let epoch = group
-            .iter()
-            .map(|&li| self.lanes[li].loop_epoch)
-            .max()
-            .unwrap_or(0);
         for (k, &li) in group.iter().enumerate() {
-            self.lanes[li].loop_epoch = epoch;
             self.resume(li, results[k])?;
         }
         Ok(())

@@ -479,7 +479,9 @@ fn locked_add(lock: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
 #[test]
 fn a_lock_inside_one_warp_makes_progress() {
     // Before Volta this deadlocked: the lanes that failed to take the lock kept the warp.
-    // In the model, as since Volta, the lock holder (behind by one iteration) goes first.
+    // In the model, as since Volta, the holder makes progress: it is behind the lanes
+    // that failed (they looped once more), so it goes first. Each failed CAS is one lane
+    // waiting for one holder: 31 + 30 + ... + 0 = 496.
     let mut dev = device();
     let lock = dev.alloc::<u32>(1).unwrap();
     let sum = dev.alloc::<u32>(1).unwrap();

@@ -360,3 +360,44 @@ fn a_lane_can_wait_for_another_lane_of_its_warp() {
     let wait = emu(&r).line(SRC.file, SRC.line("wait")).unwrap();
     assert_eq!(wait.global_load_requests, 2, "read 0 once, then 1");
 }
+
+/// A data-dependent inner loop: each lane adds its value's set bits (of 4) to `out`.
+#[kernel]
+fn bits_per_value(data: GlobalSlice<u32>, out: GlobalSlice<u32>) {
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let v = data.load(i); // @outer_load
+        for k in 0..4 {
+            if (v >> k) & 1 == 1 {
+                out.atomic_add(k, 1);
+            }
+        }
+        i += thread::grid_stride_x();
+    }
+}
+
+#[test]
+fn lanes_rejoin_after_a_data_dependent_inner_loop() {
+    // 256 values over one warp: 8 outer iterations. Lanes leave the inner loop after a
+    // different number of atomics, and lanes with no set bit skip it; they all wait for
+    // each other before the next outer iteration, so each iteration's load is one
+    // instruction for the whole warp: 8 requests, none divergent.
+    let mut dev = device();
+    let values: Vec<u32> = (0..256u32).map(|i| (i * 7 + 3) % 16).collect();
+    let data = dev.upload(&values).unwrap();
+    let out = dev.alloc::<u32>(4).unwrap();
+    let r = dev
+        .launch(
+            &bits_per_value::KERNEL,
+            LaunchConfig::linear(1, 32),
+            (data.slice(), out.slice()),
+        )
+        .unwrap();
+    let want: Vec<u32> = (0..4)
+        .map(|k| values.iter().filter(|v| (*v >> k) & 1 == 1).count() as u32)
+        .collect();
+    assert_eq!(dev.download(&out).unwrap(), want);
+    let load = emu(&r).line(SRC.file, SRC.line("outer_load")).unwrap();
+    assert_eq!(load.global_load_requests, 8);
+    assert_eq!(load.divergent_steps, 0);
+}
