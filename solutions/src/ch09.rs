@@ -45,6 +45,7 @@ pub const PMPP_SENTENCE: &str = "programming massively parallel processors";
 /// Letters of the alphabet the letter histogram counts (`a` to `z`).
 pub const LETTERS: u32 = 26;
 
+// ANCHOR: byte_bin
 /// The bin of byte `byte` when the 256 byte values are spread evenly over `num_bins`
 /// bins: `byte * num_bins / 256` (CUB's `HistogramEven` over `[0, 256)`).
 ///
@@ -55,10 +56,13 @@ pub const LETTERS: u32 = 26;
 pub fn byte_bin(byte: u8, num_bins: u32) -> u32 {
     (byte as u32 * num_bins) >> 8
 }
+// ANCHOR_END: byte_bin
 
+// ANCHOR: no_bin
 /// The value a lane holds in a warp collective when it has no element (past the end of
 /// the input): no bin has this number, so it never matches a real bin.
 pub const NO_BIN: u32 = u32::MAX;
+// ANCHOR_END: no_bin
 
 // ANCHOR: histogram_sequential
 /// 9.1: the sequential byte histogram: `histo[b]` counts the bytes equal to `b`.
@@ -78,11 +82,13 @@ pub fn histogram_sequential(data: &[u8]) -> [u32; 256] {
 }
 // ANCHOR_END: histogram_sequential
 
+// ANCHOR: letter_bins
 /// Bins of the letter histogram with `letters_per_bin` letters in each:
 /// `ceil(26 / letters_per_bin)` (7 for PMPP's bins of 4: a-d, e-h, ..., y-z).
 pub fn letter_bins(letters_per_bin: u32) -> u32 {
     LETTERS.div_ceil(letters_per_bin)
 }
+// ANCHOR_END: letter_bins
 
 // ANCHOR: letter_histogram
 /// 9.1: the letter histogram of `text`, as PMPP computes it: lowercase `a` to `z` only
@@ -132,6 +138,7 @@ pub fn histo_naive(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 }
 // ANCHOR_END: histo_naive
 
+// ANCHOR: predict_launch
 /// The input of the 9.2 prediction: this many bytes, all equal to [`PREDICT_BYTE`].
 pub const PREDICT_N: u32 = 150;
 /// The byte value of every element of the 9.2 prediction.
@@ -140,6 +147,7 @@ pub const PREDICT_BYTE: u8 = b'x';
 pub const PREDICT_BLOCK: u32 = 64;
 /// Blocks of the 9.2 prediction: `ceil(PREDICT_N / PREDICT_BLOCK)`.
 pub const PREDICT_GRID: u32 = 3;
+// ANCHOR_END: predict_launch
 
 // ANCHOR: predict_naive_count
 /// 9.2, the question: what does the emulator leave in the bin?
@@ -879,6 +887,7 @@ pub fn predict_cas_failures(lanes: u32) -> u32 {
 }
 // ANCHOR_END: predict_cas_failures
 
+// ANCHOR: strategy
 /// A way to privatize a histogram, by where the private counters live.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Strategy {
@@ -889,6 +898,7 @@ pub enum Strategy {
     /// No private copy: global atomics straight into the bins (9.3, 9.14).
     Global,
 }
+// ANCHOR_END: strategy
 
 // ANCHOR: choose_strategy
 /// 9.16: which strategy for `num_bins` bins?

@@ -4,7 +4,12 @@
 //! `kernels` crate, with the code filled in between the `STUDENT-BEGIN`/`STUDENT-END`
 //! markers. The course's self-test checks that every one passes its exercise and that
 //! outside the markers the two crates are identical.
+//!
+//! [`bench`](mod@bench) is this crate's alone: the kernels of the chapter's benchmark (a read-bandwidth
+//! reference and a deliberately broken kernel for the racecheck demonstration), built into
+//! `solutions.ptx` but no exercise.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
+pub mod bench;
 pub mod ch09;

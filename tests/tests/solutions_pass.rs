@@ -1,11 +1,52 @@
 //! Every reference solution passes every check of its exercise.
+//!
+//! With `--features cuda` on a machine with an NVIDIA GPU the solutions are checked on the
+//! GPU (`COURSE_DEVICE=emulator` keeps them on the emulator, `COURSE_DEVICE=gpu` insists
+//! on the GPU); without one, on the emulator with a printed note. The stubs are always
+//! checked on the emulator: on a GPU a `todo!()` is a trap that says nothing, and this
+//! test is about the message each stub fails with.
 
-use course::{Exercise, KernelSource, Outcome};
+use course::{Exercise, KernelSource, Outcome, Status};
 use course_tests::chapters;
 use gpu_host::Device;
+use std::io::Write;
+
+/// Whether the reference solutions run on the GPU (printing why not when one was possible).
+fn reference_on_gpu() -> bool {
+    match ch09::device::choice_from_env().and_then(ch09::device::select) {
+        Ok(ch09::device::Selected::Gpu) => {
+            note("the course self-test checks the reference solutions on the GPU (CUDA device 0)");
+            true
+        }
+        Ok(ch09::device::Selected::Emulator { note: why }) => {
+            if let Some(why) = why {
+                note(&why);
+            }
+            false
+        }
+        Ok(ch09::device::Selected::IsolatedEmulator) => false,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Prints past the test harness's output capture, so the note shows in `cargo test`.
+fn note(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "note: {text}");
+}
+
+/// A device for one exercise: the emulator, or a GPU with the PTX of `source` loaded (the
+/// PTX of the whole `kernels`/`solutions` crate, which every chapter's kernels live in).
+fn device(gpu: bool, source: KernelSource) -> Result<Device, Outcome> {
+    if !gpu {
+        return Ok(Device::emulator());
+    }
+    ch09::device::open_gpu(&[source])
+        .map_err(|e| Outcome::fail(Status::Error, format!("cannot use the GPU: {e}")))
+}
 
 /// Runs `f` over the exercises on two worker threads (the emulator is single-threaded).
 fn run_all(source: KernelSource) -> Vec<(&'static Exercise, Outcome)> {
+    let gpu = source == KernelSource::Reference && reference_on_gpu();
     let all: Vec<&'static Exercise> = chapters()
         .into_iter()
         .flat_map(|c| c.exercises.iter())
@@ -17,7 +58,13 @@ fn run_all(source: KernelSource) -> Vec<(&'static Exercise, Outcome)> {
                 let mine: Vec<&'static Exercise> = all.iter().copied().skip(w).step_by(2).collect();
                 s.spawn(move || {
                     mine.into_iter()
-                        .map(|e| (e, e.run(&mut Device::emulator(), source)))
+                        .map(|e| {
+                            let out = match device(gpu, source) {
+                                Ok(mut dev) => e.run(&mut dev, source),
+                                Err(o) => o,
+                            };
+                            (e, out)
+                        })
                         .collect::<Vec<_>>()
                 })
             })

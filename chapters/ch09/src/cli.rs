@@ -1,20 +1,40 @@
-//! The command line of `cargo run -p ch09`: options, their validation, and the input.
+//! The command line of `cargo run -p ch09`: options, their validation, and the input;
+//! the `bench` and `demo-racecheck` subcommands.
 
+use ch09::bench::data::Input;
+use ch09::bench::{Dtype, Options, Tool};
 use ch09::inputs::InputKind;
 use ch09::progression::{Params, STEPS};
-use clap::{Parser, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// Runs chapter 9's progression, from the naive kernel to the fastest, on the SIMT
 /// emulator, and prints per step whether the bins are right and what the step asks of
 /// the memory system: global and shared atomics, the worst serialization on one bin,
 /// global sectors, bank conflicts, divergent steps.
 #[derive(Debug, Parser)]
-#[command(name = "ch09", version, about, long_about = None, after_help = AFTER_HELP)]
+#[command(
+    name = "ch09",
+    version,
+    about,
+    long_about = None,
+    after_help = AFTER_HELP,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
+    /// Instead of the progression: the GPU benchmark, or the racecheck demonstration.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Where to run: the SIMT emulator (counters), or the GPU (each launch's time and
+    /// GB/s; needs a build with `--features cuda` and an NVIDIA GPU).
+    #[arg(long, value_enum, default_value_t = DeviceArg::Emulator)]
+    pub device: DeviceArg,
     /// Whose kernels to run: the reference solutions or yours (kernels/src/ch09.rs).
     #[arg(long, value_enum, default_value_t = Source::Reference)]
     pub kernels: Source,
-    /// Elements to count [default: 65536, or a text file's length].
+    /// Elements to count [default: 262144 on the emulator, 67108864 on a GPU, or a text
+    /// file's length].
     #[arg(long, value_name = "N")]
     pub n: Option<usize>,
     /// Bins of the histogram (per channel for 9.11, both axes together for 9.13).
@@ -51,8 +71,192 @@ const AFTER_HELP: &str = "Examples:
   cargo run -p ch09 -- --step 9.6 --coarsen 16       contiguous vs interleaved loads
   cargo run -p ch09 -- --input skew:90 --step 9.7    aggregation on a hot bin
   cargo run -p ch09 -- --step 9.16 --bins 4096       the three strategies at 4096 bins
+  cargo run -p ch09 --features cuda -- --device gpu  the progression on the GPU, in GB/s
+  cargo run -p ch09 --release --features cuda -- bench   the GPU benchmark (bench --help)
 
 Counters come from the emulator: a model of the hardware, not a GPU measurement.";
+
+/// Where the progression runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DeviceArg {
+    /// The SIMT emulator: counters, races, deterministic.
+    Emulator,
+    /// CUDA device 0 (a build with `--features cuda`).
+    Gpu,
+}
+
+/// What to run instead of the progression.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measures every GPU step of the chapter (9.3 to 9.9, and 9.14 for u32) on the GPU,
+    /// against the read bandwidth measured in the same run, CUB, torch.bincount and the
+    /// CPU; writes a table to stdout and bench.csv / bench.json to --out. Needs a build
+    /// with `--features cuda` (use --release) and an NVIDIA GPU.
+    Bench(Box<BenchArgs>),
+    /// Runs 9.5's privatized kernel with its barriers removed, on the emulator (which
+    /// reports the race) and on the GPU, so that `compute-sanitizer --tool racecheck`
+    /// can be shown catching it.
+    DemoRacecheck(DemoArgs),
+}
+
+/// Options of `bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Bytes of every input, in MiB (the u32 inputs hold a quarter as many values).
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    pub size_mib: u64,
+    /// Timed launches per case, at most (fewer when one is slower than --budget-ms allows).
+    #[arg(long, value_name = "R", default_value_t = 20)]
+    pub reps: u32,
+    /// Untimed launches before the timed ones, at most.
+    #[arg(long, value_name = "W", default_value_t = 3)]
+    pub warmup: u32,
+    /// About how long to spend per case, in milliseconds (at least one timed run each).
+    #[arg(long, value_name = "MS", default_value_t = 2000)]
+    pub budget_ms: u64,
+    /// Directory for bench.csv and bench.json (and a CUB build).
+    #[arg(long, value_name = "DIR", default_value = "ch09-bench")]
+    pub out: PathBuf,
+    /// The compiled CUB program (chapters/ch09/bench/cub_histogram.cu) [default: compile
+    /// it with nvcc when nvcc is on PATH].
+    #[arg(long, value_name = "PATH")]
+    pub cub: Option<PathBuf>,
+    /// The PyTorch script (chapters/ch09/bench/torch_bincount.py) [default: the copy built
+    /// into this program].
+    #[arg(long, value_name = "PATH")]
+    pub torch: Option<PathBuf>,
+    /// The Python that has PyTorch.
+    #[arg(long, value_name = "PROGRAM", default_value = "python3")]
+    pub python: String,
+    /// Leave out: cpu, cub, torch (comma-separated or repeated).
+    #[arg(long, value_name = "WHAT", value_delimiter = ',')]
+    pub skip: Vec<String>,
+    /// Only these element types: u8, u32 (repeatable) [default: both].
+    #[arg(long, value_name = "TYPE")]
+    pub dtype: Vec<String>,
+    /// Only these inputs: uniform, one-value, 90pct-one-value, text (repeatable)
+    /// [default: all four].
+    #[arg(long, value_name = "INPUT")]
+    pub input: Vec<String>,
+    /// Only these GPU steps, e.g. --step 9.9 (repeatable) [default: all].
+    #[arg(long = "step", value_name = "ID")]
+    pub steps: Vec<String>,
+    /// The text input's file [default: the book's chapters, book/src/**/*.md, when this
+    /// program runs from the course's workspace; else a paragraph built in].
+    #[arg(long, value_name = "PATH")]
+    pub text: Option<PathBuf>,
+    /// Seed of the random inputs.
+    #[arg(long, value_name = "S", default_value_t = 9)]
+    pub seed: u64,
+    /// Threads of the multi-threaded CPU baseline [default: every core].
+    #[arg(long, value_name = "N")]
+    pub cpu_threads: Option<usize>,
+    /// Directory for the input files CUB and PyTorch read [default: /dev/shm, else the
+    /// system's temporary directory].
+    #[arg(long, value_name = "DIR")]
+    pub tmp: Option<PathBuf>,
+}
+
+/// The largest input the bench takes, in MiB: a buffer holds at most 2^32 - 1 elements.
+pub const MAX_BENCH_MIB: u64 = 4095;
+
+impl BenchArgs {
+    /// The bench's options, checked. The error is one line.
+    pub fn options(&self, command: String) -> Result<Options, String> {
+        if self.size_mib == 0 || self.size_mib > MAX_BENCH_MIB {
+            return Err(format!(
+                "--size-mib must be between 1 and {MAX_BENCH_MIB}, got {}",
+                self.size_mib
+            ));
+        }
+        if self.reps == 0 {
+            return Err("--reps must be at least 1".into());
+        }
+        let mut o = Options {
+            size_bytes: self.size_mib << 20,
+            warmup: self.warmup,
+            reps: self.reps,
+            budget: Duration::from_millis(self.budget_ms.max(1)),
+            seed: self.seed,
+            python: self.python.clone(),
+            out_dir: self.out.clone(),
+            tmp_dir: self.tmp.clone(),
+            command,
+            ..Options::default()
+        };
+        if let Some(t) = self.cpu_threads {
+            o.cpu_threads = t.max(1);
+        }
+        for what in &self.skip {
+            match what.trim() {
+                "cpu" => o.cpu = false,
+                "cub" => o.cub = Tool::Off,
+                "torch" => o.torch = Tool::Off,
+                other => {
+                    return Err(format!(
+                        "--skip {other}: what can be left out is cpu, cub and torch"
+                    ));
+                }
+            }
+        }
+        if let (Some(p), false) = (&self.cub, o.cub == Tool::Off) {
+            o.cub = Tool::Path(p.clone());
+        }
+        if let (Some(p), false) = (&self.torch, o.torch == Tool::Off) {
+            o.torch = Tool::Path(p.clone());
+        }
+        if !self.dtype.is_empty() {
+            o.dtypes = Vec::new();
+            for d in &self.dtype {
+                let Some(t) = Dtype::ALL.into_iter().find(|t| t.name() == d.trim()) else {
+                    return Err(format!("--dtype {d}: the types are u8 and u32"));
+                };
+                o.dtypes.push(t);
+            }
+        }
+        if !self.input.is_empty() {
+            o.inputs = Vec::new();
+            for i in &self.input {
+                let Some(k) = Input::from_name(i.trim()) else {
+                    let names: Vec<&str> = Input::ALL.iter().map(|i| i.name()).collect();
+                    return Err(format!("--input {i}: the inputs are {}", names.join(", ")));
+                };
+                o.inputs.push(k);
+            }
+        }
+        let gpu_steps = ["9.3", "9.4", "9.5", "9.6", "9.7", "9.8", "9.9", "9.14"];
+        for s in &self.steps {
+            if !gpu_steps.contains(&s.trim()) {
+                return Err(format!(
+                    "--step {s}: the bench's steps are {}",
+                    gpu_steps.join(", ")
+                ));
+            }
+            o.steps.push(s.trim().to_string());
+        }
+        if let Some(path) = &self.text {
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("--text {}: {e}", path.display()))?;
+            if bytes.is_empty() {
+                return Err(format!("--text {}: the file is empty", path.display()));
+            }
+            o.text = (bytes, path.display().to_string());
+        }
+        Ok(o)
+    }
+}
+
+/// Options of `demo-racecheck`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Bytes the GPU launch counts (the emulator counts 4096).
+    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    pub n: usize,
+    /// Run on the emulator only, or on the emulator and the GPU (a build with `--features
+    /// cuda`).
+    #[arg(long, value_enum, default_value_t = DeviceArg::Gpu)]
+    pub device: DeviceArg,
+}
 
 /// Whose kernels to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -66,6 +270,14 @@ pub enum Source {
 /// Most elements a run may ask for: the emulator runs every lane (about 10-30 million
 /// lane operations a second), so more would take minutes per step.
 pub const MAX_N: usize = 1 << 26;
+
+/// Most elements a GPU run may ask for: 1 Gi (the RGB step reads three bytes per
+/// element, and a buffer holds at most 2^32 - 1).
+pub const MAX_GPU_N: usize = 1 << 30;
+
+/// The elements a GPU run counts when `--n` is not given: 64 Mi, enough for the launches
+/// to take longer than their overhead.
+pub const DEFAULT_GPU_N: usize = 1 << 26;
 
 /// Parses `--input`.
 fn parse_input(s: &str) -> Result<InputKind, String> {
@@ -100,12 +312,19 @@ impl Cli {
     /// Checks the options against each other and the hardware's limits, and returns the
     /// progression's parameters and steps. The error is one line for the student.
     pub fn params(&self) -> Result<(Params, Vec<&'static str>), String> {
-        if let Some(n) = self.n
-            && n > MAX_N
-        {
-            return Err(format!(
-                "--n {n} is more than the emulator runs in reasonable time (at most {MAX_N})"
-            ));
+        match (self.n, self.device) {
+            (Some(n), DeviceArg::Emulator) if n > MAX_N => {
+                return Err(format!(
+                    "--n {n} is more than the emulator runs in reasonable time (at most {MAX_N}; \
+                     a GPU takes up to {MAX_GPU_N} with --device gpu)"
+                ));
+            }
+            (Some(n), DeviceArg::Gpu) if n > MAX_GPU_N => {
+                return Err(format!(
+                    "--n {n} is more than a GPU run takes (at most {MAX_GPU_N})"
+                ));
+            }
+            _ => {}
         }
         if self.bins == 0 || self.bins > 1 << 20 {
             return Err(format!(
@@ -138,8 +357,14 @@ impl Cli {
                 steps.push(id);
             }
         }
+        let n = match (self.n, self.device, &self.input) {
+            (None, DeviceArg::Gpu, InputKind::Uniform | InputKind::Zeros | InputKind::Skew(_)) => {
+                Some(DEFAULT_GPU_N)
+            }
+            (n, _, _) => n,
+        };
         let params = Params {
-            n: self.n,
+            n,
             bins: self.bins,
             block: self.block,
             grid: self.grid,
@@ -217,6 +442,66 @@ mod tests {
             parse(&["--input", "zeros"]).unwrap().input,
             InputKind::Zeros
         );
+    }
+
+    #[test]
+    fn gpu_runs_are_larger_and_the_bench_parses() {
+        let cli = parse(&["--device", "gpu"]).unwrap();
+        assert_eq!(cli.params().unwrap().0.n, Some(DEFAULT_GPU_N));
+        assert!(
+            parse(&["--device", "gpu", "--n", "1000000000"])
+                .unwrap()
+                .params()
+                .is_ok()
+        );
+        let cli = parse(&[
+            "bench",
+            "--size-mib",
+            "64",
+            "--reps",
+            "5",
+            "--skip",
+            "cub,torch",
+            "--dtype",
+            "u32",
+            "--input",
+            "text",
+            "--step",
+            "9.14",
+        ])
+        .unwrap();
+        let Some(Command::Bench(b)) = &cli.command else {
+            panic!("{cli:?}")
+        };
+        let o = b.options("ch09 bench".into()).unwrap();
+        assert_eq!(o.size_bytes, 64 << 20);
+        assert_eq!((o.reps, o.warmup), (5, 3));
+        assert_eq!(
+            (o.cub.clone(), o.torch.clone(), o.cpu),
+            (Tool::Off, Tool::Off, true)
+        );
+        assert_eq!(o.dtypes, [Dtype::U32]);
+        assert_eq!(o.inputs, [Input::Text]);
+        assert_eq!(o.steps, ["9.14"]);
+        let bad = |args: &[&str]| match parse(args).unwrap().command {
+            Some(Command::Bench(b)) => b.options(String::new()).unwrap_err(),
+            other => panic!("{other:?}"),
+        };
+        assert!(bad(&["bench", "--size-mib", "0"]).contains("--size-mib"));
+        assert!(bad(&["bench", "--skip", "gpu"]).contains("cpu, cub and torch"));
+        assert!(bad(&["bench", "--step", "9.2"]).contains("9.3"));
+        assert!(bad(&["bench", "--input", "zeros"]).contains("one-value"));
+        assert!(bad(&["bench", "--text", "/no/such/file"]).contains("--text"));
+        assert!(parse(&["--n", "5", "bench"]).is_err());
+        assert!(matches!(
+            parse(&["demo-racecheck", "--device", "emulator"])
+                .unwrap()
+                .command,
+            Some(Command::DemoRacecheck(DemoArgs {
+                device: DeviceArg::Emulator,
+                ..
+            }))
+        ));
     }
 
     #[test]

@@ -56,7 +56,7 @@ impl Shape {
     /// The launch configuration; above CUDA's default 48 KiB of shared memory per block
     /// it opts in to more, as `cudaFuncSetAttribute(MaxDynamicSharedMemorySize)` does (the
     /// device refuses more than it has: 227 KiB on an H100).
-    fn config(self) -> LaunchConfig {
+    pub fn config(self) -> LaunchConfig {
         let cfg = LaunchConfig::linear(self.grid, self.block).with_shared(self.shared_bytes);
         if self.shared_bytes > DEFAULT_SHARED_BYTES {
             cfg.with_max_shared(self.shared_bytes)

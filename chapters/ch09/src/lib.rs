@@ -11,13 +11,19 @@
 //!   `COURSE_KERNELS=reference cargo test -p ch09` checks the references.
 //! - `cargo run -p ch09` runs the progression on the emulator and prints its counters.
 //! - Checks take a `&mut Device`: on the emulator they test the technique with exact
-//!   counters; on a GPU (the `cuda` feature of `gpu-host`) the counters are absent, the
+//!   counters; on a GPU (this crate's `cuda` feature) the counters are absent, the
 //!   technique assertions are skipped (the pass message says so) and the bins are still
-//!   checked.
+//!   checked. [`device`] picks the device and holds the embedded PTX; [`harness`] runs a
+//!   check from a `#[test]`, each GPU check in a process of its own.
+//! - `cargo run -p ch09 --release --features cuda -- bench` measures every step on a GPU
+//!   against the read bandwidth, CUB, PyTorch and the CPU ([`bench`](mod@bench)).
 
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod checks;
+pub mod device;
+pub mod harness;
 pub mod inputs;
 pub mod kernels;
 pub mod launch;

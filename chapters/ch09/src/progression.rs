@@ -143,6 +143,47 @@ pub struct Row {
     pub counters: RowCounters,
     /// A remark: why a step was skipped, the error's first line, the strategy chosen.
     pub note: Option<String>,
+    /// On a GPU, the launch's time (CUDA events) and the bytes it read; absent on the
+    /// emulator, whose times say nothing about a GPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuTime>,
+}
+
+/// A GPU launch's time and the input it read: its throughput.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct GpuTime {
+    /// The launch's time, nanoseconds (one launch, bracketed by two CUDA events).
+    pub ns: u64,
+    /// Bytes of input the kernel read (elements times their size; weights included).
+    pub bytes: u64,
+}
+
+impl GpuTime {
+    /// Milliseconds.
+    pub fn ms(&self) -> f64 {
+        self.ns as f64 / 1e6
+    }
+
+    /// Input bytes per second, in GB/s (10^9).
+    pub fn gbps(&self) -> f64 {
+        if self.ns == 0 {
+            0.0
+        } else {
+            self.bytes as f64 / self.ns as f64
+        }
+    }
+}
+
+/// Bytes of input per element of `step`: bytes, `u32` values, pixels (3), a byte and its
+/// `f32` weight (5), a pair of bytes (2).
+fn element_bytes(step: &str) -> u64 {
+    match step {
+        "9.10" | "9.14" | "9.16" => 4,
+        "9.11" => 3,
+        "9.12" => 5,
+        "9.13" => 2,
+        _ => 1,
+    }
 }
 
 /// Runs `steps` (all of [`STEPS`] when empty) with the kernels `k` on `dev`, calling
@@ -173,6 +214,7 @@ pub fn run(
             n,
             bytes: &bytes,
             step,
+            elem_bytes: element_bytes(step),
             rows: &mut rows,
         };
         r.step();
@@ -188,6 +230,8 @@ struct Runner<'a> {
     n: usize,
     bytes: &'a [u8],
     step: &'static str,
+    /// Bytes of input per element of this step ([`element_bytes`]).
+    elem_bytes: u64,
     rows: &'a mut Vec<Row>,
 }
 
@@ -226,7 +270,7 @@ impl Runner<'_> {
                 completed(
                     self.step,
                     kernel,
-                    n,
+                    (n, n as u64 * self.elem_bytes),
                     bins,
                     shape,
                     &run.report,
@@ -251,6 +295,7 @@ impl Runner<'_> {
             block: 0,
             counters: RowCounters::default(),
             note: Some(why),
+            gpu: None,
         });
     }
 
@@ -471,7 +516,7 @@ impl Runner<'_> {
                 completed(
                     "9.12",
                     "histo_weighted",
-                    n,
+                    (n, n as u64 * self.elem_bytes),
                     bins,
                     shape,
                     &run.report,
@@ -531,7 +576,7 @@ impl Runner<'_> {
 fn completed(
     step: &'static str,
     kernel: &str,
-    n: usize,
+    (n, bytes): (usize, u64),
     bins: u32,
     shape: Shape,
     report: &gpu_host::LaunchReport,
@@ -555,6 +600,10 @@ fn completed(
         block: shape.block,
         counters: RowCounters::from(report.counters(), lost),
         note: race.map(|f| first_line(&f.to_string())),
+        gpu: report.gpu_time.map(|t| GpuTime {
+            ns: t.as_nanos() as u64,
+            bytes,
+        }),
     }
 }
 
@@ -579,6 +628,7 @@ fn failed(
         block: shape.block,
         counters: RowCounters::default(),
         note: Some(first_line(&out.reason)),
+        gpu: None,
     }
 }
 
@@ -601,6 +651,7 @@ fn host_row(
         block: 0,
         counters: RowCounters::default(),
         note: None,
+        gpu: None,
     }
 }
 
@@ -620,31 +671,39 @@ fn first_line(s: &str) -> String {
     }
 }
 
-/// The rows as a table, one line per row: the counters the chapter is about; with
-/// `notes`, followed by each row's note (errors, races, the strategy chosen).
+/// The rows as a table, one line per row: the counters the chapter is about (on the
+/// emulator), or each launch's time and GB/s (on a GPU, where there are no counters);
+/// with `notes`, followed by each row's note (errors, races, the strategy chosen).
 pub fn table(rows: &[Row], notes: bool) -> String {
-    let head = [
-        "step",
-        "kernel",
-        "status",
-        "n",
-        "bins",
-        "grid",
-        "block",
-        "g.atomics",
-        "s.atomics",
-        "worst.ser",
-        "g.sectors",
-        "bank.conf",
-        "diverg",
-        "warp.instr",
-        "lost",
-    ];
+    let on_gpu = rows.iter().any(|r| r.gpu.is_some());
+    let head: &[&str] = if on_gpu {
+        &[
+            "step", "kernel", "status", "n", "bins", "grid", "block", "ms", "GB/s", "lost",
+        ]
+    } else {
+        &[
+            "step",
+            "kernel",
+            "status",
+            "n",
+            "bins",
+            "grid",
+            "block",
+            "g.atomics",
+            "s.atomics",
+            "worst.ser",
+            "g.sectors",
+            "bank.conf",
+            "diverg",
+            "warp.instr",
+            "lost",
+        ]
+    };
     let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
     let mut cells: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
     for r in rows {
         let c = &r.counters;
-        cells.push(vec![
+        let mut line = vec![
             r.step.to_string(),
             r.kernel.clone(),
             r.status.clone(),
@@ -660,15 +719,23 @@ pub fn table(rows: &[Row], notes: bool) -> String {
             } else {
                 r.block.to_string()
             },
-            opt(c.global_atomics),
-            opt(c.shared_atomics),
-            opt(c.worst_serialization),
-            opt(c.global_load_sectors),
-            opt(c.bank_conflicts),
-            opt(c.divergent_steps),
-            opt(c.warp_instructions),
-            opt(c.lost_updates),
-        ]);
+        ];
+        if on_gpu {
+            line.push(r.gpu.map_or("-".into(), |g| format!("{:.3}", g.ms())));
+            line.push(r.gpu.map_or("-".into(), |g| format!("{:.1}", g.gbps())));
+        } else {
+            line.extend([
+                opt(c.global_atomics),
+                opt(c.shared_atomics),
+                opt(c.worst_serialization),
+                opt(c.global_load_sectors),
+                opt(c.bank_conflicts),
+                opt(c.divergent_steps),
+                opt(c.warp_instructions),
+            ]);
+        }
+        line.push(opt(c.lost_updates));
+        cells.push(line);
     }
     let widths: Vec<usize> = (0..head.len())
         .map(|i| {

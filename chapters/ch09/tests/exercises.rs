@@ -4,16 +4,14 @@
 //! failure names the exercise, what went wrong, the first hint and the book section.
 //! `COURSE_KERNELS=reference cargo test -p ch09` runs them against the reference
 //! solutions. `COURSE_SEED=N` replays the random inputs of a failure.
+//!
+//! With `--features cuda` on a machine with an NVIDIA GPU the same checks run on the GPU
+//! (`COURSE_DEVICE=emulator` keeps them on the emulator), each test in a process of its
+//! own: a fault in one kernel would otherwise end every other test (see `ch09::harness`).
 
-use ch09::CHAPTER;
-use ch09::kernels::source_from_env;
-
-/// Runs exercise `id` on the emulator with the kernels `COURSE_KERNELS` picks.
+/// Runs exercise `id` with the kernels `COURSE_KERNELS` picks, on the emulator or the GPU.
 fn check(id: &str) {
-    match CHAPTER.exercise(id) {
-        Some(e) => e.assert_passes(source_from_env()),
-        None => panic!("exercise {id} is not registered in chapter 9"),
-    }
+    ch09::harness::check_exercise(id);
 }
 
 #[test]

@@ -1,10 +1,12 @@
 //! What a check found.
 
 use gpu_host::LaunchError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// The verdict of a check, from best to worst kind of news.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+/// The verdict of a check, from best to worst kind of news. It reads back from its JSON
+/// form too, so that a check run in a child process (a GPU check, isolated because a
+/// kernel fault poisons the whole process) can report to its parent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Every assertion held.

@@ -377,6 +377,7 @@ impl Device {
                     &spec,
                     cfg.max_shared_bytes,
                     &params,
+                    None,
                     0,
                     1,
                 )?;
@@ -417,6 +418,7 @@ impl Device {
                 &spec,
                 cfg.max_shared_bytes,
                 &params,
+                None,
                 warmup,
                 reps,
             );
@@ -431,6 +433,122 @@ impl Device {
             times.push(t.elapsed());
         }
         Ok(times)
+    }
+
+    /// [`time_launches`](Self::time_launches) for a kernel that accumulates into `zero`
+    /// (a histogram): `zero` is set to 0 before every launch, warm-ups included, and the
+    /// reset is *not* timed. So each timed launch does the work of one real launch from a
+    /// fresh output, and after the call `zero` holds the result of exactly one launch,
+    /// which the caller can check.
+    ///
+    /// On a GPU the reset is a `cuMemsetD8Async` on the launch's stream, outside the pair
+    /// of events recorded around each launch; on the emulator it is a fill between
+    /// launches and the durations are host wall-clock time of the emulation.
+    pub fn time_launches_zeroed<A: KernelArgs, T: DeviceValue>(
+        &mut self,
+        kernel: &Kernel<A>,
+        cfg: LaunchConfig,
+        args: A,
+        zero: &DeviceBuffer<T>,
+        warmup: u32,
+        reps: u32,
+    ) -> Result<Vec<Duration>> {
+        self.own(zero)?;
+        #[cfg(feature = "cuda")]
+        if let Backend::Cuda(gpu) = &mut self.backend {
+            let spec = {
+                let limit = shared_limit(&self.props, &cfg)?;
+                make_spec(kernel, &cfg, limit)
+            };
+            spec.validate()?;
+            let params = args.param_ptrs();
+            return gpu.launch(
+                (kernel.name, kernel.file),
+                &spec,
+                cfg.max_shared_bytes,
+                &params,
+                Some((zero.addr, zero.bytes())),
+                warmup,
+                reps,
+            );
+        }
+        let blank = T::from_bits(0);
+        for _ in 0..warmup {
+            self.fill(zero, blank)?;
+            self.launch(kernel, cfg, args)?;
+        }
+        let mut times = Vec::with_capacity(reps as usize);
+        for _ in 0..reps {
+            self.fill(zero, blank)?;
+            let t = Instant::now();
+            self.launch(kernel, cfg, args)?;
+            times.push(t.elapsed());
+        }
+        Ok(times)
+    }
+
+    /// Copies `src` into `dst` on the device (`cudaMemcpyDeviceToDevice`), which must have
+    /// the same length.
+    pub fn copy_device_to_device<T: DeviceValue>(
+        &mut self,
+        dst: &DeviceBuffer<T>,
+        src: &DeviceBuffer<T>,
+    ) -> Result<()> {
+        self.check_copy(dst, src)?;
+        #[cfg(feature = "cuda")]
+        if let Backend::Cuda(gpu) = &mut self.backend {
+            return gpu.copy_dtod(dst.addr, src.addr, src.bytes());
+        }
+        let data = self.download(src)?;
+        self.copy_to_device(dst, &data)
+    }
+
+    /// Copies `src` into `dst` on the device `warmup` times untimed, then `reps` times each
+    /// timed on its own, and returns the `reps` durations: the device's copy bandwidth,
+    /// which a benchmark measures beside its kernels (a copy reads and writes each byte).
+    ///
+    /// On a GPU each copy is a `cuMemcpyDtoDAsync` between two events on the device's
+    /// stream. On the emulator it is a host copy timed by the host's clock, which says
+    /// nothing about a GPU.
+    pub fn time_device_copies<T: DeviceValue>(
+        &mut self,
+        dst: &DeviceBuffer<T>,
+        src: &DeviceBuffer<T>,
+        warmup: u32,
+        reps: u32,
+    ) -> Result<Vec<Duration>> {
+        self.check_copy(dst, src)?;
+        #[cfg(feature = "cuda")]
+        if let Backend::Cuda(gpu) = &mut self.backend {
+            return gpu.time_copies(dst.addr, src.addr, src.bytes(), warmup, reps);
+        }
+        for _ in 0..warmup {
+            self.copy_device_to_device(dst, src)?;
+        }
+        let mut times = Vec::with_capacity(reps as usize);
+        for _ in 0..reps {
+            let t = Instant::now();
+            self.copy_device_to_device(dst, src)?;
+            times.push(t.elapsed());
+        }
+        Ok(times)
+    }
+
+    /// Both buffers are this device's and have the same length.
+    fn check_copy<T: DeviceValue>(
+        &self,
+        dst: &DeviceBuffer<T>,
+        src: &DeviceBuffer<T>,
+    ) -> Result<()> {
+        self.own(dst)?;
+        self.own(src)?;
+        if dst.len != src.len {
+            return Err(LaunchError::InvalidConfig {
+                cuda_error: "cudaErrorInvalidValue",
+                message: format!("copy of {} elements into a buffer of {}", src.len, dst.len),
+            });
+        }
+        Ok(())
     }
 
     /// The launch as the backends see it: grid, block, all shared bytes and their limit.

@@ -37,6 +37,15 @@ fn mock_shape(out: GlobalSlice<u32>) {
     out.store(t, s.load(t % 8));
 }
 
+/// `out[i] += 1`: accumulates, as a histogram does (the mock does the same).
+#[kernel]
+fn mock_add(out: GlobalSlice<u32>) {
+    let i = thread::index_1d();
+    if i < out.len() {
+        out.store(i, out.load(i) + 1);
+    }
+}
+
 /// The mock makes this one fault (`CUDA_ERROR_ILLEGAL_ADDRESS` at the next wait).
 #[kernel]
 fn mock_fault(out: GlobalSlice<u32>) {
@@ -52,6 +61,7 @@ fn mock_missing(out: GlobalSlice<u32>) {
 const MOCK_PTX: &str = "// mock PTX for tests/mock_driver\n\
                         .visible .entry mock_fill(\n\
                         .visible .entry mock_shape(\n\
+                        .visible .entry mock_add(\n\
                         .visible .entry mock_fault(\n";
 
 const CHILD_ENV: &str = "GPU_HOST_MOCK_DRIVER";
@@ -261,6 +271,51 @@ fn child_full_path() {
         .time_launches(&mock_fill::KERNEL, cfg, (out.slice(), 1), 2, 5)
         .unwrap();
     assert_eq!(times, vec![Duration::from_micros(250); 5]);
+
+    // A benchmark of an accumulating kernel: the output is zeroed before every launch
+    // (warm-ups included) outside the timed region, so it ends holding one launch's
+    // result; without the reset, 2 + 3 launches would have added 5.
+    let acc = dev.alloc::<u32>(64).unwrap();
+    let times = dev
+        .time_launches_zeroed(
+            &mock_add::KERNEL,
+            LaunchConfig::linear(2, 32),
+            (acc.slice(),),
+            &acc,
+            2,
+            3,
+        )
+        .unwrap();
+    assert_eq!(times, vec![Duration::from_micros(250); 3]);
+    assert_eq!(dev.download(&acc).unwrap(), vec![1; 64]);
+    let mut emu = Device::emulator();
+    let eacc = emu.alloc::<u32>(64).unwrap();
+    emu.time_launches_zeroed(
+        &mock_add::KERNEL,
+        LaunchConfig::linear(2, 32),
+        (eacc.slice(),),
+        &eacc,
+        1,
+        2,
+    )
+    .unwrap();
+    assert_eq!(emu.download(&eacc).unwrap(), vec![1; 64]);
+
+    // Device-to-device copies: plain, and timed with events (0.5 ms each in the mock).
+    let src = dev.upload(&(0..64u32).collect::<Vec<_>>()).unwrap();
+    let dst = dev.alloc::<u32>(64).unwrap();
+    dev.copy_device_to_device(&dst, &src).unwrap();
+    assert_eq!(dev.download(&dst).unwrap(), (0..64).collect::<Vec<u32>>());
+    let times = dev.time_device_copies(&acc, &src, 1, 4).unwrap();
+    assert_eq!(times, vec![Duration::from_micros(500); 4]);
+    assert_eq!(dev.download(&acc).unwrap(), (0..64).collect::<Vec<u32>>());
+    let short = dev.alloc::<u32>(3).unwrap();
+    let err = dev.copy_device_to_device(&short, &src).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("copy of 64 elements into a buffer of 3"),
+        "{err}"
+    );
 
     // Shape and shared memory: static + dynamic bytes reach cuLaunchKernel; past 48 KiB
     // the launch opts in; the checks before the driver use the emulator's words.

@@ -177,3 +177,38 @@ fn a_kernel_called_outside_a_launch_says_so() {
         .unwrap_or_default();
     assert!(msg.contains("outside a kernel launch"), "{msg}");
 }
+
+#[test]
+fn benchmark_helpers_reset_and_copy() {
+    let mut dev = Device::emulator();
+    // `saxpy` with a = 1 and x = 1 adds 1 to y: an accumulating kernel. Zeroed before
+    // each of the 2 + 3 launches, y ends at one launch's result.
+    let x = dev.upload(&[1.0f32; 40]).unwrap();
+    let y = dev.upload(&[7.0f32; 40]).unwrap();
+    let times = dev
+        .time_launches_zeroed(
+            &saxpy::KERNEL,
+            LaunchConfig::linear(2, 32),
+            (40, 1.0, x.slice(), y.slice()),
+            &y,
+            2,
+            3,
+        )
+        .unwrap();
+    assert_eq!(times.len(), 3);
+    assert_eq!(dev.download(&y).unwrap(), vec![1.0; 40]);
+    // Copies between buffers of one device, of the same length only.
+    dev.copy_device_to_device(&y, &x).unwrap();
+    assert_eq!(dev.download(&y).unwrap(), vec![1.0; 40]);
+    assert_eq!(dev.time_device_copies(&x, &y, 1, 2).unwrap().len(), 2);
+    let short = dev.alloc::<f32>(3).unwrap();
+    let e = dev.copy_device_to_device(&short, &x).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("copy of 40 elements into a buffer of 3"),
+        "{e}"
+    );
+    let mut other = Device::emulator();
+    let foreign = other.alloc::<f32>(40).unwrap();
+    assert!(dev.copy_device_to_device(&foreign, &x).is_err());
+}

@@ -34,7 +34,7 @@ use crate::{LaunchError, Result};
 use cust::context::legacy::{Context, ContextFlags, CurrentContext};
 use cust::device::{Device as CuDevice, DeviceAttribute};
 use cust::event::{Event, EventFlags};
-use cust::function::{BlockSize, Function, GridSize};
+use cust::function::{BlockSize, GridSize};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use simt::LaunchSpec;
@@ -455,19 +455,27 @@ impl CudaBackend {
     /// the last `reps` launches.
     ///
     /// `spec` was validated by the caller; `opt_in` is the launch's explicit opt-in to more
-    /// shared memory per block.
+    /// shared memory per block. With `zero = Some((addr, bytes))`, those bytes are set to 0
+    /// (`cuMemsetD8Async` on the launch's stream) before every launch, outside the two
+    /// events that time it: each timed launch then starts from a fresh output, as a
+    /// benchmark of an accumulating kernel (a histogram) needs.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn launch(
         &mut self,
         kernel: (&'static str, &'static str),
         spec: &LaunchSpec,
         opt_in: Option<u32>,
         params: &[*mut c_void],
+        zero: Option<(u64, usize)>,
         warmup: u32,
         reps: u32,
     ) -> Result<Vec<Duration>> {
         self.activate()?;
+        if let Some((addr, bytes)) = zero {
+            self.live(addr, bytes)?;
+        }
         let m = self.resolve(kernel.0, kernel.1)?;
-        self.ensure_events(reps as usize + 1)?;
+        self.ensure_events(events_needed(zero.is_some(), reps))?;
         let shared = spec.shared_bytes;
         let this = &*self;
         let func = match this.modules[m].module.get_function(kernel.0) {
@@ -491,71 +499,187 @@ impl CudaBackend {
                 return Err(self.fail("cuFuncSetAttribute", r as i32));
             }
         }
-        let launch_one = |this: &CudaBackend, func: &Function<'_>| {
+        let launch_one = |this: &CudaBackend| {
             let [gx, gy, gz] = spec.grid;
             let [bx, by, bz] = spec.block;
             // SAFETY: `params` points at the kernel's arguments, whose types `#[kernel]`
             // checked against its signature; they outlive this call, which copies them.
             unsafe {
                 this.stream.launch(
-                    func,
+                    &func,
                     GridSize::xyz(gx, gy, gz),
                     BlockSize::xyz(bx, by, bz),
                     shared,
                     params,
                 )
             }
+            .map_err(|e| ("cuLaunchKernel", error::code_of(e)))
         };
-        // The first failure, with the call that reported it.
-        let mut status: std::result::Result<(), (&'static str, cust::error::CudaError)> = Ok(());
-        for _ in 0..warmup {
-            status = launch_one(this, &func).map_err(|e| ("cuLaunchKernel", e));
-            if status.is_err() {
-                break;
-            }
+        let timed = this.timed(warmup, reps, zero, launch_one);
+        self.finish_timed(timed, "cuStreamSynchronize (waiting for the kernel)")
+    }
+
+    /// Copies `bytes` from device address `src` to `dst` (`cuMemcpyDtoD`), and waits.
+    pub(crate) fn copy_dtod(&mut self, dst: u64, src: u64, bytes: usize) -> Result<()> {
+        self.activate()?;
+        self.live(dst, bytes)?;
+        self.live(src, bytes)?;
+        if bytes == 0 {
+            return Ok(());
         }
-        let events = &this.events[..reps as usize + 1];
-        if status.is_ok() && reps > 0 {
-            status = events[0]
-                .record(&this.stream)
-                .map_err(|e| ("cuEventRecord", e));
-            for i in 0..reps as usize {
-                if status.is_err() {
-                    break;
+        // SAFETY: both addresses are live allocations of at least `bytes` bytes.
+        let r = unsafe { cust_raw::cuMemcpyDtoD_v2(dst, src, bytes) };
+        self.check_raw("cuMemcpyDtoD", r)
+    }
+
+    /// Copies `bytes` from `src` to `dst` on the device `warmup + reps` times
+    /// (`cuMemcpyDtoDAsync` on the device's stream) and returns the event-timed duration
+    /// of each of the last `reps` copies: the driver's own device-to-device copy, the
+    /// reference a bandwidth-bound kernel is compared with.
+    pub(crate) fn time_copies(
+        &mut self,
+        dst: u64,
+        src: u64,
+        bytes: usize,
+        warmup: u32,
+        reps: u32,
+    ) -> Result<Vec<Duration>> {
+        self.activate()?;
+        self.live(dst, bytes)?;
+        self.live(src, bytes)?;
+        self.ensure_events(events_needed(false, reps))?;
+        let copy_one = |this: &CudaBackend| {
+            // SAFETY: both addresses are live allocations of at least `bytes` bytes, and
+            // the stream belongs to this context.
+            let r =
+                unsafe { cust_raw::cuMemcpyDtoDAsync_v2(dst, src, bytes, this.stream.as_inner()) };
+            raw_ok("cuMemcpyDtoDAsync", r)
+        };
+        let timed = self.timed(warmup, reps, None, copy_one);
+        self.finish_timed(timed, "cuStreamSynchronize (waiting for the copy)")
+    }
+
+    /// Runs `op` on the stream `warmup` times, then `reps` times timed with events, then
+    /// waits for the stream; the events must exist already ([`events_needed`]).
+    ///
+    /// Without `zero`, the timed operations are back to back, each between two
+    /// consecutive events (`reps + 1` events, no host round trip in between). With `zero`,
+    /// each operation is preceded by a `cuMemsetD8Async` of those bytes and gets its own
+    /// pair of events, so the reset is not timed (`2 * reps` events).
+    ///
+    /// Returns the durations, or the first failed call and its status code; after a
+    /// failure the stream is still waited for, so a kernel fault is reported here.
+    fn timed(
+        &self,
+        warmup: u32,
+        reps: u32,
+        zero: Option<(u64, usize)>,
+        op: impl Fn(&CudaBackend) -> std::result::Result<(), (&'static str, i32)>,
+    ) -> Timed {
+        let reset = || -> std::result::Result<(), (&'static str, i32)> {
+            match zero {
+                Some((addr, bytes)) if bytes > 0 => {
+                    // SAFETY: the caller checked that `addr` holds `bytes` live bytes; the
+                    // stream belongs to this context.
+                    let r = unsafe {
+                        cust_raw::cuMemsetD8Async(addr, 0, bytes, self.stream.as_inner())
+                    };
+                    raw_ok("cuMemsetD8Async", r)
                 }
-                status = launch_one(this, &func)
-                    .map_err(|e| ("cuLaunchKernel", e))
-                    .and_then(|()| {
-                        events[i + 1]
-                            .record(&this.stream)
-                            .map_err(|e| ("cuEventRecord", e))
-                    });
+                _ => Ok(()),
             }
+        };
+        let record = |i: usize| {
+            self.events[i]
+                .record(&self.stream)
+                .map_err(|e| ("cuEventRecord", error::code_of(e)))
+        };
+        let run = || -> std::result::Result<(), (&'static str, i32)> {
+            for _ in 0..warmup {
+                reset()?;
+                op(self)?;
+            }
+            let reps = reps as usize;
+            if zero.is_some() {
+                for i in 0..reps {
+                    reset()?;
+                    record(2 * i)?;
+                    op(self)?;
+                    record(2 * i + 1)?;
+                }
+            } else if reps > 0 {
+                record(0)?;
+                for i in 0..reps {
+                    op(self)?;
+                    record(i + 1)?;
+                }
+            }
+            Ok(())
+        };
+        let status = run();
+        // Wait even after a failed call, so that a fault is reported here.
+        let waited = self.stream.synchronize().map_err(error::code_of);
+        if let Err(e) = status {
+            return Timed::Failed(e);
         }
-        // Wait even after a failed launch, so that a fault is reported here.
-        let waited = this.stream.synchronize();
+        if let Err(code) = waited {
+            return Timed::WaitFailed(code);
+        }
         let mut times = Vec::with_capacity(reps as usize);
-        if status.is_ok() && waited.is_ok() {
-            for w in events.windows(2) {
-                match w[1].elapsed(&w[0]) {
-                    Ok(t) => times.push(t),
-                    Err(e) => {
-                        status = Err(("cuEventElapsedTime", e));
-                        break;
-                    }
-                }
+        for i in 0..reps as usize {
+            let (start, end) = if zero.is_some() {
+                (2 * i, 2 * i + 1)
+            } else {
+                (i, i + 1)
+            };
+            match self.events[end].elapsed(&self.events[start]) {
+                Ok(t) => times.push(t),
+                Err(e) => return Timed::Failed(("cuEventElapsedTime", error::code_of(e))),
             }
         }
-        if let Err((call, e)) = status {
-            return Err(self.fail(call, error::code_of(e)));
+        Timed::Done(times)
+    }
+
+    /// Turns what [`timed`](Self::timed) found into the result, marking the device lost
+    /// after a sticky error; `wait_call` names the wait in the report.
+    fn finish_timed(&mut self, t: Timed, wait_call: &'static str) -> Result<Vec<Duration>> {
+        match t {
+            Timed::Done(times) => Ok(times),
+            Timed::Failed((call, code)) => Err(self.fail(call, code)),
+            Timed::WaitFailed(code) => Err(self.fail(wait_call, code)),
         }
-        if let Err(e) = waited {
-            return Err(self.fail(
-                "cuStreamSynchronize (waiting for the kernel)",
-                error::code_of(e),
-            ));
-        }
-        Ok(times)
+    }
+}
+
+/// What a run of timed operations on the stream came to.
+enum Timed {
+    /// The durations of the timed operations.
+    Done(Vec<Duration>),
+    /// A call failed: which, and its status code.
+    Failed((&'static str, i32)),
+    /// Every call was accepted but waiting for the stream failed (a kernel fault).
+    WaitFailed(i32),
+}
+
+/// Events a timed run of `reps` operations needs: a pair per operation when each is
+/// preceded by a reset, else one more than the operations (they run back to back).
+fn events_needed(paired: bool, reps: u32) -> usize {
+    match (paired, reps) {
+        (_, 0) => 0,
+        (true, r) => 2 * r as usize,
+        (false, r) => r as usize + 1,
+    }
+}
+
+/// A raw driver status as the result [`CudaBackend::timed`] works with.
+fn raw_ok(
+    call: &'static str,
+    r: cust_raw::CUresult,
+) -> std::result::Result<(), (&'static str, i32)> {
+    if r == cust_raw::CUresult::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err((call, r as i32))
     }
 }
 

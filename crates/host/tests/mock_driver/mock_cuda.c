@@ -112,6 +112,24 @@ CUresult cuMemsetD32_v2(CUdeviceptr p, unsigned v, size_t n) {
 }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *h, size_t n) { STICKY(); memcpy((void *)(uintptr_t)d, h, n); return OK; }
 CUresult cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n) { STICKY(); memcpy(h, (void *)(uintptr_t)d, n); return OK; }
+CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr src, size_t n) {
+    STICKY(); memmove((void *)(uintptr_t)d, (void *)(uintptr_t)src, n); return OK;
+}
+/* The stream-ordered calls check their stream (the last argument) and, for the copy,
+ * take 0.5 ms of mock GPU time. */
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr src, size_t n, struct stream *s) {
+    STICKY();
+    if (!s || s->magic != 0x5eed) return INVALID_HANDLE;
+    memmove((void *)(uintptr_t)d, (void *)(uintptr_t)src, n);
+    clock_ms += 0.5;
+    return OK;
+}
+CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, struct stream *s) {
+    STICKY();
+    if (!s || s->magic != 0x5eed) return INVALID_HANDLE;
+    memset((void *)(uintptr_t)p, v, n);
+    return OK;
+}
 
 /* Options as cuModuleLoadDataEx takes them: 5 = error log buffer, 6 = its size. */
 CUresult cuModuleLoadDataEx(struct module **m, const void *image, unsigned n, int *opts, void **vals) {
@@ -159,6 +177,10 @@ CUresult cuLaunchKernel(struct func *f, unsigned gx, unsigned gy, unsigned gz, u
         struct slice *out = params[0];
         uint32_t v[9] = {gx, gy, gz, bx, by, bz, shared, (uint32_t)f->max_dynamic_shared, 0};
         memcpy(out->ptr, v, sizeof v < out->len * 4 ? sizeof v : out->len * 4);
+    } else if (!strcmp(f->name, "mock_add")) {   /* (out: GlobalSlice<u32>): out[i] += 1 */
+        struct slice *out = params[0];
+        uint64_t threads = (uint64_t)gx * gy * gz * bx * by * bz;
+        for (uint32_t i = 0; i < out->len && i < threads; i++) ((uint32_t *)out->ptr)[i] += 1;
     } else if (!strcmp(f->name, "mock_fault")) {
         current->sticky = ILLEGAL_ADDRESS;        /* reported at the next synchronisation */
     } else {

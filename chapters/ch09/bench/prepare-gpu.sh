@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# chapters/ch09/bench/prepare-gpu.sh: build, on a machine with Rust (no GPU needed),
+# everything a GPU machine *without* Rust needs to run chapter 9 for real, into one
+# folder (default .gpu/ at the workspace root, git-ignored):
+#
+#   ch09                   the chapter's binary, release, --features cuda (PTX embedded):
+#                          the progression (--device gpu), bench, demo-racecheck
+#   ch09-exercises         the student checks (chapters/ch09/tests/exercises.rs)
+#   ch09-unit              ch09's unit tests (embedded PTX, bench pieces)
+#   course-solutions-pass  the course self-test's "every solution passes" (tests/)
+#   cuda_smoke             gpu-host's backend smoke test (reads ptx/api-probe.ptx)
+#   ptx/*.ptx              kernels, solutions, api-probe (for cuda_smoke, ptxas, reading)
+#   cub_histogram.cu       CUB's histogram, compiled with nvcc on the GPU machine
+#   torch_bincount.py      torch.bincount, where PyTorch is
+#   bench-text.md          the book's chapters concatenated: the bench's text input
+#   COMMIT                 the commit it was built from (-dirty with local changes)
+#   gpu-session.sh         runs it all there: bash DIR/gpu-session.sh [OUT_DIR]
+#
+# Every binary is built with --features cuda, which links no CUDA library: the driver's
+# libcuda.so.1 is loaded when a GPU is first asked for (crates/host/README.md). Binaries
+# built on Debian 12 need glibc >= 2.34 there. Debug info is stripped to keep the folder
+# small (it must stay under 60 MiB; this script fails if it does not).
+#
+# Needs: cargo (stable), the pinned nightly with rust-src and llvm-tools (the PTX build;
+# the error says how to install it), python3 (reads cargo's JSON), strip.
+# Honours CARGO_TARGET_DIR. Usage: bash chapters/ch09/bench/prepare-gpu.sh [DIR]
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
+ROOT=$PWD
+DEST=${1:-$ROOT/.gpu}
+LIMIT_MIB=60
+
+say() { echo "prepare-gpu: $*" >&2; }
+die() {
+  echo "prepare-gpu: FAILED: $*" >&2
+  exit 1
+}
+
+for tool in cargo python3 strip; do
+  command -v "$tool" >/dev/null 2>&1 || die "$tool is not on PATH"
+done
+case "$DEST" in
+  /*) ;;
+  *) DEST=$ROOT/$DEST ;;
+esac
+[ "$DEST" != "$ROOT" ] && [ "$DEST" != "/" ] || die "refusing to use $DEST as the output folder"
+
+# Executables among cargo's JSON messages (stdin): "TARGET KIND PROFILE PATH" per line.
+artifacts() {
+  python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        t = m["target"]
+        kind = "test" if m["profile"]["test"] else ",".join(t["kind"])
+        print(t["name"], kind, m["executable"], sep="\t")
+'
+}
+
+# Runs cargo with JSON messages (diagnostics still rendered on stderr) and prints the
+# executables it built.
+build() {
+  local out
+  out=$(cargo "$@" --message-format=json-render-diagnostics) || die "cargo $* failed"
+  artifacts <<<"$out"
+}
+
+# The path of executable TARGET of KIND among the lines on stdin.
+pick() {
+  awk -F'\t' -v t="$1" -v k="$2" '$1 == t && $2 == k { print $3 }' | tail -n 1
+}
+
+say "building into $DEST"
+rm -rf "$DEST"
+mkdir -p "$DEST/ptx"
+
+say "ch09, release, --features cuda (builds the kernels to PTX with the pinned nightly)"
+bin=$(build build --release -p ch09 --features cuda --bin ch09 | pick ch09 bin)
+[ -n "$bin" ] || die "cargo reported no ch09 binary"
+cp "$bin" "$DEST/ch09"
+
+say "ch09's test binaries, --features cuda"
+tests=$(build test --no-run -p ch09 --features cuda --lib --test exercises)
+exe=$(pick exercises test <<<"$tests")
+unit=$(pick ch09 test <<<"$tests")
+[ -n "$exe" ] && [ -n "$unit" ] || die "cargo reported no ch09 test binaries"
+cp "$exe" "$DEST/ch09-exercises"
+cp "$unit" "$DEST/ch09-unit"
+
+say "the course self-test (solutions_pass), --features cuda"
+selftest=$(build test --no-run -p course-tests --features cuda --test solutions_pass | pick solutions_pass test)
+[ -n "$selftest" ] || die "cargo reported no solutions_pass test binary"
+cp "$selftest" "$DEST/course-solutions-pass"
+
+say "the cuda_smoke example and the PTX"
+smoke=$(build build --release -p gpu-host --features cuda --example cuda_smoke | pick cuda_smoke example)
+[ -n "$smoke" ] || die "cargo reported no cuda_smoke example"
+cp "$smoke" "$DEST/cuda_smoke"
+cargo run --quiet -p ptx-builder -- --quiet --out-dir "$DEST/ptx" kernels solutions api-probe >&2 ||
+  die "the PTX build failed"
+
+say "bench sources, text, commit, session script"
+cp chapters/ch09/bench/cub_histogram.cu chapters/ch09/bench/torch_bincount.py "$DEST/"
+cp chapters/ch09/bench/gpu-session.sh "$DEST/gpu-session.sh"
+# The same text the bench reads from the workspace: book/src/**/*.md in path order, each
+# followed by a newline.
+python3 - "$ROOT/book/src" "$DEST/bench-text.md" <<'EOF'
+import pathlib, sys
+src, dest = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+files = sorted((p for p in src.rglob("*.md") if p.is_file()), key=lambda p: p.parts)
+dest.write_bytes(b"".join(p.read_bytes() + b"\n" for p in files))
+print(f"prepare-gpu: bench-text.md: {len(files)} files, {dest.stat().st_size} bytes", file=sys.stderr)
+EOF
+[ -s "$DEST/bench-text.md" ] || rm -f "$DEST/bench-text.md"
+if commit=$(git rev-parse --short=12 HEAD 2>/dev/null); then
+  [ -z "$(git status --porcelain 2>/dev/null)" ] || commit="$commit-dirty"
+else
+  commit=unknown
+fi
+echo "$commit" >"$DEST/COMMIT"
+
+strip --strip-debug "$DEST/ch09" "$DEST/ch09-exercises" "$DEST/ch09-unit" \
+  "$DEST/course-solutions-pass" "$DEST/cuda_smoke"
+chmod +x "$DEST/gpu-session.sh"
+
+# --- checks that need no GPU -------------------------------------------------------------
+say "checking the folder here (no GPU)"
+if readelf -d "$DEST/ch09" 2>/dev/null | grep -q 'libcuda'; then
+  die "ch09 links libcuda directly; it must load it at run time"
+fi
+set +e
+msg=$("$DEST/ch09" bench --size-mib 1 --skip cpu,cub,torch --out "$DEST/.bench-check" 2>&1)
+rc=$?
+set -e
+rm -rf "$DEST/.bench-check"
+if [ "$rc" -eq 0 ]; then
+  say "note: this machine has a GPU, so the bench ran (exit 0)"
+elif ! grep -q "no CUDA device" <<<"$msg"; then
+  die "the bench without a GPU should say \"no CUDA device\"; it said: $msg"
+fi
+"$DEST/ch09" --n 4096 --step 9.9 >/dev/null || die "the ch09 binary does not run here"
+COURSE_DEVICE=emulator "$DEST/ch09-unit" --quiet device:: >/dev/null 2>&1 ||
+  die "ch09-unit's device tests fail"
+
+size=$(du -sb "$DEST" | cut -f1)
+mib=$(((size + 1048575) / 1048576))
+ls -la "$DEST" >&2
+[ "$mib" -le "$LIMIT_MIB" ] || die "$DEST is $mib MiB, more than $LIMIT_MIB MiB"
+say "done: $DEST ($mib MiB, commit $commit)"
+say "on the GPU machine: bash $(basename "$DEST")/gpu-session.sh [OUT_DIR]"

@@ -1,0 +1,126 @@
+//! The CPU baselines: what the same histogram costs on the host, measured on the machine
+//! that holds the GPU, on the same input.
+//!
+//! - [`naive`]: the sequential loop of 9.1, `histo[bin] += 1`. On skewed data every
+//!   increment waits for the previous one to the same counter (a load-add-store chain
+//!   through memory), which is the CPU's version of atomic contention.
+//! - [`interleaved`]: four tables, element `i` counted in table `i % 4`, summed at the
+//!   end: four independent chains, so a hot bin no longer serialises the loop.
+//! - [`threaded`]: [`interleaved`] on every core (`std::thread::scope`), one contiguous
+//!   slice per thread, the private tables merged at the end: privatization, on a CPU.
+
+/// An element a histogram counts: a byte (256 values spread evenly over the bins, as the
+/// kernels' `byte_bin`) or a `u32` value (counted in bin `value` when it is a bin).
+pub trait Element: Copy + Send + Sync {
+    /// The bin of `self` among `bins`, or `None` when it is not counted.
+    fn bin(self, bins: u32) -> Option<usize>;
+}
+
+impl Element for u8 {
+    #[inline(always)]
+    fn bin(self, bins: u32) -> Option<usize> {
+        Some(solutions::ch09::byte_bin(self, bins) as usize)
+    }
+}
+
+impl Element for u32 {
+    #[inline(always)]
+    fn bin(self, bins: u32) -> Option<usize> {
+        (self < bins).then_some(self as usize)
+    }
+}
+
+/// The sequential loop.
+pub fn naive<T: Element>(data: &[T], bins: u32) -> Vec<u32> {
+    let mut histo = vec![0u32; bins as usize];
+    for &x in data {
+        if let Some(b) = x.bin(bins) {
+            histo[b] += 1;
+        }
+    }
+    histo
+}
+
+/// Four interleaved tables, summed at the end.
+pub fn interleaved<T: Element>(data: &[T], bins: u32) -> Vec<u32> {
+    let b = bins as usize;
+    let mut tables = vec![0u32; 4 * b];
+    let (t0, rest) = tables.split_at_mut(b);
+    let (t1, rest) = rest.split_at_mut(b);
+    let (t2, t3) = rest.split_at_mut(b);
+    let mut quads = data.chunks_exact(4);
+    for q in &mut quads {
+        if let Some(x) = q[0].bin(bins) {
+            t0[x] += 1;
+        }
+        if let Some(x) = q[1].bin(bins) {
+            t1[x] += 1;
+        }
+        if let Some(x) = q[2].bin(bins) {
+            t2[x] += 1;
+        }
+        if let Some(x) = q[3].bin(bins) {
+            t3[x] += 1;
+        }
+    }
+    for &e in quads.remainder() {
+        if let Some(x) = e.bin(bins) {
+            t0[x] += 1;
+        }
+    }
+    (0..b).map(|i| t0[i] + t1[i] + t2[i] + t3[i]).collect()
+}
+
+/// [`interleaved`] on `threads` threads, one contiguous slice each, merged at the end.
+pub fn threaded<T: Element>(data: &[T], bins: u32, threads: usize) -> Vec<u32> {
+    let per = data.len().div_ceil(threads.max(1)).max(1);
+    let parts: Vec<Vec<u32>> = std::thread::scope(|s| {
+        let handles: Vec<_> = data
+            .chunks(per)
+            .map(|part| s.spawn(move || interleaved(part, bins)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut histo = vec![0u32; bins as usize];
+    for part in parts {
+        for (h, p) in histo.iter_mut().zip(part) {
+            *h += p;
+        }
+    }
+    histo
+}
+
+/// The threads [`threaded`] uses by default: every core the OS gives this process.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference;
+
+    #[test]
+    fn the_three_agree_with_the_reference() {
+        let bytes = crate::inputs::bytes(&crate::inputs::InputKind::Skew(70), 10_007, 4);
+        for bins in [256, 7, 1] {
+            let want = reference::byte_histogram(&bytes, bins);
+            assert_eq!(naive(&bytes, bins), want);
+            assert_eq!(interleaved(&bytes, bins), want);
+            assert_eq!(threaded(&bytes, bins, 3), want);
+            assert_eq!(
+                threaded(&bytes[..3], bins, 8),
+                reference::byte_histogram(&bytes[..3], bins)
+            );
+        }
+        let values: Vec<u32> = (0..9_999u32).map(|i| (i * 7919) % 5000).collect();
+        let want = reference::value_histogram(&values, 4096);
+        assert_eq!(naive(&values, 4096), want);
+        assert_eq!(interleaved(&values, 4096), want);
+        assert_eq!(threaded(&values, 4096, 5), want);
+        assert_eq!(threaded::<u32>(&[], 16, 4), vec![0; 16]);
+    }
+}

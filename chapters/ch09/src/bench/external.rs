@@ -1,0 +1,229 @@
+//! The libraries a user would pick instead of writing a kernel, run in the same bench on
+//! the same input: `cub::DeviceHistogram::HistogramEven` (a small CUDA C++ program,
+//! `chapters/ch09/bench/cub_histogram.cu`, compiled with `nvcc` where the GPU is) and
+//! `torch.bincount` (`chapters/ch09/bench/torch_bincount.py`, where PyTorch is).
+//!
+//! Both take the input as a raw file, time their call with CUDA events after warm-ups,
+//! and print one JSON object with the median and the bins, which the bench checks like
+//! any other result. Both sources are compiled into the `ch09` binary, so the bench can
+//! write them out and use them on a machine that has only the binary.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The CUB program's source (compiled with nvcc when no binary is given).
+pub const CUB_SOURCE: &str = include_str!("../../bench/cub_histogram.cu");
+/// The PyTorch script.
+pub const TORCH_SOURCE: &str = include_str!("../../bench/torch_bincount.py");
+
+/// What an external implementation gave.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// It ran: its median time and its bins.
+    Ran {
+        /// Median of its timed calls, milliseconds.
+        median_ms: f64,
+        /// Its timed calls.
+        reps: u32,
+        /// The histogram it computed.
+        bins: Vec<u64>,
+    },
+    /// It could not run here (no PyTorch, no GPU for it): why.
+    Skipped(String),
+    /// It ran and failed: why.
+    Failed(String),
+}
+
+/// Runs `program args…`, and reads the last line of its stdout as the JSON result.
+pub fn run(mut cmd: Command) -> Outcome {
+    let shown = format!("{cmd:?}");
+    let out = match cmd.output() {
+        Ok(o) => o,
+        Err(e) => return Outcome::Failed(format!("cannot run {shown}: {e}")),
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        let why = stderr
+            .lines()
+            .chain(stdout.lines())
+            .rfind(|l| !l.trim().is_empty());
+        return Outcome::Failed(format!(
+            "{} ({})",
+            why.unwrap_or("no message").trim(),
+            out.status
+        ));
+    }
+    let Some(line) = stdout.lines().rfind(|l| l.trim_start().starts_with('{')) else {
+        return Outcome::Failed(format!("no JSON result on its output: {}", stdout.trim()));
+    };
+    parse(line)
+}
+
+/// Reads one result line: `{"median_ms": …, "reps": …, "bins": […]}` or
+/// `{"skipped": "why"}`.
+pub fn parse(line: &str) -> Outcome {
+    let v: serde_json::Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(e) => return Outcome::Failed(format!("unreadable result ({e}): {line}")),
+    };
+    if let Some(why) = v.get("skipped").and_then(|s| s.as_str()) {
+        return Outcome::Skipped(why.to_string());
+    }
+    let median = v.get("median_ms").and_then(|m| m.as_f64());
+    let bins: Option<Vec<u64>> = v
+        .get("bins")
+        .and_then(|b| b.as_array())
+        .map(|a| a.iter().map(|x| x.as_u64().unwrap_or(u64::MAX)).collect());
+    match (median, bins) {
+        (Some(median_ms), Some(bins)) => Outcome::Ran {
+            median_ms,
+            reps: v.get("reps").and_then(|r| r.as_u64()).unwrap_or(0) as u32,
+            bins,
+        },
+        _ => Outcome::Failed(format!("a result without median_ms or bins: {line}")),
+    }
+}
+
+/// Whether `program` can be found on `PATH` (or is a path to a file).
+pub fn on_path(program: &str) -> bool {
+    if program.contains('/') {
+        return Path::new(program).is_file();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+}
+
+/// The CUB program: `given`, else compiled with `nvcc` from [`CUB_SOURCE`] into `dir`
+/// for the GPU's architecture (`sm_XY` from its compute capability), reusing an earlier
+/// build of the same source. `Err` says why there is none.
+pub fn cub_binary(given: Option<&Path>, dir: &Path, arch: (u32, u32)) -> Result<PathBuf, String> {
+    if let Some(p) = given {
+        return if p.is_file() {
+            Ok(p.to_path_buf())
+        } else {
+            Err(format!("--cub {}: no such file", p.display()))
+        };
+    }
+    if !on_path("nvcc") {
+        return Err(
+            "nvcc is not on PATH: compile chapters/ch09/bench/cub_histogram.cu with \
+                    `nvcc -O3 -arch=sm_90 -o cub_histogram cub_histogram.cu` and pass --cub PATH"
+                .into(),
+        );
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let src = dir.join("cub_histogram.cu");
+    let bin = dir.join("cub_histogram");
+    let arch = format!("sm_{}{}", arch.0, arch.1);
+    let stamp = dir.join("cub_histogram.arch");
+    let fresh = std::fs::read_to_string(&src).is_ok_and(|s| s == CUB_SOURCE)
+        && std::fs::read_to_string(&stamp).is_ok_and(|s| s == arch)
+        && bin.is_file();
+    if fresh {
+        return Ok(bin);
+    }
+    std::fs::write(&src, CUB_SOURCE).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+    eprintln!(
+        "bench: compiling {} with nvcc for {arch} (once; takes a minute)",
+        src.display()
+    );
+    let out = Command::new("nvcc")
+        .args(["-O3", &format!("-arch={arch}"), "-o"])
+        .arg(&bin)
+        .arg(&src)
+        .output()
+        .map_err(|e| format!("cannot run nvcc: {e}"))?;
+    if !out.status.success() {
+        let log = String::from_utf8_lossy(&out.stderr);
+        return Err(format!(
+            "nvcc failed ({}): {}",
+            out.status,
+            log.lines()
+                .rfind(|l| !l.trim().is_empty())
+                .unwrap_or("no message")
+        ));
+    }
+    let _ = std::fs::write(&stamp, &arch);
+    Ok(bin)
+}
+
+/// The PyTorch script: `given`, else [`TORCH_SOURCE`] written into `dir`.
+pub fn torch_script(given: Option<&Path>, dir: &Path) -> Result<PathBuf, String> {
+    if let Some(p) = given {
+        return if p.is_file() {
+            Ok(p.to_path_buf())
+        } else {
+            Err(format!("--torch {}: no such file", p.display()))
+        };
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = dir.join("torch_bincount.py");
+    std::fs::write(&path, TORCH_SOURCE)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// The arguments both programs take after their own path: `FILE u8|u32 BINS WARMUP REPS`.
+pub fn args(file: &Path, dtype: &str, bins: u32, warmup: u32, reps: u32) -> Vec<String> {
+    vec![
+        file.display().to_string(),
+        dtype.to_string(),
+        bins.to_string(),
+        warmup.to_string(),
+        reps.max(1).to_string(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_are_read() {
+        assert_eq!(
+            parse(r#"{"impl":"x","median_ms":0.5,"reps":20,"bins":[1,2,3]}"#),
+            Outcome::Ran {
+                median_ms: 0.5,
+                reps: 20,
+                bins: vec![1, 2, 3]
+            }
+        );
+        assert_eq!(
+            parse(r#"{"impl":"torch.bincount","skipped":"no CUDA device"}"#),
+            Outcome::Skipped("no CUDA device".into())
+        );
+        assert!(matches!(parse("{}"), Outcome::Failed(_)));
+        assert!(matches!(parse("nope"), Outcome::Failed(_)));
+        assert!(CUB_SOURCE.contains("HistogramEven") && TORCH_SOURCE.contains("bincount"));
+    }
+
+    #[test]
+    fn programs_are_run() {
+        let mut ok = Command::new("sh");
+        ok.args([
+            "-c",
+            r#"echo progress; echo '{"median_ms":1.5,"reps":3,"bins":[4]}'"#,
+        ]);
+        assert_eq!(
+            run(ok),
+            Outcome::Ran {
+                median_ms: 1.5,
+                reps: 3,
+                bins: vec![4]
+            }
+        );
+        let mut bad = Command::new("sh");
+        bad.args(["-c", "echo 'cub_histogram: cannot open x' >&2; exit 2"]);
+        match run(bad) {
+            Outcome::Failed(why) => assert!(why.contains("cannot open x"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            run(Command::new("/no/such/program")),
+            Outcome::Failed(_)
+        ));
+        assert!(on_path("sh"));
+        assert!(!on_path("no-such-program-ch09"));
+    }
+}

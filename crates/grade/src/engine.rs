@@ -1,0 +1,510 @@
+//! Running the checks: one exercise at a time, each on a fresh device, none able to take
+//! the whole run down with it.
+//!
+//! A student's kernel can fail in every way a program can, and each must cost only its
+//! own exercise:
+//!
+//! | what the kernel does | what stops it | reported as |
+//! | --- | --- | --- |
+//! | loops forever, touching memory | the emulator's step budget ([`Limits::step_budget`]) | timed out |
+//! | spin-waits on a flag no thread sets | the emulator's spin detector ([`Limits::spin_steps`]) | barrier error (deadlock) |
+//! | spins in registers (`while i < n {}`) | the emulator's watchdog ([`Limits::launch_watchdog_ms`]) | timed out |
+//! | a host function never returns | the exercise's limit ([`Limits::exercise_timeout_ms`]) | timed out |
+//! | panics in check code (not kernel code) | `catch_unwind` around the check | error |
+//! | aborts the process (stack overflow, `abort`) | the child process it ran in ([`Isolation::Subprocess`]) | error |
+//!
+//! A launch stopped by the watchdog leaves its device lost (the spinning lane still owns
+//! its memory), so every exercise gets a fresh [`Device`]. The spinning thread itself
+//! cannot be stopped from inside the process: with [`Isolation::Subprocess`] (the
+//! CLI's default) it dies with its child process; in-process it spins on until the
+//! grader exits.
+//!
+//! Exercises run `jobs` at a time; the report lists them in course order whatever
+//! order they finished in.
+
+use crate::limits::Limits;
+use crate::report::{Checked, ExerciseReport, status_from_key, status_key};
+use course::{Chapter, Exercise, KernelSource, Status};
+use gpu_host::Device;
+use std::cell::{Cell, RefCell};
+use std::io::{Read, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Where each exercise's check runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Isolation {
+    /// On a worker thread of this process. A kernel that aborts the process (a stack
+    /// overflow) takes the grader with it, and a lane spinning in registers keeps a core
+    /// busy until the grader exits; fine for tests and for debugging the grader.
+    InProcess,
+    /// In a child process running `exe` (the grader's own binary) with the hidden
+    /// [`CHILD_COMMAND`], which prints one [`RESULT_PREFIX`] line. A crash or a hang
+    /// ends that process only.
+    Subprocess {
+        /// The grader's binary.
+        exe: PathBuf,
+    },
+}
+
+/// The hidden subcommand of the grader's binary that runs one exercise:
+/// `grade __exercise <chapter> <id> --kernels … --step-budget … --spin-steps …
+/// --watchdog-ms … --timeout-ms …`.
+pub const CHILD_COMMAND: &str = "__exercise";
+
+/// The prefix of the line a child prints with its result (JSON after it). The last such
+/// line of the child's standard output counts; anything else it prints is ignored.
+pub const RESULT_PREFIX: &str = "grade-result: ";
+
+/// Extra time a child gets over the exercise limit before it is killed: the child
+/// enforces the limit itself and reports it; killing it is the fallback.
+const CHILD_GRACE: Duration = Duration::from_secs(5);
+
+/// Which exercises to grade.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// Exercise ids (`"9.4"`); empty means every exercise.
+    pub ids: Vec<String>,
+}
+
+impl Selection {
+    /// Every exercise of every chapter.
+    pub fn all() -> Self {
+        Selection::default()
+    }
+
+    /// Only the exercises with these ids.
+    pub fn only<S: Into<String>>(ids: impl IntoIterator<Item = S>) -> Self {
+        Selection {
+            ids: ids.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// Is exercise `id` selected?
+    pub fn contains(&self, id: &str) -> bool {
+        self.ids.is_empty() || self.ids.iter().any(|s| s == id)
+    }
+
+    /// The selected ids that no chapter of `chapters` has.
+    pub fn unknown(&self, chapters: &[&'static Chapter]) -> Vec<String> {
+        self.ids
+            .iter()
+            .filter(|id| chapters.iter().all(|c| c.exercise(id).is_none()))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Grades the selected exercises of `chapters` against the kernels of `source`, `jobs`
+/// at a time, and scores each. Fails only when grading itself cannot run (a child
+/// process cannot be started); a failing or misbehaving kernel is a status in the report.
+pub fn grade(
+    chapters: &[&'static Chapter],
+    selection: &Selection,
+    source: KernelSource,
+    limits: &Limits,
+    isolation: &Isolation,
+    jobs: usize,
+) -> Result<Vec<ExerciseReport>, String> {
+    let work: Vec<(&'static Chapter, &'static Exercise)> = chapters
+        .iter()
+        .flat_map(|c| c.exercises.iter().map(move |e| (*c, e)))
+        .filter(|(_, e)| selection.contains(e.id))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel();
+    std::thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, work.len().max(1)) {
+            let tx = tx.clone();
+            let (work, next) = (&work, &next);
+            s.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(chapter, exercise)) = work.get(i) else {
+                        break;
+                    };
+                    let checked = match isolation {
+                        Isolation::InProcess => Ok(check_in_process(exercise, source, limits)),
+                        Isolation::Subprocess { exe } => {
+                            check_isolated(exe, chapter, exercise, source, limits)
+                        }
+                    };
+                    if tx.send((i, checked)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    drop(tx);
+    let mut results: Vec<Option<Checked>> = vec![None; work.len()];
+    for (i, checked) in rx {
+        results[i] = Some(checked?);
+    }
+    work.iter()
+        .zip(results)
+        .map(|(&(chapter, exercise), checked)| {
+            let checked = checked.ok_or_else(|| {
+                format!("exercise {} was never graded (a worker died)", exercise.id)
+            })?;
+            Ok(ExerciseReport::new(chapter, exercise, checked))
+        })
+        .collect()
+}
+
+thread_local! {
+    /// Set on the threads that run a check: their panics are recorded for the report.
+    static CHECKING: Cell<bool> = const { Cell::new(false) };
+    /// The last panic recorded on this thread: message and location.
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Installs (once) a panic hook that records, on check threads, where a panic happened,
+/// then hands every panic to the hook that was there before. It never swallows a panic:
+/// the hooks of `course` (host functions' `todo!`) and `simt` (lane panics) keep working
+/// whichever was installed first.
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if CHECKING.with(Cell::get) {
+                let payload = info.payload();
+                let message = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "(a panic without a message)".to_string());
+                let at = info
+                    .location()
+                    .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                    .unwrap_or_default();
+                LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{message}{at}")));
+            }
+            previous(info);
+        }));
+    });
+}
+
+/// The result of an exercise whose check outlived [`Limits::exercise_timeout_ms`].
+fn exercise_timed_out(limits: &Limits) -> Checked {
+    Checked::new(
+        Status::TimedOut,
+        format!(
+            "timed out: the check did not finish within {} s",
+            limits.exercise_timeout_ms as f64 / 1000.0
+        ),
+    )
+    .with_detail(
+        "a host function that never returns (a loop whose condition never changes), or \
+         launches that each stay under the emulator's limits but are too many or too slow",
+    )
+}
+
+impl Checked {
+    /// Adds a detail line.
+    fn with_detail(mut self, line: impl Into<String>) -> Self {
+        self.details.push(line.into());
+        self
+    }
+}
+
+/// Runs the check of `exercise` in this process, on a worker thread with a fresh
+/// emulator configured by `limits`, and waits at most [`Limits::exercise_timeout_ms`].
+///
+/// A panic that escapes the check (a bug in check code, or a student's host function
+/// called without `course::catch_host`) is [`Status::Error`] with the panic's message;
+/// a check that does not finish in time is [`Status::TimedOut`], and its thread is
+/// abandoned.
+pub fn check_in_process(
+    exercise: &'static Exercise,
+    source: KernelSource,
+    limits: &Limits,
+) -> Checked {
+    install_panic_hook();
+    let (tx, rx) = mpsc::channel();
+    let config = limits.simt_config();
+    let spawned = std::thread::Builder::new()
+        .name(format!("grade {}", exercise.id))
+        .spawn(move || {
+            CHECKING.with(|c| c.set(true));
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                let mut device = Device::emulator_with(config);
+                exercise.run(&mut device, source)
+            }));
+            let checked = match result {
+                Ok(outcome) => Checked::from_outcome(outcome),
+                Err(payload) => {
+                    let recorded = LAST_PANIC.with(|p| p.borrow_mut().take());
+                    let message = recorded.unwrap_or_else(|| {
+                        payload
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| payload.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "(a panic without a message)".into())
+                    });
+                    Checked::new(
+                        Status::Error,
+                        format!("the check itself panicked: {message}"),
+                    )
+                    .with_detail(
+                        "a bug in the check or in a host function it called: tell the instructor",
+                    )
+                }
+            };
+            let _ = tx.send(checked);
+        });
+    if let Err(e) = spawned {
+        return Checked::new(
+            Status::Error,
+            format!("could not start the check's thread: {e}"),
+        );
+    }
+    match rx.recv_timeout(limits.exercise_timeout()) {
+        Ok(checked) => checked,
+        Err(mpsc::RecvTimeoutError::Timeout) => exercise_timed_out(limits),
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            Checked::new(Status::Error, "the check's thread ended without a result")
+        }
+    }
+}
+
+/// Runs the check of `exercise` in a child process of the grader's binary `exe` (see
+/// [`CHILD_COMMAND`]). `Err` only when the child cannot be started.
+pub fn check_isolated(
+    exe: &std::path::Path,
+    chapter: &'static Chapter,
+    exercise: &'static Exercise,
+    source: KernelSource,
+    limits: &Limits,
+) -> Result<Checked, String> {
+    let mut cmd = Command::new(exe);
+    cmd.arg(CHILD_COMMAND)
+        .arg(chapter.id)
+        .arg(exercise.id)
+        .args(["--kernels", source.name()])
+        .args(["--step-budget", &limits.step_budget.to_string()])
+        .args(["--spin-steps", &limits.spin_steps.to_string()])
+        .args(["--watchdog-ms", &limits.launch_watchdog_ms.to_string()])
+        .args(["--timeout-ms", &limits.exercise_timeout_ms.to_string()])
+        // The report must not depend on the grader's environment: a replay seed would
+        // change the inputs, a backtrace setting the text of a crash.
+        .env_remove("COURSE_SEED")
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE");
+    let checked = run_child(cmd, limits.exercise_timeout() + CHILD_GRACE)?;
+    Ok(checked.unwrap_or_else(|| exercise_timed_out(limits)))
+}
+
+/// The body of [`CHILD_COMMAND`]: runs exercise `id` of chapter `chapter` in this
+/// process and prints its [`RESULT_PREFIX`] line. The caller should exit the process
+/// right after, which also ends a launch thread left spinning.
+pub fn child_main(
+    chapters: &[&'static Chapter],
+    chapter: &str,
+    id: &str,
+    source: KernelSource,
+    limits: &Limits,
+) -> Result<(), String> {
+    let exercise = chapters
+        .iter()
+        .find(|c| c.id == chapter)
+        .and_then(|c| c.exercise(id))
+        .ok_or_else(|| format!("no exercise {id} in chapter {chapter}"))?;
+    let checked = check_in_process(exercise, source, limits);
+    let line = serde_json::json!({
+        "status": status_key(checked.status),
+        "reason": checked.reason,
+        "details": checked.details,
+    });
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "\n{RESULT_PREFIX}{line}")
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write the result: {e}"))
+}
+
+/// Runs a child that prints a [`RESULT_PREFIX`] line, killing it after `limit`.
+///
+/// `Ok(Some(_))`: its result, or [`Status::Error`] if it died without one (a crash: its
+/// exit status and the end of its standard error are the details). `Ok(None)`: it was
+/// killed at the limit. `Err`: it could not be started.
+pub fn run_child(mut cmd: Command, limit: Duration) -> Result<Option<Checked>, String> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start {program}: {e}"))?;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => {
+                let _ = child.kill();
+                return Err(format!("cannot wait for {program}: {e}"));
+            }
+        }
+    };
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    let Some(status) = status else {
+        return Ok(None);
+    };
+    if let Some(checked) = parse_result(&stdout) {
+        return Ok(Some(checked));
+    }
+    let mut crashed = Checked::new(
+        Status::Error,
+        format!(
+            "the exercise's process died without a result ({}): a kernel or host function \
+             aborted it (a stack overflow from deep recursion, `std::process::abort`, `exit`)",
+            describe_exit(status)
+        ),
+    );
+    let tail: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    for line in &tail[tail.len().saturating_sub(5)..] {
+        crashed.details.push(format!("stderr: {}", line.trim_end()));
+    }
+    Ok(Some(crashed))
+}
+
+/// The last [`RESULT_PREFIX`] line of `stdout`, parsed.
+fn parse_result(stdout: &str) -> Option<Checked> {
+    let json = stdout
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(RESULT_PREFIX))?;
+    let v: serde_json::Value = serde_json::from_str(json).ok()?;
+    let status = status_from_key(v.get("status")?.as_str()?)?;
+    let reason = v.get("reason")?.as_str()?.to_string();
+    let details = v
+        .get("details")?
+        .as_array()?
+        .iter()
+        .map(|d| d.as_str().map(str::to_string))
+        .collect::<Option<Vec<String>>>()?;
+    Some(Checked {
+        status,
+        reason,
+        details,
+    })
+}
+
+/// "exit code 3" or "killed by signal 11 (SIGSEGV)".
+fn describe_exit(status: ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            let name = match sig {
+                4 => " (SIGILL)",
+                6 => " (SIGABRT)",
+                7 => " (SIGBUS)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                _ => "",
+            };
+            return format!("killed by signal {sig}{name}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("exit code {code}"),
+        None => "no exit code".to_string(),
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Command {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", script]);
+        cmd
+    }
+
+    #[test]
+    fn a_childs_last_result_line_counts() {
+        let out = run_child(
+            sh(
+                r#"echo 'grade-result: {"status":"pass","reason":"forged","details":[]}'
+                   echo 'noise'
+                   echo 'grade-result: {"status":"race","reason":"r","details":["d"]}'"#,
+            ),
+            Duration::from_secs(10),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(out, Checked::new(Status::Race, "r").with_detail("d"));
+    }
+
+    #[test]
+    fn a_crashed_child_is_an_error_with_its_stderr() {
+        let out = run_child(
+            sh("echo 'thread overflowed its stack' >&2; kill -SEGV $$"),
+            Duration::from_secs(10),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(out.status, Status::Error);
+        assert!(out.reason.contains("signal 11 (SIGSEGV)"), "{}", out.reason);
+        assert_eq!(out.details, vec!["stderr: thread overflowed its stack"]);
+        let out = run_child(sh("exit 3"), Duration::from_secs(10))
+            .unwrap()
+            .unwrap();
+        assert!(out.reason.contains("exit code 3"), "{}", out.reason);
+    }
+
+    #[test]
+    fn a_hanging_child_is_killed_at_the_limit() {
+        let t = Instant::now();
+        let out = run_child(sh("exec sleep 30"), Duration::from_millis(300)).unwrap();
+        assert_eq!(out, None);
+        assert!(t.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_missing_program_is_an_error_of_the_grader() {
+        let err = run_child(
+            Command::new("/nonexistent/grade-binary"),
+            Duration::from_secs(1),
+        )
+        .unwrap_err();
+        assert!(
+            err.starts_with("cannot start /nonexistent/grade-binary"),
+            "{err}"
+        );
+    }
+}

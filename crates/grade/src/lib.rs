@@ -1,0 +1,64 @@
+//! # `grade`: the instructor's grader
+//!
+//! `cargo run -p grade` turns a student's clone into a score: it runs the check of every
+//! exercise of every chapter against the student's `kernels/` crate on the SIMT emulator,
+//! and prints one report, as a terminal table (the default), JSON (`--json`), JUnit XML
+//! (`--junit`) or a Markdown feedback comment (`--markdown`). The crate's `README.md`
+//! is the instructor's manual (the CLI, the JSON schema, the CI recipe); this library is
+//! the grader's machinery, public so that the course's own tests can drive it on fake
+//! chapters and lock its output with snapshots.
+//!
+//! The pieces, in the order a run uses them:
+//!
+//! - [`Limits`]: how long a student's kernel may run. The emulator's defaults are
+//!   generous (a student debugging wants the whole story); a grader wants every runaway
+//!   kernel stopped quickly, and the same numbers on every machine, so they are fixed
+//!   here rather than read from the environment.
+//! - [`engine`]: runs one exercise's check, either in this process (on a worker thread,
+//!   with a fresh device, a panic in check code caught) or isolated in a child process
+//!   (the CLI's default: a kernel that crashes the process or spins forever in registers
+//!   is killed with its process and costs only its exercise).
+//! - [`manifest`]: the tamper check, SHA-256 of every course file except the student's.
+//! - [`report`]: the scored report, the one data model every format renders.
+//! - [`render`]: the four formats.
+//!
+//! Scoring is all or nothing per exercise: an exercise earns its points (from the
+//! registry, [`course::Exercise::points`]) when its check passes, and none otherwise.
+//! Grading is deterministic: the same clone gives the same report, byte for byte, since
+//! checks use seeded inputs, the emulator is deterministic, and the report carries no
+//! time or path of the machine.
+#![deny(missing_docs)]
+
+pub mod engine;
+pub mod limits;
+pub mod manifest;
+pub mod render;
+pub mod report;
+
+pub use engine::{Isolation, Selection, grade};
+pub use limits::Limits;
+pub use report::{ExerciseReport, Integrity, Report, SCHEMA_VERSION};
+
+use course::Chapter;
+use std::path::PathBuf;
+
+/// Every chapter the grader grades, in course order.
+///
+/// The same list as `course_tests::chapters()`; the course's self-test asserts that the
+/// two agree, so a new chapter cannot be tested yet left ungraded.
+pub fn chapters() -> Vec<&'static Chapter> {
+    vec![&ch09::CHAPTER]
+}
+
+/// The workspace root this grader was built in (the crate lives in `crates/grade`).
+///
+/// Taken from the build, not from the current directory, so `cargo run -p grade` from
+/// any folder of the clone checks the same files; `--root` overrides it.
+pub fn workspace_root() -> PathBuf {
+    let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    crate_dir
+        .parent()
+        .and_then(|crates| crates.parent())
+        .map(PathBuf::from)
+        .unwrap_or(crate_dir)
+}

@@ -1,0 +1,72 @@
+//! How long a student's exercise may run before it is stopped and scored "timed out".
+
+use gpu_host::Config;
+use serde::Serialize;
+use std::time::Duration;
+
+/// The limits of a grading run: knobs of the emulator for every launch, and a wall-clock
+/// limit for a whole exercise.
+///
+/// Why not the emulator's defaults ([`Config::default`])? Those are made for a student
+/// debugging one kernel: a 50 000 000-step budget and a 60 s watchdog, each overridable
+/// from the environment. A grader runs sixteen exercises of a stranger's code and must
+/// give the same verdict on every machine: so the limits are fixed numbers (the
+/// environment is not read), tight enough that a clone whose every kernel spins forever
+/// is graded in minutes, and still far above what the reference kernels need (their
+/// largest launch takes under 10 000 warp steps).
+///
+/// The step budget must fire well before the watchdog: both say "timed out", but only
+/// the step budget stops a loop at the same point on every machine, and the report
+/// quotes the limit that fired. Full warps looping on atomics run about 400 000 warp
+/// steps a second on one core of a laptop-class CPU (dev profile), so 500 000 steps take
+/// about 1.3 s, against a 10 s watchdog: a margin of over 7x for slow or busy runners.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    /// Most warp steps one launch may take ([`Config::step_budget`]): catches an
+    /// infinite loop that touches memory, deterministically (the same step every run).
+    pub step_budget: u64,
+    /// Steps a block may repeat without progress before the launch is reported as a
+    /// deadlock ([`Config::spin_steps`]): catches a spin-wait on a flag no thread will set.
+    pub spin_steps: u64,
+    /// Wall-clock limit of one launch, in milliseconds ([`Config::watchdog`]): the only
+    /// thing that stops a lane spinning in registers (`while i < n {}`), which never
+    /// reaches a scheduling point of the emulator.
+    pub launch_watchdog_ms: u64,
+    /// Wall-clock limit of one exercise's whole check, in milliseconds: catches a host
+    /// function of the student's that never returns (9.1's sequential loop, a
+    /// prediction), and many slow launches that each stay under the other limits.
+    pub exercise_timeout_ms: u64,
+}
+
+impl Limits {
+    /// The limits `cargo run -p grade` uses unless told otherwise.
+    pub const GRADING: Limits = Limits {
+        step_budget: 500_000,
+        spin_steps: 100_000,
+        launch_watchdog_ms: 10_000,
+        exercise_timeout_ms: 60_000,
+    };
+
+    /// The emulator configuration of every device the grader creates. Blocks run in the
+    /// emulator's default order; each check picks its own seeded block order.
+    pub fn simt_config(&self) -> Config {
+        Config {
+            step_budget: self.step_budget,
+            watchdog: Some(Duration::from_millis(self.launch_watchdog_ms)),
+            spin_steps: self.spin_steps,
+            stack_bytes: 256 * 1024,
+            block_order_seed: None,
+        }
+    }
+
+    /// The per-exercise limit as a [`Duration`].
+    pub fn exercise_timeout(&self) -> Duration {
+        Duration::from_millis(self.exercise_timeout_ms)
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::GRADING
+    }
+}

@@ -1,0 +1,268 @@
+//! `cargo run -p grade`: the instructor's grader. See the crate's README.md.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use course::KernelSource;
+use grade::engine::{self, Isolation, Selection};
+use grade::limits::Limits;
+use grade::manifest;
+use grade::render::{self, Format};
+use grade::report::Report;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Grades the student's kernels: runs the check of every exercise of every chapter
+/// against `kernels/` on the SIMT emulator and prints a scored report. Points are all or
+/// nothing per exercise. The exit code is 0 whatever the score; it is non-zero only when
+/// grading itself could not run.
+#[derive(Debug, Parser)]
+#[command(name = "grade", version, long_about = None, after_help = AFTER_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// Print the JSON report (schema in crates/grade/README.md).
+    #[arg(long, group = "format")]
+    json: bool,
+    /// Print JUnit XML: one testcase per exercise, for CI systems.
+    #[arg(long, group = "format")]
+    junit: bool,
+    /// Print a Markdown feedback comment for the student.
+    #[arg(long, group = "format")]
+    markdown: bool,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Whose kernels to grade: the student's (kernels/) or the reference solutions
+    /// (solutions/, which score full points: a check of the grader).
+    #[arg(long, value_enum, default_value_t = Source::Student)]
+    kernels: Source,
+    /// Grade only this exercise (repeatable), e.g. --exercise 9.4; the total is then
+    /// of the exercises graded.
+    #[arg(long = "exercise", value_name = "ID")]
+    exercises: Vec<String>,
+    /// The manifest of the tamper check [default: crates/grade/manifest.txt]; give one
+    /// kept outside the student's clone for a check the student cannot regenerate.
+    #[arg(long, value_name = "FILE")]
+    manifest: Option<PathBuf>,
+    #[command(flatten)]
+    common: Common,
+    #[command(flatten)]
+    limits: LimitArgs,
+    /// Exercises graded at once [default: the number of CPUs, at most 8].
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Run the checks in this process instead of one child process per exercise (a
+    /// kernel that crashes the process then ends the whole run; for debugging).
+    #[arg(long)]
+    in_process: bool,
+}
+
+#[derive(Debug, Args)]
+struct Common {
+    /// The course's workspace root [default: where this grader was built].
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct LimitArgs {
+    /// Most warp steps one launch may take before it is stopped as an infinite loop.
+    #[arg(long, value_name = "STEPS", default_value_t = Limits::GRADING.step_budget)]
+    step_budget: u64,
+    /// Steps a block may repeat without progress before it is reported as deadlocked.
+    #[arg(long, value_name = "STEPS", default_value_t = Limits::GRADING.spin_steps)]
+    spin_steps: u64,
+    /// Wall-clock limit of one launch, in milliseconds (a lane spinning in registers).
+    #[arg(long, value_name = "MS", default_value_t = Limits::GRADING.launch_watchdog_ms)]
+    watchdog_ms: u64,
+    /// Wall-clock limit of one exercise's whole check, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = Limits::GRADING.exercise_timeout_ms)]
+    timeout_ms: u64,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> Limits {
+        Limits {
+            step_budget: self.step_budget,
+            spin_steps: self.spin_steps,
+            launch_watchdog_ms: self.watchdog_ms,
+            exercise_timeout_ms: self.timeout_ms,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Regenerate crates/grade/manifest.txt, the hashes of the course's files that the
+    /// tamper check compares with. Run it after every change to the course.
+    Manifest {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Run one exercise and print its result line (the grader runs itself this way,
+    /// one child process per exercise).
+    #[command(name = "__exercise", hide = true)]
+    Exercise {
+        chapter: String,
+        id: String,
+        #[arg(long, value_enum, default_value_t = Source::Student)]
+        kernels: Source,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+}
+
+/// Whose kernels to grade.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Source {
+    /// The student's kernels (kernels/).
+    Student,
+    /// The reference solutions (solutions/).
+    Reference,
+}
+
+impl From<Source> for KernelSource {
+    fn from(s: Source) -> Self {
+        match s {
+            Source::Student => KernelSource::Student,
+            Source::Reference => KernelSource::Reference,
+        }
+    }
+}
+
+const AFTER_HELP: &str = "Examples:
+  cargo run -p grade                                  the table, on the student's kernels
+  cargo run -p grade -- --json -o grade.json          the JSON report, for CI
+  cargo run -p grade -- --junit -o junit.xml          JUnit XML, one testcase per exercise
+  cargo run -p grade -- --markdown                    a feedback comment for the student
+  cargo run -p grade -- --kernels reference           the solutions: should score full points
+  cargo run -p grade -- --exercise 9.4                one exercise
+  cargo run -p grade -- manifest                      regenerate crates/grade/manifest.txt
+
+Statuses: pass, wrong result, wrong technique, race, barrier error, out of bounds,
+panicked, timed out, not implemented, error (the check itself could not run).
+The tamper check lists every course file that differs from the manifest; only kernels/
+is the student's. The report is deterministic: the same clone gives the same bytes.";
+
+fn main() -> ExitCode {
+    // The report must not depend on the environment: a replay seed set for `cargo test`
+    // would change the checks' inputs. (Child processes are started without it too.)
+    // SAFETY: nothing else runs yet: no thread has been started that could read the
+    // environment concurrently.
+    unsafe { std::env::remove_var("COURSE_SEED") };
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Manifest { common }) => regenerate(&common),
+        Some(Command::Exercise {
+            chapter,
+            id,
+            kernels,
+            limits,
+        }) => {
+            let result = engine::child_main(
+                &grade::chapters(),
+                &chapter,
+                &id,
+                kernels.into(),
+                &limits.limits(),
+            );
+            // Exit now: a launch thread left spinning by the watchdog dies with us.
+            std::process::exit(match result {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("grade: error: {e}");
+                    1
+                }
+            });
+        }
+        None => run(&cli.run),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("grade: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn root(common: &Common) -> PathBuf {
+    common.root.clone().unwrap_or_else(grade::workspace_root)
+}
+
+fn regenerate(common: &Common) -> Result<(), String> {
+    let root = root(common);
+    let n = manifest::write(&root)?;
+    println!(
+        "grade: wrote {} ({n} files); commit it with the change that needed it",
+        manifest::MANIFEST_PATH
+    );
+    Ok(())
+}
+
+fn run(args: &RunArgs) -> Result<(), String> {
+    let chapters = grade::chapters();
+    let selection = Selection::only(args.exercises.iter().cloned());
+    let unknown = selection.unknown(&chapters);
+    if !unknown.is_empty() {
+        let known: Vec<&str> = chapters
+            .iter()
+            .flat_map(|c| c.exercises.iter().map(|e| e.id))
+            .collect();
+        return Err(format!(
+            "no exercise {} (known: {})",
+            unknown.join(", "),
+            known.join(", ")
+        ));
+    }
+    let limits = args.limits.limits();
+    let isolation = if args.in_process {
+        Isolation::InProcess
+    } else {
+        let exe = std::env::current_exe()
+            .map_err(|e| format!("cannot find the grader's own binary: {e}"))?;
+        Isolation::Subprocess { exe }
+    };
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(8)
+    });
+    let source: KernelSource = args.kernels.into();
+    let root = root(&args.common);
+    let manifest_path = args
+        .manifest
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(manifest::MANIFEST_PATH));
+    let integrity = manifest::check(&root, &manifest_path);
+    let exercises = engine::grade(&chapters, &selection, source, &limits, &isolation, jobs)?;
+    let report = Report::new(source, limits, &chapters, exercises, Some(integrity));
+    let format = if args.json {
+        Format::Json
+    } else if args.junit {
+        Format::Junit
+    } else if args.markdown {
+        Format::Markdown
+    } else {
+        Format::Table
+    };
+    let text = render::render(&report, format);
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("cannot write the report: {e}"))
+        }
+    }
+}

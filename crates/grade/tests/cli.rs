@@ -1,0 +1,238 @@
+//! The command line, end to end through the real binary: exit codes, formats, output
+//! files, determinism, child-process isolation and the manifest workflow on a scratch
+//! copy of a workspace.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn grade(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_grade"))
+        .args(args)
+        .env_remove("COURSE_SEED")
+        .output()
+        .expect("the grade binary runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(out)).expect("the JSON report parses")
+}
+
+/// A fresh scratch folder for `name`.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("grade-cli-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("folders");
+    std::fs::write(path, text).expect("written");
+}
+
+#[test]
+fn stubs_score_zero_with_exit_code_zero_in_child_processes() {
+    let out = grade(&["--json", "--exercise", "9.1", "--exercise", "9.3"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = json(&out);
+    assert_eq!(report["schema_version"], 1);
+    assert_eq!(report["kernels"], "student");
+    assert_eq!(report["points"]["earned"], 0);
+    let exercises = report["exercises"].as_array().expect("an array");
+    assert_eq!(exercises.len(), 2);
+    for e in exercises {
+        assert_eq!(e["status"], "not_implemented", "{e}");
+        assert!(e["hint"].is_string());
+    }
+}
+
+#[test]
+fn the_reference_scores_full_points_and_the_report_is_deterministic() {
+    let first = grade(&["--kernels", "reference", "--junit"]);
+    assert_eq!(first.status.code(), Some(0));
+    let xml = stdout(&first);
+    assert!(xml.contains("<testsuite name=\"ch09\""), "{xml}");
+    assert!(!xml.contains("<failure type=\"wrong"), "{xml}");
+    let report = json(&grade(&["--kernels", "reference", "--json"]));
+    assert_eq!(report["points"]["earned"], report["points"]["possible"]);
+    assert_eq!(report["passed"], report["exercises_graded"]);
+    let again = grade(&["--kernels", "reference", "--junit"]);
+    assert_eq!(
+        xml,
+        stdout(&again),
+        "same clone, same report, byte for byte"
+    );
+}
+
+#[test]
+fn the_report_goes_to_a_file_and_errors_are_one_line() {
+    let dir = scratch("output");
+    let file = dir.join("report.md");
+    let out = grade(&[
+        "--markdown",
+        "--exercise",
+        "9.16",
+        "--output",
+        file.to_str().expect("a UTF-8 path"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty(), "the report went to the file");
+    let md = std::fs::read_to_string(&file).expect("the report file");
+    assert!(md.starts_with("## Grade: 0 / 10 points"), "{md}");
+
+    let bad = grade(&["--exercise", "9.99"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("grade: error: no exercise 9.99"), "{err}");
+
+    let unwritable = grade(&[
+        "--exercise",
+        "9.1",
+        "--output",
+        "/nonexistent/dir/report.txt",
+    ]);
+    assert_eq!(unwritable.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unwritable.stderr).starts_with("grade: error: cannot write"));
+}
+
+#[test]
+fn help_names_every_format() {
+    let out = grade(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = stdout(&out);
+    for flag in [
+        "--json",
+        "--junit",
+        "--markdown",
+        "--output",
+        "--kernels",
+        "manifest",
+    ] {
+        assert!(help.contains(flag), "--help does not mention {flag}");
+    }
+    assert!(
+        !help.contains("__exercise"),
+        "the child command stays hidden"
+    );
+}
+
+#[test]
+fn the_manifest_workflow_on_a_scratch_workspace() {
+    let root = scratch("manifest");
+    write(&root, "Cargo.toml", "[workspace]\n");
+    write(&root, "crates/grade/src/main.rs", "fn main() {}\n");
+    write(&root, "chapters/ch09/src/lib.rs", "// checks\n");
+    write(&root, "solutions/src/ch09.rs", "// answers\n");
+    write(&root, "kernels/src/ch09.rs", "// the student's\n");
+    write(&root, "crates/simt/target/debug/junk", "build output\n");
+    let root_arg = root.to_str().expect("a UTF-8 path");
+
+    let out = grade(&["manifest", "--root", root_arg]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest =
+        std::fs::read_to_string(root.join("crates/grade/manifest.txt")).expect("written");
+    let listed: Vec<&str> = manifest
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split_once("  ").expect("hash  path").1)
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "Cargo.toml",
+            "chapters/ch09/src/lib.rs",
+            "crates/grade/src/main.rs",
+            "solutions/src/ch09.rs"
+        ]
+    );
+
+    let clean = json(&grade(&[
+        "--json",
+        "--exercise",
+        "9.16",
+        "--root",
+        root_arg,
+    ]));
+    assert_eq!(clean["tampered"], false, "{}", clean["integrity"]);
+
+    // The student's files are theirs; everything else is checked.
+    write(&root, "kernels/src/ch09.rs", "// solved\n");
+    write(
+        &root,
+        "chapters/ch09/src/lib.rs",
+        "// checks that always pass\n",
+    );
+    write(&root, "crates/simt/src/extra.rs", "// new\n");
+    std::fs::remove_file(root.join("solutions/src/ch09.rs")).expect("removed");
+    let out = grade(&["--exercise", "9.16", "--root", root_arg]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "tampering is reported, not an error"
+    );
+    let table = stdout(&out);
+    assert!(table.contains("(tampered: 3 files)"), "{table}");
+    assert!(
+        table.contains("modified    chapters/ch09/src/lib.rs"),
+        "{table}"
+    );
+    assert!(
+        table.contains("missing     solutions/src/ch09.rs"),
+        "{table}"
+    );
+    assert!(
+        table.contains("unexpected  crates/simt/src/extra.rs"),
+        "{table}"
+    );
+    let integrity = &table[table.find("integrity:").expect("an integrity line")..];
+    assert!(!integrity.contains("kernels/"), "{integrity}");
+
+    // A manifest kept outside the clone.
+    let outside = scratch("manifest-outside").join("trusted.txt");
+    std::fs::copy(root.join("crates/grade/manifest.txt"), &outside).expect("copied");
+    std::fs::remove_file(root.join("crates/grade/manifest.txt")).expect("removed");
+    let report = json(&grade(&[
+        "--json",
+        "--exercise",
+        "9.16",
+        "--root",
+        root_arg,
+        "--manifest",
+        outside.to_str().expect("a UTF-8 path"),
+    ]));
+    assert_eq!(
+        report["integrity"]["files"].as_array().map(Vec::len),
+        Some(3)
+    );
+    let missing = json(&grade(&[
+        "--json",
+        "--exercise",
+        "9.16",
+        "--root",
+        root_arg,
+    ]));
+    assert_eq!(missing["tampered"], true, "no manifest: unverified");
+    assert!(
+        missing["integrity"]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("cannot read the manifest")),
+        "{}",
+        missing["integrity"]
+    );
+}
