@@ -70,23 +70,27 @@ pub fn read_bandwidth(data: GlobalSlice<u8>, sink: GlobalSlice<u32>) {
 // ANCHOR: histo_shared_no_barrier
 /// **Broken on purpose**, for `cargo run -p ch09 -- demo-racecheck` only: 9.5's
 /// [`histo_private_shared`](crate::ch09::histo_private_shared()) with both of its
-/// `sync_threads()` removed.
+/// `sync_threads()` removed, and its bins zeroed the way many first attempts do it: by
+/// thread 0 alone.
 ///
 /// Launch as 9.5's static kernel: `<<<ceil(n / block), block>>>`, `histo.len() <= 256`.
-/// Without the first barrier a thread may count into a bin another thread has not zeroed
-/// yet (the zeroing store then wipes the count); without the second, a thread may commit
-/// a bin while other threads still add to it. Whether the bins come out wrong depends on
-/// timing, which is why a race needs a tool: `compute-sanitizer --tool racecheck`
-/// reports the shared-memory hazards on a GPU, and the course's emulator reports the
-/// same race on every run.
+/// Without the first barrier a thread may count into a bin thread 0 has not zeroed yet
+/// (the zeroing store then wipes the count, or the count lands on poison); without the
+/// second, a thread may commit a bin while other threads still add to it. Whether the
+/// bins come out wrong depends on timing, which is why a race needs a tool.
+/// `compute-sanitizer --tool racecheck` checks plain shared-memory loads and stores (not
+/// atomics): it reports thread 0's zeroing stores against the other warps' commit loads.
+/// The course's emulator reports those and the atomics' hazards too, on every run.
 #[kernel]
 pub fn histo_shared_no_barrier(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     let bins = shared_array![u32; STATIC_BINS as usize];
     let num_bins = histo.len();
-    let mut bin = thread::thread_idx_x();
-    while bin < num_bins {
-        bins.store(bin, 0);
-        bin += thread::block_dim_x();
+    if thread::thread_idx_x() == 0 {
+        let mut bin = 0;
+        while bin < num_bins {
+            bins.store(bin, 0);
+            bin += 1;
+        }
     }
     // (9.5 waits here: `thread::sync_threads();`)
     let stride = thread::grid_stride_x();

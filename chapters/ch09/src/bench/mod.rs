@@ -1039,11 +1039,13 @@ fn header(dev: &Device, opts: &Options) -> Header {
 
 /// The NVIDIA driver's version: `/proc/driver/nvidia/version`, else `nvidia-smi`.
 fn nvidia_driver_version() -> String {
+    // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...":
+    // the first word after "Module" that looks like a version.
     if let Ok(text) = std::fs::read_to_string("/proc/driver/nvidia/version")
         && let Some(v) = text
             .split_whitespace()
             .skip_while(|w| *w != "Module")
-            .nth(1)
+            .find(|w| is_version(w))
     {
         return v.to_string();
     }
@@ -1056,6 +1058,13 @@ fn nvidia_driver_version() -> String {
         .and_then(|s| s.lines().next().map(|l| l.trim().to_string()))
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "unknown".into())
+}
+
+/// Does `w` look like a driver version (`580.159.04`)?
+fn is_version(w: &str) -> bool {
+    w.contains('.')
+        && w.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && w.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// The host CPU's model name, from `/proc/cpuinfo`.
