@@ -1,0 +1,587 @@
+//! # The book's figures
+//!
+//! `cargo run -p figures` writes the SVG figures of `book/src/figures/` from two sources:
+//!
+//! - the GPU bench's JSON (`notes/bench-*.json`, written by `cargo run -p ch09 --release
+//!   --features cuda -- bench`): throughput per step and input against the measured read
+//!   bandwidth, CUB, PyTorch and the best CPU implementation ([`gpu_figures`]);
+//! - the emulator, through the `ch09` library ([`ch09::progression::run`]): atomics per
+//!   step and the contention per bin of 9.3's global atomics ([`emulator_figures`]).
+//!
+//! The SVG is written by hand ([`svg`]) with fixed number formatting: the same inputs
+//! give byte-identical files, and the crate's test checks that the committed figures are
+//! up to date.
+
+#![deny(missing_docs)]
+
+pub mod svg;
+
+use ch09::inputs::{self, InputKind};
+use ch09::kernels::REFERENCE;
+use ch09::progression::{self, Params, Row};
+use gpu_host::Device;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use svg::{COLOURS, LogAxis, Svg, num, y_log_axis};
+
+/// One generated figure: its file name under `book/src/figures/` and its SVG text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Figure {
+    /// File name, `ch09-throughput-u8.svg`.
+    pub name: &'static str,
+    /// The SVG document.
+    pub svg: String,
+}
+
+/// The repository root (this crate lives in `crates/figures`).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The folder the figures are written to, relative to the repository root.
+pub const FIGURES_DIR: &str = "book/src/figures";
+
+/// The newest `bench-*.json` of `notes` (by name: the names carry the date).
+pub fn newest_bench(notes: &Path) -> Option<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(notes)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("bench-") && name.ends_with(".json")
+        })
+        .collect();
+    found.sort();
+    found.pop()
+}
+
+/// One row of the bench (see `chapters/ch09/src/bench/report.rs` for the schema).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchRow {
+    /// The implementation: a kernel name, `cub::...`, `torch.bincount`, `cpu ...`.
+    pub implementation: String,
+    /// `"9.3"`, ..., or `ref`, `cub`, `torch`, `cpu`.
+    pub step: String,
+    /// The input: `uniform`, `one-value`, `90pct-one-value`, `text`.
+    pub input: String,
+    /// `u8` or `u32`.
+    pub dtype: String,
+    /// Input bytes per second, 10^9.
+    pub gbps: f64,
+    /// Whether the bins were right.
+    pub correct: bool,
+}
+
+/// The bench's JSON: what the captions name, and the rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bench {
+    /// The GPU's name.
+    pub gpu: String,
+    /// The driver version.
+    pub driver: String,
+    /// The CUDA version.
+    pub cuda: String,
+    /// The date of the run, `YYYY-MM-DD`.
+    pub date: String,
+    /// The measured read bandwidth, GB/s.
+    pub read_bw_gbps: f64,
+    /// The file the bench was read from (its name only, for the caption).
+    pub source: String,
+    /// The rows.
+    pub rows: Vec<BenchRow>,
+}
+
+/// Whether `s` looks like a driver version (`580.159.04`).
+fn is_version(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_digit()) && s.contains('.')
+}
+
+/// The driver of `gpu` as `notes/gpu-runs.md` records it: the first heading line that
+/// names the GPU and `driver X`.
+pub fn driver_from_notes(notes: &str, gpu: &str) -> Option<String> {
+    notes
+        .lines()
+        .filter(|l| l.starts_with('#') && l.contains(gpu))
+        .find_map(|l| {
+            let after = l.split("driver ").nth(1)?;
+            let v = after.split([',', ' ']).next()?.trim();
+            is_version(v).then(|| v.to_string())
+        })
+}
+
+/// Parses the bench JSON `text`. The driver is `driver` when given, else the header's
+/// `driver_version` when it is a version, else the one `gpu_runs` (the text of
+/// `notes/gpu-runs.md`) records for the GPU.
+pub fn parse_bench(
+    text: &str,
+    source: &str,
+    driver: Option<&str>,
+    gpu_runs: Option<&str>,
+) -> Result<Bench, String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("{source}: {e}"))?;
+    let h = &v["header"];
+    let s = |k: &str| h[k].as_str().unwrap_or("").to_string();
+    let gpu = s("gpu");
+    let header_driver = s("driver_version");
+    let driver = match driver {
+        Some(d) => d.to_string(),
+        None if is_version(&header_driver) => header_driver,
+        None => gpu_runs
+            .and_then(|n| driver_from_notes(n, &gpu))
+            .ok_or_else(|| {
+                format!(
+                    "{source}: the header's driver_version is {header_driver:?} and notes/gpu-runs.md does not name the driver of {gpu}: pass --driver"
+                )
+            })?,
+    };
+    let read_bw_gbps = h["read_bw_gbps"]
+        .as_f64()
+        .ok_or_else(|| format!("{source}: no header.read_bw_gbps"))?;
+    let rows = v["rows"]
+        .as_array()
+        .ok_or_else(|| format!("{source}: no rows"))?
+        .iter()
+        .map(|r| BenchRow {
+            implementation: r["impl"].as_str().unwrap_or("").to_string(),
+            step: r["step"].as_str().unwrap_or("").to_string(),
+            input: r["input"].as_str().unwrap_or("").to_string(),
+            dtype: r["dtype"].as_str().unwrap_or("").to_string(),
+            gbps: r["gbps"].as_f64().unwrap_or(0.0),
+            correct: r["correct"].as_bool().unwrap_or(false),
+        })
+        .collect();
+    Ok(Bench {
+        gpu,
+        driver,
+        cuda: s("cuda_version"),
+        date: s("date_utc").chars().take(10).collect(),
+        read_bw_gbps,
+        source: source.to_string(),
+        rows,
+    })
+}
+
+/// Reads the bench JSON at `path` (the driver as in [`parse_bench`], `gpu-runs.md` from
+/// the same folder).
+pub fn load_bench(path: &Path, driver: Option<&str>) -> Result<Bench, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let runs = path
+        .parent()
+        .and_then(|d| std::fs::read_to_string(d.join("gpu-runs.md")).ok());
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    parse_bench(&text, &format!("notes/{name}"), driver, runs.as_deref())
+}
+
+/// The inputs of the bench, in the order the figures show them.
+pub const INPUTS: [&str; 4] = ["uniform", "one-value", "90pct-one-value", "text"];
+
+/// A group of bars: its label (two lines) and one value per series (`None`: no row).
+struct Group {
+    label: (String, String),
+    values: Vec<Option<(f64, bool)>>,
+    reference: bool,
+}
+
+/// The step's order: `9.10` after `9.9`.
+fn step_key(step: &str) -> (u32, u32) {
+    let mut it = step.split('.').map(|p| p.parse().unwrap_or(u32::MAX));
+    (it.next().unwrap_or(0), it.next().unwrap_or(0))
+}
+
+/// The bars of the throughput figure of `dtype`: every kernel of the bench in step order,
+/// then CUB, PyTorch and the best CPU implementation.
+fn throughput_groups(b: &Bench, dtype: &str) -> Vec<Group> {
+    let rows: Vec<&BenchRow> = b.rows.iter().filter(|r| r.dtype == dtype).collect();
+    let mut kernels: Vec<(&str, &str)> = Vec::new();
+    for r in &rows {
+        if r.step.starts_with("9.")
+            && !kernels.contains(&(r.step.as_str(), r.implementation.as_str()))
+        {
+            kernels.push((&r.step, &r.implementation));
+        }
+    }
+    kernels.sort_by_key(|(s, _)| step_key(s)); // stable: the bench's order within a step
+    let value = |pred: &dyn Fn(&BenchRow) -> bool, input: &str| {
+        rows.iter()
+            .filter(|r| r.input == input && pred(r))
+            .map(|r| (r.gbps, r.correct))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    };
+    let mut groups: Vec<Group> = kernels
+        .iter()
+        .map(|(step, imp)| Group {
+            label: (
+                step.to_string(),
+                imp.strip_prefix("histo_").unwrap_or(imp).to_string(),
+            ),
+            values: INPUTS
+                .iter()
+                .map(|i| value(&|r| r.step == *step && r.implementation == *imp, i))
+                .collect(),
+            reference: false,
+        })
+        .collect();
+    for (step, label) in [("cub", "CUB"), ("torch", "torch"), ("cpu", "best CPU")] {
+        groups.push(Group {
+            label: (label.to_string(), String::new()),
+            values: INPUTS
+                .iter()
+                .map(|i| value(&|r| r.step == step, i))
+                .collect(),
+            reference: true,
+        });
+    }
+    groups
+}
+
+/// The GPU caption: GPU, driver, CUDA, date and the file.
+fn gpu_caption(b: &Bench) -> String {
+    format!(
+        "{}, driver {}, CUDA {}, {} (bench: {}; GB/s = input bytes / median launch time)",
+        b.gpu, b.driver, b.cuda, b.date, b.source
+    )
+}
+
+/// A grouped bar chart on a log y axis. `series` are the legend labels of the bars of
+/// each group; `hline` is a dashed horizontal line and its label.
+fn bar_chart(
+    title: &str,
+    y_label: &str,
+    series: &[&str],
+    groups: &[Group],
+    hline: Option<(f64, String)>,
+    caption: &str,
+    zero_label: bool,
+) -> String {
+    let (w, h) = (1000.0, 560.0);
+    let (left, right, top, bottom) = (80.0, w - 20.0, 66.0, h - 130.0);
+    let mut s = Svg::new(w, h, title);
+    let vals = groups
+        .iter()
+        .flat_map(|g| g.values.iter().flatten().map(|v| v.0))
+        .filter(|v| *v > 0.0);
+    let (mut lo, mut hi) = (f64::INFINITY, 0f64);
+    for v in vals.chain(hline.as_ref().map(|l| l.0)) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        (lo, hi) = (1.0, 10.0);
+    }
+    let (lo, hi) = LogAxis::decade_bounds(
+        lo.min(1.0).max(if zero_label { 1.0 } else { 1e-3 }),
+        hi * 1.5,
+    );
+    let a = LogAxis {
+        lo,
+        hi,
+        p0: bottom,
+        p1: top,
+    };
+    y_log_axis(&mut s, &a, &a.decades(), left, right, y_label);
+    let n = groups.len() as f64;
+    let slot = (right - left) / n;
+    let bar = (slot * 0.8) / series.len() as f64;
+    for (gi, g) in groups.iter().enumerate() {
+        let x0 = left + slot * gi as f64 + slot * 0.1;
+        if g.reference && (gi == 0 || !groups[gi - 1].reference) {
+            let xs = left + slot * gi as f64;
+            s.line(xs, top, xs, bottom, "#666666", 1.0, "2,3");
+            s.text(xs + 4.0, top + 12.0, 11.0, "start", "references", "normal");
+        }
+        for (si, v) in g.values.iter().enumerate() {
+            let x = x0 + bar * si as f64;
+            match v {
+                Some((val, correct)) if *val > 0.0 => {
+                    let y = a.at(*val);
+                    s.rect(
+                        x,
+                        y,
+                        bar - 1.0,
+                        bottom - y,
+                        COLOURS[si],
+                        if *correct { 1.0 } else { 0.35 },
+                    );
+                    if !correct {
+                        s.text(x + bar / 2.0, y - 3.0, 10.0, "middle", "wrong", "normal");
+                    }
+                }
+                Some(_) if zero_label => {
+                    s.text(x + bar / 2.0, bottom - 3.0, 10.0, "middle", "0", "normal");
+                }
+                _ => {}
+            }
+        }
+        let cx = left + slot * (gi as f64 + 0.5);
+        s.text(cx, bottom + 16.0, 12.0, "middle", &g.label.0, "bold");
+        if !g.label.1.is_empty() {
+            s.text_rotated(cx + 4.0, bottom + 28.0, 11.0, "end", -35.0, &g.label.1);
+        }
+    }
+    let mut legend: Vec<(String, String)> = series
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (COLOURS[i].to_string(), l.to_string()))
+        .collect();
+    if let Some((v, label)) = &hline {
+        let y = a.at(*v);
+        s.line(left, y, right, y, "#D55E00", 2.0, "6,4");
+        s.text(
+            right - 4.0,
+            y - 5.0,
+            11.0,
+            "end",
+            &format!("{label}: {} GB/s", num(*v)),
+            "normal",
+        );
+        legend.push(("line:#D55E00|6,4".into(), label.clone()));
+    }
+    s.legend(left, 38.0, &legend);
+    s.caption(caption);
+    s.finish()
+}
+
+/// The throughput figure of `dtype` (`u8`: steps 9.3 to 9.9; `u32`: 9.14).
+fn throughput(b: &Bench, dtype: &str, name: &'static str) -> Figure {
+    let groups = throughput_groups(b, dtype);
+    let bins = if dtype == "u8" {
+        "256 bins"
+    } else {
+        "4096 bins"
+    };
+    let title = format!(
+        "Chapter 9 on the {}: throughput per step and input, {dtype} input, {bins}",
+        b.gpu
+    );
+    Figure {
+        name,
+        svg: bar_chart(
+            &title,
+            "GB/s of input (log scale)",
+            &INPUTS,
+            &groups,
+            Some((b.read_bw_gbps, "measured read bandwidth".to_string())),
+            &gpu_caption(b),
+            false,
+        ),
+    }
+}
+
+/// The GPU figures: `ch09-throughput-u8.svg` and `ch09-throughput-u32.svg`.
+pub fn gpu_figures(b: &Bench) -> Vec<Figure> {
+    vec![
+        throughput(b, "u8", "ch09-throughput-u8.svg"),
+        throughput(b, "u32", "ch09-throughput-u32.svg"),
+    ]
+}
+
+/// The steps of the atomics figure: the byte histogram's progression.
+pub const ATOMIC_STEPS: [&str; 7] = ["9.3", "9.4", "9.5", "9.6", "9.7", "9.8", "9.9"];
+
+/// Runs `steps` of the progression with the reference kernels on the emulator.
+fn emulate(p: &Params, steps: &[&str]) -> Vec<Row> {
+    let mut dev = Device::emulator();
+    progression::run(&mut dev, &REFERENCE, p, steps, &mut |_| {})
+}
+
+/// Global and shared atomics per step, at the progression's default input.
+fn atomics_figure(p: &Params) -> Result<Figure, String> {
+    let rows = emulate(p, &ATOMIC_STEPS);
+    let mut groups = Vec::new();
+    for r in &rows {
+        let (g, s) = (r.counters.global_atomics, r.counters.shared_atomics);
+        let (Some(g), Some(s)) = (g, s) else {
+            return Err(format!(
+                "step {} ({}) has no counters: {}",
+                r.step, r.kernel, r.status
+            ));
+        };
+        if !r.correct {
+            return Err(format!("step {} ({}) is {}", r.step, r.kernel, r.status));
+        }
+        let kernel = r.kernel.strip_prefix("histo_").unwrap_or(&r.kernel);
+        groups.push(Group {
+            label: (
+                r.step.to_string(),
+                kernel.split(" (").next().unwrap_or(kernel).to_string(),
+            ),
+            values: vec![Some((g as f64, true)), Some((s as f64, true))],
+            reference: false,
+        });
+    }
+    let caption = format!(
+        "SIMT emulator, n = {}, seed {}, {} bytes, {} bins, reference kernels at the CLI's default launches; lanes that performed an atomic (cargo run -p ch09 -- --kernels reference --json)",
+        p.elements(),
+        p.seed,
+        p.input.describe(),
+        p.bins
+    );
+    Ok(Figure {
+        name: "ch09-global-atomics.svg",
+        svg: bar_chart(
+            "Chapter 9: atomics per step (emulator counters)",
+            "atomic operations, lanes (log scale)",
+            &["global atomics", "shared atomics"],
+            &groups,
+            None,
+            &caption,
+            true,
+        ),
+    })
+}
+
+/// Contention per bin of one input: for every bin, the warp loads of 9.3 that touch it,
+/// the elements it gets, and the most lanes of one warp load on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Contention {
+    /// Warp-wide atomic instructions that hit the bin (warp loads containing its value).
+    pub hits: Vec<u64>,
+    /// Elements of the bin (lanes that added to it).
+    pub lanes: Vec<u64>,
+    /// The most lanes of one warp's atomic on the bin.
+    pub max: Vec<u64>,
+}
+
+/// Contention per bin of a byte histogram (256 bins) run by 9.3's grid-stride kernel:
+/// with a block size and a grid that are multiples of 32 lanes, the lanes of one warp
+/// load 32 consecutive, 32-aligned elements in each iteration, so the lanes of a warp's
+/// `atomic_add` on one bin are the multiplicity of its byte in that 32-element chunk.
+pub fn contention(data: &[u8]) -> Contention {
+    let mut c = Contention {
+        hits: vec![0; 256],
+        lanes: vec![0; 256],
+        max: vec![0; 256],
+    };
+    for chunk in data.chunks(32) {
+        let mut m = [0u64; 256];
+        for &b in chunk {
+            m[b as usize] += 1;
+        }
+        for (bin, &k) in m.iter().enumerate() {
+            if k > 0 {
+                c.hits[bin] += 1;
+                c.lanes[bin] += k;
+                c.max[bin] = c.max[bin].max(k);
+            }
+        }
+    }
+    c
+}
+
+/// The contention figure: uniform against skewed bytes, checked against the emulator's
+/// `worst_serialization` of 9.3 on the same input.
+fn contention_figure(p: &Params) -> Result<Figure, String> {
+    let kinds = [InputKind::Uniform, InputKind::Skew(90)];
+    let (w, h) = (1000.0, 520.0);
+    let (left, right, top, bottom) = (80.0, w - 20.0, 84.0, h - 80.0);
+    let mut s = Svg::new(
+        w,
+        h,
+        "Chapter 9, step 9.3: contention per bin, uniform vs skewed bytes",
+    );
+    let a = LogAxis {
+        lo: 1.0,
+        hi: 32.0,
+        p0: bottom,
+        p1: top,
+    };
+    y_log_axis(
+        &mut s,
+        &a,
+        &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0],
+        left,
+        right,
+        "lanes of one warp atomic on the bin (log scale)",
+    );
+    let x_at = |bin: usize| left + (right - left) * (bin as f64 + 0.5) / 256.0;
+    for t in (0..=256).step_by(32) {
+        let x = left + (right - left) * t as f64 / 256.0;
+        s.line(x, bottom, x, bottom + 4.0, "#333333", 1.0, "");
+        s.text(x, bottom + 16.0, 11.0, "middle", &t.to_string(), "normal");
+    }
+    s.text(
+        (left + right) / 2.0,
+        bottom + 34.0,
+        12.0,
+        "middle",
+        "bin (byte value)",
+        "normal",
+    );
+    let mut legend = Vec::new();
+    let mut worst = Vec::new();
+    for (i, kind) in kinds.iter().enumerate() {
+        let q = Params {
+            input: kind.clone(),
+            ..p.clone()
+        };
+        let row = emulate(&q, &["9.3"])
+            .into_iter()
+            .next()
+            .ok_or("no 9.3 row")?;
+        if row.block % 32 != 0 || !row.correct {
+            return Err(format!(
+                "9.3 on {}: {} (block {})",
+                kind.describe(),
+                row.status,
+                row.block
+            ));
+        }
+        let data = inputs::bytes(kind, q.elements(), q.seed);
+        let c = contention(&data);
+        let max = c.max.iter().copied().max().unwrap_or(0);
+        let emulated = row.counters.worst_serialization.unwrap_or(0);
+        if max != emulated {
+            return Err(format!(
+                "contention on {}: the host count's worst is {max} lanes, the emulator's worst_serialization is {emulated}",
+                kind.describe()
+            ));
+        }
+        let colour = COLOURS[i];
+        let mean: Vec<(f64, f64)> = (0..256)
+            .filter(|&b| c.hits[b] > 0)
+            .map(|b| (x_at(b), a.at(c.lanes[b] as f64 / c.hits[b] as f64)))
+            .collect();
+        s.polyline(&mean, colour, 1.5);
+        for b in (0..256).filter(|&b| c.hits[b] > 0) {
+            s.dot(x_at(b), a.at(c.max[b] as f64), 2.0, colour);
+        }
+        legend.push((
+            format!("line:{colour}|"),
+            format!("{}: mean lanes per warp atomic", kind.describe()),
+        ));
+        legend.push((
+            colour.to_string(),
+            format!("{}: most lanes (dots)", kind.describe()),
+        ));
+        worst.push(format!("{} {max}", kind.describe()));
+    }
+    s.legend(left, 38.0, &legend[..2]);
+    s.legend(left, 58.0, &legend[2..]);
+    s.caption(&format!(
+        "SIMT emulator, n = {}, seed {}, 256 bins: per bin, lanes of 9.3's warp-wide atomic_add on it, counted on the host from each 32-element warp load; worst = emulator's worst_serialization ({})",
+        p.elements(),
+        p.seed,
+        worst.join(", ")
+    ));
+    Ok(Figure {
+        name: "ch09-contention.svg",
+        svg: s.finish(),
+    })
+}
+
+/// The emulator figures at `p` (the progression's defaults: [`Params::default`]):
+/// `ch09-global-atomics.svg` and `ch09-contention.svg`.
+pub fn emulator_figures(p: &Params) -> Result<Vec<Figure>, String> {
+    Ok(vec![atomics_figure(p)?, contention_figure(p)?])
+}
+
+/// Every figure: the GPU ones of `bench`, then the emulator's at the default parameters.
+pub fn all_figures(bench: &Bench) -> Result<Vec<Figure>, String> {
+    let mut out = gpu_figures(bench);
+    out.extend(emulator_figures(&Params::default())?);
+    Ok(out)
+}

@@ -1,0 +1,85 @@
+//! `cargo run -p figures`: writes the book's figures to `book/src/figures/` (see the
+//! crate's documentation). `cargo run -p figures -- --help` lists the options.
+
+use figures::{FIGURES_DIR, all_figures, load_bench, newest_bench, repo_root};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const HELP: &str = "\
+figures: writes the book's SVG figures (book/src/figures/) from the GPU bench's JSON and
+the emulator's counters. Same inputs, byte-identical files.
+
+Usage: cargo run -p figures [-- OPTIONS]
+
+Options:
+  --bench FILE     the bench JSON [default: the newest notes/bench-*.json]
+  --driver VER     the driver the captions name [default: the JSON's driver_version, or
+                   the one notes/gpu-runs.md records for the GPU]
+  --out DIR        where to write [default: book/src/figures]
+  --check          write nothing; fail if a committed figure differs
+  -h, --help       this text
+";
+
+fn main() -> ExitCode {
+    let mut bench: Option<PathBuf> = None;
+    let mut driver: Option<String> = None;
+    let mut out: Option<PathBuf> = None;
+    let mut check = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
+        let r = match a.as_str() {
+            "-h" | "--help" => {
+                print!("{HELP}");
+                return ExitCode::SUCCESS;
+            }
+            "--bench" => value("--bench").map(|v| bench = Some(v.into())),
+            "--driver" => value("--driver").map(|v| driver = Some(v)),
+            "--out" => value("--out").map(|v| out = Some(v.into())),
+            "--check" => {
+                check = true;
+                Ok(())
+            }
+            other => Err(format!("unknown argument {other:?} (see --help)")),
+        };
+        if let Err(e) = r {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let root = repo_root();
+    let Some(bench) = bench.or_else(|| newest_bench(&root.join("notes"))) else {
+        eprintln!("error: no notes/bench-*.json: pass --bench FILE");
+        return ExitCode::from(2);
+    };
+    let figures = match load_bench(&bench, driver.as_deref()).and_then(|b| all_figures(&b)) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let shown = out.clone().unwrap_or_else(|| FIGURES_DIR.into());
+    let out = out.unwrap_or_else(|| root.join(FIGURES_DIR));
+    let mut stale = 0;
+    for f in &figures {
+        let path = out.join(f.name);
+        if check {
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(f.svg.as_str()) {
+                eprintln!("stale: {}", path.display());
+                stale += 1;
+            }
+            continue;
+        }
+        if let Err(e) = std::fs::create_dir_all(&out).and_then(|_| std::fs::write(&path, &f.svg)) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        println!("wrote {}", shown.join(f.name).display());
+    }
+    if stale > 0 {
+        eprintln!("{stale} figure(s) out of date: run `cargo run -p figures`");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}

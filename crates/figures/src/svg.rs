@@ -1,0 +1,258 @@
+//! A minimal SVG writer: a chart frame, log axes, bars, lines and text. Every number is
+//! printed with a fixed precision, so that the same inputs give byte-identical files.
+
+use std::fmt::Write;
+
+/// Series colours (colour-blind safe, Okabe-Ito).
+pub const COLOURS: [&str; 6] = [
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
+];
+
+/// Escapes `s` for SVG text.
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A number with one decimal, without a trailing `.0`.
+pub fn num(v: f64) -> String {
+    let s = format!("{v:.1}");
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+/// An SVG document under construction.
+pub struct Svg {
+    /// The markup so far.
+    pub body: String,
+    /// Width, pixels.
+    pub width: f64,
+    /// Height, pixels.
+    pub height: f64,
+}
+
+impl Svg {
+    /// A document of `width` x `height` with a white background and a `title`.
+    pub fn new(width: f64, height: f64, title: &str) -> Self {
+        let mut s = Svg {
+            body: String::new(),
+            width,
+            height,
+        };
+        let _ = write!(
+            s.body,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\">\n<title>{t}</title>\n<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#ffffff\"/>\n",
+            w = num(width),
+            h = num(height),
+            t = esc(title)
+        );
+        s.text(width / 2.0, 24.0, 16.0, "middle", title, "bold");
+        s
+    }
+
+    /// A text at (`x`, `y`), `anchor` start/middle/end, `weight` normal/bold.
+    pub fn text(&mut self, x: f64, y: f64, size: f64, anchor: &str, t: &str, weight: &str) {
+        let _ = writeln!(
+            self.body,
+            "<text x=\"{}\" y=\"{}\" font-size=\"{}\" text-anchor=\"{anchor}\" font-weight=\"{weight}\">{}</text>",
+            num(x),
+            num(y),
+            num(size),
+            esc(t)
+        );
+    }
+
+    /// A text rotated by `deg` degrees about its anchor point.
+    pub fn text_rotated(&mut self, x: f64, y: f64, size: f64, anchor: &str, deg: f64, t: &str) {
+        let _ = writeln!(
+            self.body,
+            "<text x=\"{x}\" y=\"{y}\" font-size=\"{}\" text-anchor=\"{anchor}\" transform=\"rotate({} {x} {y})\">{}</text>",
+            num(size),
+            num(deg),
+            esc(t),
+            x = num(x),
+            y = num(y),
+        );
+    }
+
+    /// A line; `dash` is an SVG dash array or empty.
+    // Two points, a stroke and a dash: grouping them would only hide the SVG attributes.
+    #[allow(clippy::too_many_arguments)]
+    pub fn line(
+        &mut self,
+        x1: f64,
+        y1: f64,
+        x2: f64,
+        y2: f64,
+        stroke: &str,
+        width: f64,
+        dash: &str,
+    ) {
+        let dash = if dash.is_empty() {
+            String::new()
+        } else {
+            format!(" stroke-dasharray=\"{dash}\"")
+        };
+        let _ = writeln!(
+            self.body,
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{stroke}\" stroke-width=\"{}\"{dash}/>",
+            num(x1),
+            num(y1),
+            num(x2),
+            num(y2),
+            num(width)
+        );
+    }
+
+    /// A filled rectangle.
+    pub fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, opacity: f64) {
+        let _ = writeln!(
+            self.body,
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{fill}\" fill-opacity=\"{}\"/>",
+            num(x),
+            num(y),
+            num(w.max(0.0)),
+            num(h.max(0.0)),
+            num(opacity)
+        );
+    }
+
+    /// A polyline through `points`.
+    pub fn polyline(&mut self, points: &[(f64, f64)], stroke: &str, width: f64) {
+        let pts: Vec<String> = points
+            .iter()
+            .map(|(x, y)| format!("{},{}", num(*x), num(*y)))
+            .collect();
+        let _ = writeln!(
+            self.body,
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{stroke}\" stroke-width=\"{}\"/>",
+            pts.join(" "),
+            num(width)
+        );
+    }
+
+    /// A small circle.
+    pub fn dot(&mut self, x: f64, y: f64, r: f64, fill: &str) {
+        let _ = writeln!(
+            self.body,
+            "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{fill}\"/>",
+            num(x),
+            num(y),
+            num(r)
+        );
+    }
+
+    /// A legend in one row starting at (`x`, `y`): a swatch and a label per entry. A
+    /// colour `line:C|DASH` draws a line of colour `C` and dash array `DASH` instead.
+    pub fn legend(&mut self, x: f64, y: f64, entries: &[(String, String)]) {
+        let mut xx = x;
+        for (colour, label) in entries {
+            if let Some(dash) = colour.strip_prefix("line:") {
+                let (c, d) = dash.split_once('|').unwrap_or((dash, ""));
+                self.line(xx, y + 6.0, xx + 16.0, y + 6.0, c, 2.0, d);
+            } else {
+                self.rect(xx, y, 16.0, 12.0, colour, 1.0);
+            }
+            self.text(xx + 21.0, y + 10.5, 12.0, "start", label, "normal");
+            xx += 21.0 + 6.6 * label.len() as f64 + 18.0;
+        }
+    }
+
+    /// The caption at the bottom, wrapped at word boundaries to the figure's width
+    /// (about 6 px per character at 11 px), last line 10 px above the bottom edge.
+    pub fn caption(&mut self, t: &str) {
+        let max = ((self.width - 20.0) / 6.0) as usize;
+        let mut lines: Vec<String> = Vec::new();
+        for word in t.split(' ') {
+            match lines.last_mut() {
+                Some(l) if l.len() + 1 + word.len() <= max => {
+                    l.push(' ');
+                    l.push_str(word);
+                }
+                _ => lines.push(word.to_string()),
+            }
+        }
+        let n = lines.len();
+        for (i, l) in lines.iter().enumerate() {
+            let y = self.height - 10.0 - 14.0 * (n - 1 - i) as f64;
+            self.text(10.0, y, 11.0, "start", l, "normal");
+        }
+    }
+
+    /// The finished document.
+    pub fn finish(mut self) -> String {
+        self.body.push_str("</svg>\n");
+        self.body
+    }
+}
+
+/// A logarithmic axis from `lo` to `hi` (both > 0) mapped to pixels `p0` (at `lo`) to
+/// `p1` (at `hi`).
+#[derive(Clone, Copy, Debug)]
+pub struct LogAxis {
+    /// Lowest value.
+    pub lo: f64,
+    /// Highest value.
+    pub hi: f64,
+    /// Pixel of `lo`.
+    pub p0: f64,
+    /// Pixel of `hi`.
+    pub p1: f64,
+}
+
+impl LogAxis {
+    /// The pixel of `v` (clamped into the axis).
+    pub fn at(&self, v: f64) -> f64 {
+        let v = v.clamp(self.lo, self.hi);
+        let t = (v.ln() - self.lo.ln()) / (self.hi.ln() - self.lo.ln());
+        self.p0 + t * (self.p1 - self.p0)
+    }
+
+    /// Decades `10^k` between `lo` and `hi`.
+    pub fn decades(&self) -> Vec<f64> {
+        let mut out = Vec::new();
+        let mut d = 10f64.powf(self.lo.log10().ceil());
+        while d <= self.hi * 1.000_001 {
+            out.push(d);
+            d *= 10.0;
+        }
+        out
+    }
+
+    /// The decade at or below `v`, and the one at or above `v`.
+    pub fn decade_bounds(lo: f64, hi: f64) -> (f64, f64) {
+        (
+            10f64.powf(lo.max(1e-9).log10().floor()),
+            10f64.powf(hi.max(1e-9).log10().ceil()),
+        )
+    }
+}
+
+/// A tick label: `1`, `10`, ..., `10k`, `1M`.
+pub fn tick(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{}M", num(v / 1e6))
+    } else if v >= 1e3 {
+        format!("{}k", num(v / 1e3))
+    } else if v >= 1.0 {
+        num(v)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// Draws a vertical log axis at `x` with decade grid lines across to `x_end` and the
+/// axis `label`.
+pub fn y_log_axis(s: &mut Svg, a: &LogAxis, ticks: &[f64], x: f64, x_end: f64, label: &str) {
+    for &t in ticks {
+        let y = a.at(t);
+        s.line(x, y, x_end, y, "#dddddd", 1.0, "");
+        s.line(x - 4.0, y, x, y, "#333333", 1.0, "");
+        s.text(x - 6.0, y + 4.0, 11.0, "end", &tick(t), "normal");
+    }
+    s.line(x, a.p0, x, a.p1, "#333333", 1.0, "");
+    s.line(x, a.p0, x_end, a.p0, "#333333", 1.0, "");
+    let mid = (a.p0 + a.p1) / 2.0;
+    s.text_rotated(x - 48.0, mid, 12.0, "middle", -90.0, label);
+}

@@ -1,0 +1,128 @@
+//! The figures are well-formed SVG with their captions, and the committed ones in
+//! `book/src/figures` are what `cargo run -p figures` writes.
+
+use ch09::progression::Params;
+use figures::{
+    FIGURES_DIR, all_figures, contention, emulator_figures, gpu_figures, load_bench, newest_bench,
+    parse_bench, repo_root,
+};
+
+const FIXTURE: &str = include_str!("fixture-bench.json");
+const RUNS: &str = "## 2026-01-02, run 1: Fixture GPU 1, driver 123.45.6, CUDA 12.9\n";
+
+/// Every tag is closed in order (comments, declarations and `<.../>` aside), and the
+/// document is one `<svg>` element.
+fn well_formed(svg: &str) -> Result<(), String> {
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = svg;
+    let mut roots = 0;
+    while let Some(i) = rest.find('<') {
+        let j = rest[i..].find('>').ok_or("unterminated tag")? + i;
+        let tag = &rest[i + 1..j];
+        rest = &rest[j + 1..];
+        if tag.starts_with('!') || tag.starts_with('?') || tag.ends_with('/') {
+            if stack.is_empty() {
+                roots += 1;
+            }
+            continue;
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            let open = stack
+                .pop()
+                .ok_or_else(|| format!("</{name}> closes nothing"))?;
+            if open != name {
+                return Err(format!("<{open}> closed by </{name}>"));
+            }
+        } else {
+            if stack.is_empty() {
+                roots += 1;
+            }
+            let name = tag.split_whitespace().next().unwrap_or("").to_string();
+            stack.push(name);
+        }
+    }
+    if !stack.is_empty() {
+        return Err(format!("unclosed: {stack:?}"));
+    }
+    if roots != 1 || !svg.starts_with("<svg ") {
+        return Err(format!("{roots} root elements"));
+    }
+    Ok(())
+}
+
+#[test]
+fn fixture_figures_are_well_formed_and_captioned() {
+    let bench = parse_bench(FIXTURE, "fixture.json", None, Some(RUNS)).unwrap();
+    assert_eq!(
+        bench.driver, "123.45.6",
+        "the driver comes from gpu-runs.md"
+    );
+    let dir = std::env::temp_dir().join(format!("figures-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = Params {
+        n: Some(4096),
+        ..Params::default()
+    };
+    let mut figs = gpu_figures(&bench);
+    figs.extend(emulator_figures(&p).unwrap());
+    assert_eq!(figs.len(), 4);
+    for f in &figs {
+        std::fs::write(dir.join(f.name), &f.svg).unwrap();
+        let svg = std::fs::read_to_string(dir.join(f.name)).unwrap();
+        well_formed(&svg).unwrap_or_else(|e| panic!("{}: {e}", f.name));
+        assert!(svg.contains("<title>"), "{}: no title", f.name);
+        if f.name.contains("throughput") {
+            assert!(
+                svg.contains("Fixture GPU 1, driver 123.45.6, CUDA 12.9, 2026-01-02"),
+                "{}: no caption",
+                f.name
+            );
+            assert!(
+                svg.contains("measured read bandwidth: 1000 GB/s"),
+                "{}",
+                f.name
+            );
+        } else {
+            assert!(
+                svg.contains("SIMT emulator, n = 4096, seed 9"),
+                "{}: no caption",
+                f.name
+            );
+        }
+    }
+    // Deterministic: the same inputs give the same bytes.
+    assert_eq!(gpu_figures(&bench), gpu_figures(&bench));
+    assert_eq!(emulator_figures(&p).unwrap()[1], figs[3]);
+    // The best CPU is the fastest CPU row; a wrong row is marked.
+    assert!(figs[0].svg.contains(">best CPU<") && figs[0].svg.contains(">wrong<"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn contention_counts_lanes_per_bin_per_warp_load() {
+    let mut data = vec![7u8; 32];
+    data.extend((0..32).map(|i| i as u8));
+    let c = contention(&data);
+    assert_eq!((c.hits[7], c.lanes[7], c.max[7]), (2, 33, 32));
+    assert_eq!((c.hits[8], c.lanes[8], c.max[8]), (1, 1, 1));
+    assert_eq!(c.hits[200], 0);
+}
+
+#[test]
+fn committed_figures_are_up_to_date() {
+    let root = repo_root();
+    let bench = newest_bench(&root.join("notes")).expect("a notes/bench-*.json");
+    let bench = load_bench(&bench, None).unwrap();
+    let mut stale = Vec::new();
+    for f in all_figures(&bench).unwrap() {
+        let path = root.join(FIGURES_DIR).join(f.name);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(f.svg.as_str()) {
+            stale.push(format!("{FIGURES_DIR}/{}", f.name));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "out of date: {}: run `cargo run -p figures`",
+        stale.join(", ")
+    );
+}
