@@ -141,6 +141,13 @@ pub struct BenchArgs {
     /// Only these GPU steps, e.g. --step 9.9 (repeatable) [default: all].
     #[arg(long = "step", value_name = "ID")]
     pub steps: Vec<String>,
+    /// The variant sweep instead of the steps: 9.9's histo_fastest against its
+    /// experimental variants (solutions::bench: fast_popc, fast_ldg, fast_warp_bins,
+    /// fast_warp_bins_ldg), CUB and the read-bandwidth reference, on the u8 inputs only;
+    /// every result checked against the CPU's histogram. Implies --skip cpu,torch and
+    /// ignores --step.
+    #[arg(long)]
+    pub variants: bool,
     /// The text input's file [default: the book's chapters, book/src/**/*.md, when this
     /// program runs from the course's workspace; else a paragraph built in].
     #[arg(long, value_name = "PATH")]
@@ -241,6 +248,16 @@ impl BenchArgs {
                 return Err(format!("--text {}: the file is empty", path.display()));
             }
             o.text = (bytes, path.display().to_string());
+        }
+        if self.variants {
+            if !o.dtypes.contains(&Dtype::U8) {
+                return Err("--variants runs on the u8 inputs only; leave out --dtype u32".into());
+            }
+            o.variants = true;
+            o.dtypes = vec![Dtype::U8];
+            o.cpu = false;
+            o.torch = Tool::Off;
+            o.steps.clear();
         }
         Ok(o)
     }

@@ -128,6 +128,10 @@ pub struct Options {
     pub inputs: Vec<Input>,
     /// Only these GPU steps (`9.3` …); all when empty.
     pub steps: Vec<String>,
+    /// The variant sweep (`--variants`): instead of the steps, 9.9's `histo_fastest` and
+    /// its experimental variants ([`variant_steps`]), on the inputs of [`Self::dtypes`]
+    /// that are bytes only.
+    pub variants: bool,
     /// The CPU baselines.
     pub cpu: bool,
     /// Threads of the multi-threaded CPU baseline.
@@ -160,6 +164,7 @@ impl Default for Options {
             dtypes: Dtype::ALL.to_vec(),
             inputs: Input::ALL.to_vec(),
             steps: Vec::new(),
+            variants: false,
             cpu: true,
             cpu_threads: cpu::cores(),
             cub: Tool::Auto,
@@ -332,6 +337,46 @@ pub fn byte_steps(k: &Kernels, props: &gpu_host::DeviceProps, n: usize) -> Vec<S
             StepKernel::Bytes(k.histo_fastest),
             fastest,
             bins,
+        ),
+    ]
+}
+
+/// The variant sweep on `n` bytes: 9.9's `histo_fastest` (step `9.9`) and the experimental
+/// variants of `solutions::bench` (step `var`): [`fast_popc`](solutions::bench::fast_popc()),
+/// [`fast_warp_bins`](solutions::bench::fast_warp_bins()),
+/// [`fast_ldg`](solutions::bench::fast_ldg()) and
+/// [`fast_warp_bins_ldg`](solutions::bench::fast_warp_bins_ldg()), all on 9.9's grid
+/// ([`fastest_grid`]) and block; the per-warp kernels get a sub-histogram per warp of
+/// dynamic shared memory.
+pub fn variant_steps(props: &gpu_host::DeviceProps, n: usize) -> Vec<Step> {
+    use solutions::bench as b;
+    let bins = U8_BINS;
+    let block = FastestPolicy::BLOCK_THREADS;
+    let grid = fastest_grid(props.sm_count, props.max_threads_per_sm, n);
+    let one_copy = Shape::new(grid, block).with_bins(bins);
+    let per_warp = Shape::new(grid, block).with_bins(bins * block.div_ceil(32));
+    let step = |step, kernel, k, shape| Step {
+        step,
+        kernel,
+        launch: StepKernel::Bytes(k),
+        shape,
+        out_len: bins,
+    };
+    vec![
+        step(
+            "9.9",
+            "histo_fastest",
+            solutions::ch09::histo_fastest::KERNEL,
+            one_copy,
+        ),
+        step("var", "fast_popc", b::fast_popc::KERNEL, one_copy),
+        step("var", "fast_ldg", b::fast_ldg::KERNEL, one_copy),
+        step("var", "fast_warp_bins", b::fast_warp_bins::KERNEL, per_warp),
+        step(
+            "var",
+            "fast_warp_bins_ldg",
+            b::fast_warp_bins_ldg::KERNEL,
+            per_warp,
         ),
     ]
 }
@@ -623,6 +668,9 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
             .push(format!("torch.bincount not run: {why}"));
     }
     for &dtype in &opts.dtypes {
+        if opts.variants && dtype != Dtype::U8 {
+            continue;
+        }
         for &input in &opts.inputs {
             let tag = format!("[{} {}]", dtype.name(), input.name());
             progress(&format!("{tag} generating {} MiB", opts.size_bytes >> 20));
@@ -676,13 +724,19 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                         anchors(dev, &up, &data, input, opts, &mut report);
                     }
                     let steps = match dtype {
+                        Dtype::U8 if opts.variants => {
+                            variant_steps(dev.props(), data.len_bytes() as usize)
+                        }
                         Dtype::U8 => byte_steps(&REFERENCE, dev.props(), data.len_bytes() as usize),
                         Dtype::U32 => {
                             value_steps(&REFERENCE, dev.props(), data.len_bytes() as usize / 4)
                         }
                     };
                     for s in steps {
-                        if !opts.steps.is_empty() && !opts.steps.iter().any(|x| x == s.step) {
+                        if !opts.variants
+                            && !opts.steps.is_empty()
+                            && !opts.steps.iter().any(|x| x == s.step)
+                        {
                             continue;
                         }
                         let m = measure_step(dev, &s, &up, &expected, opts);
@@ -1203,6 +1257,53 @@ mod tests {
                 .iter()
                 .any(|l| l.contains("[u32 text] 9.14 histo_u32_shared"))
         );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// The variant sweep on the emulator: every variant right on every byte input, with
+    /// a length that leaves a partial round of vectors and a tail of bytes.
+    #[test]
+    fn the_variant_sweep_runs_on_the_emulator() {
+        let dir = std::env::temp_dir().join(format!("ch09-variants-test-{}", std::process::id()));
+        let opts = Options {
+            // 9.9's grid gives each thread about four vectors: 5 * 16 KiB + 5000 bytes is
+            // 6 blocks (stride 1536 vectors) over 5432 vectors, so the first threads do a
+            // round of four, the others single vectors, and 8 bytes are a tail.
+            size_bytes: 5 * 16384 + 5000,
+            warmup: 0,
+            reps: 1,
+            budget: Duration::from_secs(60),
+            variants: true,
+            cpu: false,
+            cub: Tool::Off,
+            torch: Tool::Off,
+            cpu_threads: 2,
+            out_dir: dir.clone(),
+            text: (b"the quick brown fox ".to_vec(), "a test".into()),
+            ..Options::default()
+        };
+        let mut lines = Vec::new();
+        let report = run_on(&mut Device::emulator(), &opts, &mut |l| {
+            lines.push(l.to_string())
+        });
+        assert!(report.all_correct(), "{}", report.table());
+        // 2 references + 5 kernels x 4 byte inputs; no u32 input.
+        assert_eq!(report.rows.len(), 2 + 5 * 4, "{}", report.table());
+        for k in [
+            "histo_fastest",
+            "fast_popc",
+            "fast_ldg",
+            "fast_warp_bins",
+            "fast_warp_bins_ldg",
+        ] {
+            assert_eq!(
+                report.rows.iter().filter(|r| r.implementation == k).count(),
+                4,
+                "{k}: {}",
+                report.table()
+            );
+        }
+        assert!(report.rows.iter().all(|r| r.dtype == "u8"));
         let _ = std::fs::remove_dir_all(dir);
     }
 }
