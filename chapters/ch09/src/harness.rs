@@ -43,7 +43,8 @@ pub const DEFAULT_TIMEOUT_S: u64 = 120;
 
 /// How the child's outcome begins when it could not open the GPU or load the PTX: a
 /// failure of the machine, not of the kernels, so the emulator is not asked to explain it.
-const GPU_UNUSABLE: &str = "cannot use the GPU";
+/// Public for the grader (`crates/grade`), which reports such a failure the same way.
+pub const GPU_UNUSABLE: &str = "cannot use the GPU";
 
 /// An outcome as the child writes it for the parent.
 #[derive(Debug, Serialize, Deserialize)]
@@ -272,11 +273,21 @@ fn tail(text: &str, n: usize) -> Vec<String> {
 /// A failing GPU outcome, explained by the same check on the emulator (see the module
 /// docs); a passing one unchanged.
 fn explain(ex: &Exercise, source: KernelSource, gpu: Outcome) -> Outcome {
+    explain_with(gpu, || ex.run(&mut Device::emulator(), source))
+}
+
+/// A failing GPU outcome explained by `emulate`, which runs the same check on the
+/// emulator (see the module docs); a passing one, or one that begins with
+/// [`GPU_UNUSABLE`], unchanged and `emulate` not called.
+///
+/// Public for the grader (`crates/grade`), which runs the emulator's check its own way
+/// (in a child process, under its fixed limits) and so passes it in as `emulate`.
+pub fn explain_with(gpu: Outcome, emulate: impl FnOnce() -> Outcome) -> Outcome {
     if gpu.passed() || gpu.reason.starts_with(GPU_UNUSABLE) {
         return gpu;
     }
     let on_gpu = format!("on the GPU: {} - {}", gpu.status.label(), gpu.reason);
-    let emulated = ex.run(&mut Device::emulator(), source);
+    let emulated = emulate();
     if emulated.status == gpu.status && emulated.reason == gpu.reason {
         return emulated;
     }

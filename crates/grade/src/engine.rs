@@ -24,7 +24,7 @@
 
 use crate::limits::Limits;
 use crate::report::{Checked, ExerciseReport, status_from_key, status_key};
-use course::{Chapter, Exercise, KernelSource, Status};
+use course::{Chapter, Exercise, KernelSource, Outcome, Status};
 use gpu_host::Device;
 use std::cell::{Cell, RefCell};
 use std::io::{Read, Write};
@@ -52,7 +52,7 @@ pub enum Isolation {
 }
 
 /// The hidden subcommand of the grader's binary that runs one exercise:
-/// `grade __exercise <chapter> <id> --kernels … --step-budget … --spin-steps …
+/// `grade __exercise <chapter> <id> --kernels … --device emulator|gpu --step-budget … --spin-steps …
 /// --watchdog-ms … --timeout-ms …`.
 pub const CHILD_COMMAND: &str = "__exercise";
 
@@ -63,6 +63,75 @@ pub const RESULT_PREFIX: &str = "grade-result: ";
 /// Extra time a child gets over the exercise limit before it is killed: the child
 /// enforces the limit itself and reports it; killing it is the fallback.
 const CHILD_GRACE: Duration = Duration::from_secs(5);
+
+/// The device the checks run on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The SIMT emulator, with the grader's [`Limits`]: deterministic, with counters.
+    Emulator,
+    /// CUDA device 0 (the `cuda` feature), the PTX of the graded kernels loaded on a
+    /// fresh device per exercise (chapter 9's [`ch09::device::open_gpu`]). The GPU has no
+    /// step budget, spin detector or watchdog: only [`Limits::exercise_timeout_ms`] stops
+    /// a kernel that never ends. A failing check is run again on the emulator to explain
+    /// it ([`ch09::harness::explain_with`]).
+    Gpu {
+        /// The GPU's name, as the driver reports it.
+        name: String,
+        /// The CUDA version the driver supports, e.g. `"CUDA 12.8"`.
+        driver: String,
+    },
+}
+
+impl Target {
+    /// Opens CUDA device 0 to learn its name and driver (and that it works), then closes
+    /// it. `Err` (one line) without the `cuda` feature, a driver or a GPU.
+    pub fn gpu() -> Result<Target, String> {
+        if !ch09::device::has_cuda() {
+            return Err(
+                "this grader was built without the `cuda` feature (build it with \
+                        `cargo build --release -p grade --features cuda`)"
+                    .into(),
+            );
+        }
+        let dev = ch09::device::open_gpu(&[]).map_err(|e| one_line(&e.to_string()))?;
+        let (major, minor) = dev.driver_version().unwrap_or_default();
+        Ok(Target::Gpu {
+            name: dev.props().name.clone(),
+            driver: format!("CUDA {major}.{minor}"),
+        })
+    }
+
+    /// `"emulator"` or `"gpu"`: the report's `device` and the child's `--device`.
+    pub fn key(&self) -> &'static str {
+        match self {
+            Target::Emulator => "emulator",
+            Target::Gpu { .. } => "gpu",
+        }
+    }
+
+    /// A device for one check of `source`'s kernels: a fresh emulator with `limits`, or
+    /// the GPU with the PTX loaded. `Err` is an outcome: the GPU could not be used.
+    fn open(&self, source: KernelSource, limits: &Limits) -> Result<Device, Outcome> {
+        match self {
+            Target::Emulator => Ok(Device::emulator_with(limits.simt_config())),
+            Target::Gpu { .. } => ch09::device::open_gpu(&[source]).map_err(|e| {
+                Outcome::fail(
+                    Status::Error,
+                    format!(
+                        "{}: {}",
+                        ch09::harness::GPU_UNUSABLE,
+                        one_line(&e.to_string())
+                    ),
+                )
+            }),
+        }
+    }
+}
+
+/// `text` on one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
 
 /// Which exercises to grade.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -110,6 +179,30 @@ pub fn grade(
     isolation: &Isolation,
     jobs: usize,
 ) -> Result<Vec<ExerciseReport>, String> {
+    grade_on(
+        chapters,
+        selection,
+        source,
+        limits,
+        isolation,
+        jobs,
+        &Target::Emulator,
+    )
+}
+
+/// [`grade`] on `target`. On the GPU, a check that fails is run again on the emulator
+/// (isolated the same way, under `limits`) and explained as chapter 9's tests do: the
+/// emulator's report when it fails too, with the GPU's finding as a detail; the GPU's
+/// failure, marked as one only the hardware shows, when it passes.
+pub fn grade_on(
+    chapters: &[&'static Chapter],
+    selection: &Selection,
+    source: KernelSource,
+    limits: &Limits,
+    isolation: &Isolation,
+    jobs: usize,
+    target: &Target,
+) -> Result<Vec<ExerciseReport>, String> {
     let work: Vec<(&'static Chapter, &'static Exercise)> = chapters
         .iter()
         .flat_map(|c| c.exercises.iter().map(move |e| (*c, e)))
@@ -127,12 +220,18 @@ pub fn grade(
                     let Some(&(chapter, exercise)) = work.get(i) else {
                         break;
                     };
-                    let checked = match isolation {
-                        Isolation::InProcess => Ok(check_in_process(exercise, source, limits)),
+                    let check = |target: &Target| match isolation {
+                        Isolation::InProcess => {
+                            Ok(check_in_process_on(exercise, source, limits, target))
+                        }
                         Isolation::Subprocess { exe } => {
-                            check_isolated(exe, chapter, exercise, source, limits)
+                            check_isolated_on(exe, chapter, exercise, source, limits, target)
                         }
                     };
+                    let checked = check(target).map(|gpu| match target {
+                        Target::Emulator => gpu,
+                        Target::Gpu { .. } => explain(gpu, || check(&Target::Emulator)),
+                    });
                     if tx.send((i, checked)).is_err() {
                         break;
                     }
@@ -213,28 +312,63 @@ impl Checked {
     }
 }
 
-/// Runs the check of `exercise` in this process, on a worker thread with a fresh
-/// emulator configured by `limits`, and waits at most [`Limits::exercise_timeout_ms`].
-///
-/// A panic that escapes the check (a bug in check code, or a student's host function
-/// called without `course::catch_host`) is [`Status::Error`] with the panic's message;
-/// a check that does not finish in time is [`Status::TimedOut`], and its thread is
-/// abandoned.
+/// A GPU result explained by the emulator's (`emulate`), with chapter 9's
+/// [`ch09::harness::explain_with`]. An emulator run that cannot start is a detail.
+fn explain(gpu: Checked, emulate: impl FnOnce() -> Result<Checked, String>) -> Checked {
+    let explained = ch09::harness::explain_with(gpu.clone().into_outcome(), || {
+        match emulate() {
+            Ok(emulated) => emulated.into_outcome(),
+            // Not a pass and not the GPU's reason: the GPU's report stands, with this.
+            Err(e) => Outcome::fail(Status::Error, format!("the emulator could not run: {e}")),
+        }
+    });
+    Checked::from_outcome(explained)
+}
+
+impl Checked {
+    /// The [`Outcome`] with this status, reason and details.
+    fn into_outcome(self) -> Outcome {
+        let mut out = Outcome::fail(self.status, self.reason);
+        out.details = self.details;
+        out
+    }
+}
+
+/// [`check_in_process_on`] the emulator.
 pub fn check_in_process(
     exercise: &'static Exercise,
     source: KernelSource,
     limits: &Limits,
 ) -> Checked {
+    check_in_process_on(exercise, source, limits, &Target::Emulator)
+}
+
+/// Runs the check of `exercise` in this process, on a worker thread with a fresh
+/// device of `target` (an emulator configured by `limits`, or the GPU), and waits at
+/// most [`Limits::exercise_timeout_ms`].
+///
+/// A panic that escapes the check (a bug in check code, or a student's host function
+/// called without `course::catch_host`) is [`Status::Error`] with the panic's message;
+/// a check that does not finish in time is [`Status::TimedOut`], and its thread is
+/// abandoned.
+pub fn check_in_process_on(
+    exercise: &'static Exercise,
+    source: KernelSource,
+    limits: &Limits,
+    target: &Target,
+) -> Checked {
     install_panic_hook();
     let (tx, rx) = mpsc::channel();
-    let config = limits.simt_config();
+    let (target, limits_of_device) = (target.clone(), *limits);
     let spawned = std::thread::Builder::new()
         .name(format!("grade {}", exercise.id))
         .spawn(move || {
             CHECKING.with(|c| c.set(true));
             let result = catch_unwind(AssertUnwindSafe(|| {
-                let mut device = Device::emulator_with(config);
-                exercise.run(&mut device, source)
+                match target.open(source, &limits_of_device) {
+                    Ok(mut device) => exercise.run(&mut device, source),
+                    Err(unusable) => unusable,
+                }
             }));
             let checked = match result {
                 Ok(outcome) => Checked::from_outcome(outcome),
@@ -273,8 +407,7 @@ pub fn check_in_process(
     }
 }
 
-/// Runs the check of `exercise` in a child process of the grader's binary `exe` (see
-/// [`CHILD_COMMAND`]). `Err` only when the child cannot be started.
+/// [`check_isolated_on`] the emulator.
 pub fn check_isolated(
     exe: &std::path::Path,
     chapter: &'static Chapter,
@@ -282,11 +415,28 @@ pub fn check_isolated(
     source: KernelSource,
     limits: &Limits,
 ) -> Result<Checked, String> {
+    check_isolated_on(exe, chapter, exercise, source, limits, &Target::Emulator)
+}
+
+/// Runs the check of `exercise` on `target` in a child process of the grader's binary
+/// `exe` (see [`CHILD_COMMAND`]). `Err` only when the child cannot be started.
+///
+/// On the GPU this isolation is needed, not only prudent: a kernel fault poisons every
+/// CUDA context of its process, so one unsolved exercise would fail all the others.
+pub fn check_isolated_on(
+    exe: &std::path::Path,
+    chapter: &'static Chapter,
+    exercise: &'static Exercise,
+    source: KernelSource,
+    limits: &Limits,
+    target: &Target,
+) -> Result<Checked, String> {
     let mut cmd = Command::new(exe);
     cmd.arg(CHILD_COMMAND)
         .arg(chapter.id)
         .arg(exercise.id)
         .args(["--kernels", source.name()])
+        .args(["--device", target.key()])
         .args(["--step-budget", &limits.step_budget.to_string()])
         .args(["--spin-steps", &limits.spin_steps.to_string()])
         .args(["--watchdog-ms", &limits.launch_watchdog_ms.to_string()])
@@ -300,22 +450,23 @@ pub fn check_isolated(
     Ok(checked.unwrap_or_else(|| exercise_timed_out(limits)))
 }
 
-/// The body of [`CHILD_COMMAND`]: runs exercise `id` of chapter `chapter` in this
-/// process and prints its [`RESULT_PREFIX`] line. The caller should exit the process
-/// right after, which also ends a launch thread left spinning.
+/// The body of [`CHILD_COMMAND`]: runs exercise `id` of chapter `chapter` on `target`
+/// in this process and prints its [`RESULT_PREFIX`] line. The caller should exit the
+/// process right after, which also ends a launch thread left spinning.
 pub fn child_main(
     chapters: &[&'static Chapter],
     chapter: &str,
     id: &str,
     source: KernelSource,
     limits: &Limits,
+    target: &Target,
 ) -> Result<(), String> {
     let exercise = chapters
         .iter()
         .find(|c| c.id == chapter)
         .and_then(|c| c.exercise(id))
         .ok_or_else(|| format!("no exercise {id} in chapter {chapter}"))?;
-    let checked = check_in_process(exercise, source, limits);
+    let checked = check_in_process_on(exercise, source, limits, target);
     let line = serde_json::json!({
         "status": status_key(checked.status),
         "reason": checked.reason,

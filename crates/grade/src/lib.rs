@@ -1,8 +1,9 @@
 //! # `grade`: the instructor's grader
 //!
 //! `cargo run -p grade` turns a student's clone into a score: it runs the check of every
-//! exercise of every chapter against the student's `kernels/` crate on the SIMT emulator,
-//! and prints one report, as a terminal table (the default), JSON (`--json`), JUnit XML
+//! exercise of every chapter against the student's `kernels/` crate on the SIMT emulator
+//! (or, built with the `cuda` feature, on a GPU: `--device gpu`, [`Target`]), and prints
+//! one report, as a terminal table (the default), JSON (`--json`), JUnit XML
 //! (`--junit`) or a Markdown feedback comment (`--markdown`). The crate's `README.md`
 //! is the instructor's manual (the CLI, the JSON schema, the CI recipe); this library is
 //! the grader's machinery, public so that the course's own tests can drive it on fake
@@ -35,7 +36,7 @@ pub mod manifest;
 pub mod render;
 pub mod report;
 
-pub use engine::{Isolation, Selection, grade};
+pub use engine::{Isolation, Selection, Target, grade, grade_on};
 pub use limits::Limits;
 pub use report::{ExerciseReport, Integrity, Report, SCHEMA_VERSION};
 

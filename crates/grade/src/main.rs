@@ -2,7 +2,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use course::KernelSource;
-use grade::engine::{self, Isolation, Selection};
+use grade::engine::{self, Isolation, Selection, Target};
 use grade::limits::Limits;
 use grade::manifest;
 use grade::render::{self, Format};
@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Grades the student's kernels: runs the check of every exercise of every chapter
-/// against `kernels/` on the SIMT emulator and prints a scored report. Points are all or
+/// against `kernels/` on the SIMT emulator (or a GPU, `--device`) and prints a scored report. Points are all or
 /// nothing per exercise. The exit code is 0 whatever the score; it is non-zero only when
 /// grading itself could not run.
 #[derive(Debug, Parser)]
@@ -61,6 +61,22 @@ struct RunArgs {
     /// kernel that crashes the process then ends the whole run; for debugging).
     #[arg(long)]
     in_process: bool,
+    /// Where the checks run: the SIMT emulator; a GPU (CUDA device 0, needs a build with
+    /// `--features cuda`; without one grading cannot run); or auto (the GPU when one can
+    /// be opened, else the emulator, with a note on standard error).
+    #[arg(long, value_enum, default_value_t = DeviceArg::Emulator)]
+    device: DeviceArg,
+}
+
+/// `--device`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum DeviceArg {
+    /// The SIMT emulator (deterministic, with counters).
+    Emulator,
+    /// CUDA device 0, or an error.
+    Gpu,
+    /// The GPU when one can be opened, else the emulator.
+    Auto,
 }
 
 #[derive(Debug, Args)]
@@ -113,6 +129,9 @@ enum Command {
         id: String,
         #[arg(long, value_enum, default_value_t = Source::Student)]
         kernels: Source,
+        /// `emulator` or `gpu` (the parent resolved `auto`).
+        #[arg(long, value_enum, default_value_t = DeviceArg::Emulator)]
+        device: DeviceArg,
         #[command(flatten)]
         limits: LimitArgs,
     },
@@ -143,6 +162,7 @@ const AFTER_HELP: &str = "Examples:
   cargo run -p grade -- --markdown                    a feedback comment for the student
   cargo run -p grade -- --kernels reference           the solutions: should score full points
   cargo run -p grade -- --exercise 9.4                one exercise
+  cargo run -p grade --features cuda -- --device gpu  on the GPU (CUDA device 0)
   cargo run -p grade -- manifest                      regenerate crates/grade/manifest.txt
 
 Statuses: pass, wrong result, wrong technique, race, barrier error, out of bounds,
@@ -163,14 +183,24 @@ fn main() -> ExitCode {
             chapter,
             id,
             kernels,
+            device,
             limits,
         }) => {
+            let target = match device {
+                DeviceArg::Emulator | DeviceArg::Auto => Target::Emulator,
+                // The child needs only the kind: the parent has the name for the report.
+                DeviceArg::Gpu => Target::Gpu {
+                    name: String::new(),
+                    driver: String::new(),
+                },
+            };
             let result = engine::child_main(
                 &grade::chapters(),
                 &chapter,
                 &id,
                 kernels.into(),
                 &limits.limits(),
+                &target,
             );
             // Exit now: a launch thread left spinning by the watchdog dies with us.
             std::process::exit(match result {
@@ -221,6 +251,14 @@ fn run(args: &RunArgs) -> Result<(), String> {
             known.join(", ")
         ));
     }
+    let target = match args.device {
+        DeviceArg::Emulator => Target::Emulator,
+        DeviceArg::Gpu => Target::gpu().map_err(|e| format!("--device gpu: {e}"))?,
+        DeviceArg::Auto => Target::gpu().unwrap_or_else(|e| {
+            eprintln!("grade: note: --device auto: grading on the emulator: no GPU: {e}");
+            Target::Emulator
+        }),
+    };
     let limits = args.limits.limits();
     let isolation = if args.in_process {
         Isolation::InProcess
@@ -242,8 +280,10 @@ fn run(args: &RunArgs) -> Result<(), String> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(manifest::MANIFEST_PATH));
     let integrity = manifest::check(&root, &manifest_path);
-    let exercises = engine::grade(&chapters, &selection, source, &limits, &isolation, jobs)?;
-    let report = Report::new(source, limits, &chapters, exercises, Some(integrity));
+    let exercises = engine::grade_on(
+        &chapters, &selection, source, &limits, &isolation, jobs, &target,
+    )?;
+    let report = Report::new(source, limits, &chapters, exercises, Some(integrity)).on(&target);
     let format = if args.json {
         Format::Json
     } else if args.junit {

@@ -36,6 +36,14 @@ fn whose(report: &Report) -> String {
     format!("{} kernels", report.kernels)
 }
 
+/// "the SIMT emulator", or "the GPU NVIDIA H100 80GB HBM3 (driver: CUDA 12.8)".
+fn where_run(report: &Report) -> String {
+    match (&report.device_driver, report.on_gpu()) {
+        (Some(driver), true) => format!("the GPU {} (driver: {driver})", report.device_name),
+        _ => "the SIMT emulator".to_string(),
+    }
+}
+
 /// "0/10".
 fn points(e: &ExerciseReport) -> String {
     format!("{}/{}", e.points.earned, e.points.possible)
@@ -72,8 +80,9 @@ pub fn table(report: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "grade: {} on the SIMT emulator; points are all or nothing per exercise",
-        whose(report)
+        "grade: {} on {}; points are all or nothing per exercise",
+        whose(report),
+        where_run(report)
     );
     let w_id = width(report, |e| e.id.chars().count()).max("exercise".len());
     let w_title = width(report, |e| e.title.chars().count()).max("title".len());
@@ -206,14 +215,21 @@ pub fn junit(report: &Report) -> String {
             errors(&mine)
         );
         let _ = writeln!(s, "    <properties>");
-        for (name, value) in [
+        let mut properties = vec![
             ("title", ch.title.to_string()),
             ("kernels", report.kernels.to_string()),
             ("device", report.device.to_string()),
+            ("device_name", report.device_name.clone()),
+        ];
+        if let Some(driver) = &report.device_driver {
+            properties.push(("device_driver", driver.clone()));
+        }
+        properties.extend([
             ("scoring", report.scoring.to_string()),
             ("points_earned", ch.points.earned.to_string()),
             ("points_possible", ch.points.possible.to_string()),
-        ] {
+        ]);
+        for (name, value) in properties {
             let _ = writeln!(
                 s,
                 "      <property name=\"{name}\" value=\"{}\"/>",
@@ -349,10 +365,11 @@ pub fn markdown(report: &Report) -> String {
     );
     let _ = writeln!(
         s,
-        "{} of {} exercises pass ({} on the SIMT emulator). Points are all or nothing per exercise.\n",
+        "{} of {} exercises pass ({} on {}). Points are all or nothing per exercise.\n",
         report.passed,
         report.exercises_graded,
-        whose(report)
+        whose(report),
+        where_run(report)
     );
     if let Some(i) = &report.integrity
         && i.tampered()

@@ -5,6 +5,7 @@
 //! report"); the fields here carry the same names. Changing a field's name, type or
 //! meaning bumps [`SCHEMA_VERSION`]; adding a field does not.
 
+use crate::engine::Target;
 use crate::limits::Limits;
 use course::{Chapter, Exercise, KernelSource, Status};
 use serde::Serialize;
@@ -262,8 +263,14 @@ pub struct Report {
     pub grader: String,
     /// Whose kernels were graded: `"student"` or `"reference"`.
     pub kernels: &'static str,
-    /// Where they ran: `"emulator"`.
+    /// Where they ran: `"emulator"` or `"gpu"` (`--device`).
     pub device: &'static str,
+    /// The device's name: the emulator's, or the GPU's as its driver reports it (e.g.
+    /// `"NVIDIA H100 80GB HBM3"`). Added in schema 1 without a bump.
+    pub device_name: String,
+    /// On a GPU, the CUDA version its driver supports (`"CUDA 12.8"`); `null` on the
+    /// emulator. Added in schema 1 without a bump.
+    pub device_driver: Option<String>,
     /// `"all_or_nothing"`: an exercise earns all its points when its check passes, none
     /// otherwise.
     pub scoring: &'static str,
@@ -320,6 +327,8 @@ impl Report {
             grader: concat!("grade ", env!("CARGO_PKG_VERSION")).to_string(),
             kernels: source.name(),
             device: "emulator",
+            device_name: emulator_name(),
+            device_driver: None,
             scoring: "all_or_nothing",
             limits,
             points,
@@ -331,6 +340,35 @@ impl Report {
             exercises,
         }
     }
+}
+
+impl Report {
+    /// This report, recording that its checks ran on `target` (the default, from
+    /// [`Report::new`], is the emulator).
+    pub fn on(mut self, target: &Target) -> Self {
+        self.device = target.key();
+        match target {
+            Target::Emulator => {
+                self.device_name = emulator_name();
+                self.device_driver = None;
+            }
+            Target::Gpu { name, driver } => {
+                self.device_name = name.clone();
+                self.device_driver = Some(driver.clone());
+            }
+        }
+        self
+    }
+
+    /// Did the checks run on a GPU?
+    pub fn on_gpu(&self) -> bool {
+        self.device == "gpu"
+    }
+}
+
+/// The emulator's name, as its device properties give it.
+fn emulator_name() -> String {
+    gpu_host::DeviceProps::emulated_h100().name
 }
 
 #[cfg(test)]

@@ -236,3 +236,61 @@ fn the_manifest_workflow_on_a_scratch_workspace() {
         missing["integrity"]
     );
 }
+
+/// The tests below need a machine without a usable GPU (CI, this course's build machine);
+/// on one with a GPU they say so and pass.
+fn has_gpu() -> bool {
+    if ch09::device::gpu_count() > 0 {
+        eprintln!("note: this machine has a CUDA device: the no-GPU tests are skipped");
+        return true;
+    }
+    false
+}
+
+#[test]
+fn device_gpu_without_a_gpu_is_a_one_line_error() {
+    if has_gpu() {
+        return;
+    }
+    let out = grade(&["--device", "gpu", "--exercise", "9.1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "no report: {}", stdout(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("grade: error: --device gpu: "), "{err}");
+    // Without the feature the error says how to build; with it, that there is no GPU.
+    if !ch09::device::has_cuda() {
+        assert!(err.contains("--features cuda"), "{err}");
+    }
+}
+
+#[test]
+fn device_auto_without_a_gpu_falls_back_to_the_emulator_with_a_note() {
+    if has_gpu() {
+        return;
+    }
+    let out = grade(&["--device", "auto", "--json", "--exercise", "9.1"]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("grade: note: --device auto: grading on the emulator"),
+        "{err}"
+    );
+    let report = json(&out);
+    assert_eq!(report["device"], "emulator");
+    assert!(
+        report["device_name"]
+            .as_str()
+            .is_some_and(|n| n.contains("emulator"))
+    );
+    assert_eq!(report["device_driver"], serde_json::Value::Null);
+    assert_eq!(report["exercises"][0]["status"], "not_implemented");
+    // The default is the emulator, silently.
+    let out = grade(&["--json", "--exercise", "9.1"]);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json(&out)["device"], "emulator");
+}
