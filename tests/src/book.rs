@@ -67,8 +67,57 @@ pub fn problems(src: &Path) -> Vec<String> {
                 out.push(format!("{rel}: link to {link}, which does not exist"));
             }
         }
+        for line in pasted_rust(&text) {
+            out.push(format!(
+                "{rel}:{line}: a Rust code block that is not an {{{{#include}}}}: every Rust block must come from a compiled file"
+            ));
+        }
     }
     out
+}
+
+/// 1-based lines of ```rust fences whose body holds anything but `{{#include}}`s: code
+/// pasted into the book, which no compiler checks and which drifts from the real files.
+pub fn pasted_rust(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut open: Option<(usize, bool)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        match &mut open {
+            None => {
+                if let Some(info) = t.strip_prefix("```") {
+                    let lang = info.split([',', ' ']).next().unwrap_or("");
+                    open = Some((i + 1, lang == "rust"));
+                }
+            }
+            Some((start, is_rust)) => {
+                if t.starts_with("```") {
+                    open = None;
+                } else if *is_rust
+                    && !t.is_empty()
+                    && !t.starts_with("{{#include ")
+                    && !t.starts_with("{{#rustdoc_include ")
+                {
+                    out.push(*start);
+                    *is_rust = false;
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pasted_rust_is_found_and_includes_are_not() {
+        let ok = "```rust,ignore\n{{#include ../../x.rs:a}}\n```\n```sh\ncargo test\n```\n";
+        assert!(pasted_rust(ok).is_empty());
+        let bad = "text\n```rust\nfn main() {}\n```\n";
+        assert_eq!(pasted_rust(bad), vec![2]);
+    }
 }
 
 fn collect_md(dir: &Path, out: &mut Vec<PathBuf>) {
