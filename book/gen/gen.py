@@ -2,7 +2,8 @@
 """Fills the chapter-9 page templates with real runs.
 
 Placeholders: @@cmd:NAME@@ (the command of run NAME), @@out:NAME@@ (its output),
-@@file:F@@ (a file of the runs folder), @@py:EXPR@@ (a value computed from the runs),
+@@file:F@@ (a file of the runs folder), @@py:EXPR@@ (a value computed from the runs or
+from the GPU benchmark's JSON: bench(), gbps(), pct(), ratio(), bench_table(), ...),
 and a line @@check:EXPR@@ (a statement of the prose that must still hold: generation
 stops if it does not). Run through book/gen/regenerate.sh, which makes the runs first.
 Usage: gen.py TEMPLATES_DIR OUT_DIR    (also: gen.py --list-runs)
@@ -69,6 +70,88 @@ def row(name, kernel, col):
             v = cells[-k]
             return int(v) if v.isdigit() else v
     raise SystemExit(f'no row {kernel} in {name}')
+# The GPU benchmark: a JSON written by `ch09 bench` on a GPU (header + rows of impl, step,
+# input, dtype, bins, bytes, median_ms, gbps, pct_read_bw, correct). Paths are relative to
+# the repository root; every helper takes the file as a parameter, the current run by default.
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
+BENCH = 'notes/bench-h100-2026-11-22.json'
+VARIANTS = 'notes/variants-h100-2026-11-22.json'
+# The bench of 2026-11-22 wrote "for" as its driver version (a parsing bug, since fixed);
+# the driver of that run, from notes/gpu-runs.md and nvidia-smi of the same machine:
+DRIVER_FIX = {BENCH: '580.159.04'}
+_bench_cache = {}
+def bench_data(file=BENCH):
+    if file not in _bench_cache:
+        _bench_cache[file] = json.load(open(os.path.join(ROOT, file)))
+    return _bench_cache[file]
+def bench_header(field, file=BENCH):
+    h = bench_data(file)['header']
+    if field == 'driver_version' and not re.match(r'^\d+(\.\d+)+$', str(h[field])):
+        return DRIVER_FIX[file]
+    if field == 'date':
+        return h['date_utc'][:10]
+    return h[field]
+def bench_row(impl, input='uniform', dtype='u8', file=BENCH):
+    """The row of `impl` (its exact name, else a unique prefix such as 'cub' or 'torch') on `input`."""
+    rows = [r for r in bench_data(file)['rows']
+            if r['input'] == input and r['dtype'] == dtype
+            and (r['impl'] == impl or r['impl'].startswith(impl))]
+    exact = [r for r in rows if r['impl'] == impl]
+    rows = exact or rows
+    if len(rows) != 1:
+        raise SystemExit(f'{len(rows)} rows for {impl} {input} {dtype} in {file}')
+    if not rows[0]['correct']:
+        raise SystemExit(f'{impl} {input} {dtype} in {file} was not correct')
+    return rows[0]
+def bench(impl, input='uniform', dtype='u8', field='gbps', file=BENCH):
+    """A field of a row (raw number): gbps, pct_read_bw, median_ms, ..."""
+    return bench_row(impl, input, dtype, file)[field]
+def fmt_gbps(v):
+    return f'{v:.1f}' if v < 10 else f'{v:.0f}'
+def gbps(impl, input='uniform', dtype='u8', file=BENCH):
+    """GB/s of a row, as the pages print it (one decimal below 10, else whole)."""
+    return fmt_gbps(bench(impl, input, dtype, 'gbps', file))
+def pct(impl, input='uniform', dtype='u8', file=BENCH):
+    """% of the run's read bandwidth, one decimal."""
+    v = bench(impl, input, dtype, 'pct_read_bw', file)
+    return f'{v:.2f}' if v < 1 else f'{v:.1f}'
+def ratio(a, b, input='uniform', dtype='u8', file=BENCH, digits=2):
+    """GB/s of a over GB/s of b (a's speed-up over b), formatted."""
+    return f"{bench(a, input, dtype, 'gbps', file) / bench(b, input, dtype, 'gbps', file):.{digits}f}"
+def faster(a, b, input='uniform', dtype='u8', file=BENCH):
+    """True when a ran faster than b (for @@check:@@)."""
+    return bench(a, input, dtype, 'gbps', file) > bench(b, input, dtype, 'gbps', file)
+def read_bw(file=BENCH):
+    return f"{bench_header('read_bw_gbps', file):.0f}"
+def measured_on(file=BENCH):
+    """'NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0, 2026-11-22'."""
+    return (f"{bench_header('gpu', file)}, driver {bench_header('driver_version', file)}, "
+            f"CUDA {bench_header('cuda_version', file)}, {bench_header('date', file)}")
+INPUTS = ['uniform', 'one-value', '90pct-one-value', 'text']
+INPUT_NAMES = {'uniform': 'uniform', 'one-value': 'one value', '90pct-one-value': '90 % one value', 'text': 'text'}
+def bench_table(impls, dtype='u8', file=BENCH, inputs=INPUTS, pct_of=None):
+    """A markdown table: a row per input, a column per impl (GB/s; with pct_of, that
+    impl's % of the read bandwidth too). impls: [(impl, column title), ...]; an impl may
+    be a function of (input, dtype, file) giving the cell."""
+    cols = ['input'] + [t for _, t in impls] + ([f'{pct_of[1]}, % of read bw'] if pct_of else [])
+    lines = ['| ' + ' | '.join(cols) + ' |', '|' + ' --- |' * len(cols)]
+    for i in inputs:
+        cells = [INPUT_NAMES[i]] + [m(i, dtype, file) if callable(m) else gbps(m, i, dtype, file)
+                                    for m, _ in impls]
+        if pct_of:
+            cells.append(pct(pct_of[0], i, dtype, file) + ' %')
+        lines.append('| ' + ' | '.join(cells) + ' |')
+    return '\n'.join(lines)
+NCU = 'notes/ncu-h100-2026-11-22.txt'
+def ncu(kernel, metric, unit=None, file=NCU):
+    """A metric of the Nsight Compute report of `kernel` (the text ncu printed), as printed."""
+    text = open(os.path.join(ROOT, file)).read()
+    part = text.split('##### ncu: ' + kernel + ' ')[1].split('##### ncu:')[0]
+    for l in part.split('\n'):
+        m = re.match(r'^\s+' + re.escape(metric) + r'\s{2,}(\S+)?\s+([\d,.]+)\s*$', l)
+        if m and (unit is None or m.group(1) == unit):
+            return m.group(2)
+    raise SystemExit(f'no {metric} for {kernel} in {file}')
 def out_file(name):
     return open(os.path.join(OUT, name)).read()
 def check(expr, env):
@@ -76,7 +159,11 @@ def check(expr, env):
         raise SystemExit('a statement of the prose no longer holds: ' + expr)
     return ''
 def fill(text):
-    env = {'j': j, 'row': row, 'out': out, 'out_file': out_file, 'round': round, 'abs': abs}
+    env = {'j': j, 'row': row, 'out': out, 'out_file': out_file, 'round': round, 'abs': abs,
+           'min': min, 'max': max, 'all': all, 'bench': bench, 'bench_header': bench_header,
+           'gbps': gbps, 'pct': pct, 'ratio': ratio, 'faster': faster, 'read_bw': read_bw,
+           'measured_on': measured_on, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
+           'BENCH': BENCH, 'ncu': ncu, 'VARIANTS': VARIANTS, 'INPUTS': INPUTS}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
     def rep(m):
