@@ -23,11 +23,7 @@ fn install_quiet_hook() {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             if QUIET.with(Cell::get) {
-                let payload = info.payload();
-                let message = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                let message = gpu_host::panic_message(info.payload())
                     .unwrap_or_else(|| "(a panic without a message)".to_string());
                 let at = info
                     .location()

@@ -272,11 +272,7 @@ fn install_panic_hook() {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             if CHECKING.with(Cell::get) {
-                let payload = info.payload();
-                let message = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                let message = gpu_host::panic_message(info.payload())
                     .unwrap_or_else(|| "(a panic without a message)".to_string());
                 let at = info
                     .location()
@@ -375,10 +371,7 @@ pub fn check_in_process_on(
                 Err(payload) => {
                     let recorded = LAST_PANIC.with(|p| p.borrow_mut().take());
                     let message = recorded.unwrap_or_else(|| {
-                        payload
-                            .downcast_ref::<&str>()
-                            .map(|s| s.to_string())
-                            .or_else(|| payload.downcast_ref::<String>().cloned())
+                        gpu_host::panic_message(payload.as_ref())
                             .unwrap_or_else(|| "(a panic without a message)".into())
                     });
                     Checked::new(

@@ -38,6 +38,7 @@ pub use config::{Dim3, LaunchConfig};
 pub use device::{Backend, Device, LaunchReport};
 pub use gpu::{DeviceValue, GlobalSlice, Kernel, KernelArgs};
 pub use props::DeviceProps;
+pub use simt::lane::panic_message;
 pub use simt::{Config, Counters, Finding, LaunchError};
 
 /// Results of the host runtime.

@@ -108,6 +108,16 @@ pub fn in_launch() -> bool {
     CURRENT.with(|c| !c.get().is_null())
 }
 
+/// The text of a panic payload: `panic!("...")` carries a `&str` or a `String`; anything
+/// else (`std::panic::panic_any(42)`) has no text. Shared by every panic hook of the
+/// course (lanes here, host functions in `course`, checks in the grader).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> Option<String> {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+}
+
 /// Installs (once) a panic hook that keeps lane panics quiet and records their message,
 /// so a student's `todo!()` becomes a report rather than noise on stderr. Panics outside
 /// lanes go to the previous hook.
@@ -117,13 +127,8 @@ pub(crate) fn install_panic_hook() {
         let prev = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             if in_launch() {
-                let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
-                    (*s).to_string()
-                } else if let Some(s) = info.payload().downcast_ref::<String>() {
-                    s.clone()
-                } else {
-                    "(non-string panic payload)".to_string()
-                };
+                let msg = panic_message(info.payload())
+                    .unwrap_or_else(|| "(non-string panic payload)".to_string());
                 let loc = info
                     .location()
                     .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()))
