@@ -107,19 +107,6 @@ pub fn pasted_rust(text: &str) -> Vec<usize> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pasted_rust_is_found_and_includes_are_not() {
-        let ok = "```rust,ignore\n{{#include ../../x.rs:a}}\n```\n```sh\ncargo test\n```\n";
-        assert!(pasted_rust(ok).is_empty());
-        let bad = "text\n```rust\nfn main() {}\n```\n";
-        assert_eq!(pasted_rust(bad), vec![2]);
-    }
-}
-
 fn collect_md(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -173,4 +160,17 @@ pub fn links(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pasted_rust_is_found_and_includes_are_not() {
+        let ok = "```rust,ignore\n{{#include ../../x.rs:a}}\n```\n```sh\ncargo test\n```\n";
+        assert!(pasted_rust(ok).is_empty());
+        let bad = "text\n```rust\nfn main() {}\n```\n";
+        assert_eq!(pasted_rust(bad), vec![2]);
+    }
 }
