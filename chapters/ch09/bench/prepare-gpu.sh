@@ -17,6 +17,8 @@
 #   gpu-session.sh         runs it all there: bash DIR/gpu-session.sh [OUT_DIR]
 #   gpu-variants.sh        9.9 against its experimental variants (bench --variants, ncu,
 #                          racecheck on the demo): bash DIR/gpu-variants.sh [OUT_DIR]
+#   gpu-extensions.sh      9.15's histo_cas and 9.16's strategy sweep (bench --extensions):
+#                          bash DIR/gpu-extensions.sh [OUT_DIR]
 #
 # Every binary is built with --features cuda, which links no CUDA library: the driver's
 # libcuda.so.1 is loaded when a GPU is first asked for (crates/host/README.md). Binaries
@@ -110,6 +112,7 @@ say "bench sources, text, commit, session script"
 cp chapters/ch09/bench/cub_histogram.cu chapters/ch09/bench/torch_bincount.py "$DEST/"
 cp chapters/ch09/bench/gpu-session.sh "$DEST/gpu-session.sh"
 cp chapters/ch09/bench/gpu-variants.sh "$DEST/gpu-variants.sh"
+cp chapters/ch09/bench/gpu-extensions.sh "$DEST/gpu-extensions.sh"
 # The same text the bench reads from the workspace: book/src/**/*.md in path order, each
 # followed by a newline.
 python3 - "$ROOT/book/src" "$DEST/bench-text.md" <<'EOF'
@@ -129,7 +132,7 @@ echo "$commit" >"$DEST/COMMIT"
 
 strip --strip-debug "$DEST/ch09" "$DEST/ch09-exercises" "$DEST/ch09-unit" \
   "$DEST/course-solutions-pass" "$DEST/cuda_smoke"
-chmod +x "$DEST/gpu-session.sh" "$DEST/gpu-variants.sh"
+chmod +x "$DEST/gpu-session.sh" "$DEST/gpu-variants.sh" "$DEST/gpu-extensions.sh"
 
 # --- checks that need no GPU -------------------------------------------------------------
 say "checking the folder here (no GPU)"

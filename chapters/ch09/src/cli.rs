@@ -148,6 +148,14 @@ pub struct BenchArgs {
     /// ignores --step.
     #[arg(long)]
     pub variants: bool,
+    /// The extension sweep instead of the steps: 9.15's histo_cas on the u8 inputs (their
+    /// first 16 MiB), 9.11 histo_rgb, 9.12 histo_weighted and 9.13 histo_joint (16 x 16
+    /// bins) on the uniform one, then 9.16's strategy sweep on uniform u32 values at 8, 16, 64, 256, 1024 and 4096 bins
+    /// (9.10 histo_registers where it applies, 9.14 histo_u32_shared and
+    /// histo_u32_global); every result checked against the CPU's histogram. Implies
+    /// --skip cpu,torch and ignores --step.
+    #[arg(long, conflicts_with = "variants")]
+    pub extensions: bool,
     /// The text input's file [default: the book's chapters, book/src/**/*.md, when this
     /// program runs from the course's workspace; else a paragraph built in].
     #[arg(long, value_name = "PATH")]
@@ -254,6 +262,18 @@ impl BenchArgs {
                 return Err("--variants runs on the u8 inputs only; leave out --dtype u32".into());
             }
             o.variants = true;
+            o.dtypes = vec![Dtype::U8];
+            o.cpu = false;
+            o.torch = Tool::Off;
+            o.steps.clear();
+        }
+        if self.extensions {
+            if !o.dtypes.contains(&Dtype::U8) {
+                return Err(
+                    "--extensions runs on the u8 inputs only; leave out --dtype u32".into(),
+                );
+            }
+            o.extensions = true;
             o.dtypes = vec![Dtype::U8];
             o.cpu = false;
             o.torch = Tool::Off;

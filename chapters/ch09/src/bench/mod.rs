@@ -132,6 +132,12 @@ pub struct Options {
     /// its experimental variants ([`variant_steps`]), on the inputs of [`Self::dtypes`]
     /// that are bytes only.
     pub variants: bool,
+    /// The extension sweep (`--extensions`): instead of the steps, 9.15's `histo_cas` on
+    /// the byte inputs of [`Self::inputs`] (their first [`CAS_MAX_BYTES`],
+    /// [`extension_steps`]), 9.11's RGB, 9.12's weighted and 9.13's joint histograms on
+    /// the uniform bytes, then 9.16's strategy sweep on uniform `u32` values
+    /// ([`STRATEGY_BINS`], [`strategy_steps`]).
+    pub extensions: bool,
     /// The CPU baselines.
     pub cpu: bool,
     /// Threads of the multi-threaded CPU baseline.
@@ -165,6 +171,7 @@ impl Default for Options {
             inputs: Input::ALL.to_vec(),
             steps: Vec::new(),
             variants: false,
+            extensions: false,
             cpu: true,
             cpu_threads: cpu::cores(),
             cub: Tool::Auto,
@@ -381,6 +388,65 @@ pub fn variant_steps(props: &gpu_host::DeviceProps, n: usize) -> Vec<Step> {
     ]
 }
 
+/// Bytes 9.15's `histo_cas` counts at most in the extension sweep (a prefix of the input):
+/// a compare-and-swap loop on one contended counter retires about one update per round
+/// trip, so even 16 MiB of uniform bytes took 1.6 s per launch on an H100 (2026-11-22).
+pub const CAS_MAX_BYTES: usize = 1 << 20;
+
+/// The byte steps of the extension sweep on `n` bytes: 9.15's `histo_cas` (256 bins) on
+/// the progression's grid-stride grid.
+pub fn extension_steps(props: &gpu_host::DeviceProps, n: usize) -> Vec<Step> {
+    vec![Step {
+        step: "9.15",
+        kernel: "histo_cas",
+        launch: StepKernel::Bytes(solutions::ch09::histo_cas::KERNEL),
+        shape: Shape::new(device_grid(props, n, BLOCK, COARSEN), BLOCK),
+        out_len: U8_BINS,
+    }]
+}
+
+/// The bin counts of 9.16's strategy sweep.
+pub const STRATEGY_BINS: [u32; 6] = [8, 16, 64, 256, 1024, 4096];
+
+/// The strategies of 9.16 on `n` values into `bins` bins: 9.10's `histo_registers` where
+/// it applies (`bins <= REGISTER_BINS`), 9.14's `histo_u32_shared` (`bins <=
+/// MAX_U32_BINS`) and `histo_u32_global`, all on the progression's grid-stride grid.
+pub fn strategy_steps(props: &gpu_host::DeviceProps, n: usize, bins: u32) -> Vec<Step> {
+    use solutions::ch09 as s;
+    let resident = Shape::new(device_grid(props, n, BLOCK, COARSEN), BLOCK);
+    let step = |step, kernel, k, shape| Step {
+        step,
+        kernel,
+        launch: StepKernel::Values(k),
+        shape,
+        out_len: bins,
+    };
+    let mut steps = Vec::new();
+    if bins <= s::REGISTER_BINS {
+        steps.push(step(
+            "9.10",
+            "histo_registers",
+            s::histo_registers::KERNEL,
+            resident,
+        ));
+    }
+    if bins <= s::MAX_U32_BINS {
+        steps.push(step(
+            "9.14",
+            "histo_u32_shared",
+            s::histo_u32_shared::KERNEL,
+            resident.with_bins(bins),
+        ));
+    }
+    steps.push(step(
+        "9.14",
+        "histo_u32_global",
+        s::histo_u32_global::KERNEL,
+        resident,
+    ));
+    steps
+}
+
 /// The `u32` steps (9.14's two kernels) on `n` values.
 pub fn value_steps(k: &Kernels, props: &gpu_host::DeviceProps, n: usize) -> Vec<Step> {
     let bins = U32_BINS;
@@ -491,6 +557,20 @@ fn measure_kernel<A: KernelArgs>(
     expected: &[u32],
     opts: &Options,
 ) -> Measured {
+    let check = |got: &[u32]| difference(expected, got);
+    measure_checked(dev, k, cfg, args, out, &check, opts)
+}
+
+/// [`measure_kernel`] with any output type and check (`None`: right; else why not).
+fn measure_checked<A: KernelArgs, T: gpu_host::DeviceValue>(
+    dev: &mut Device,
+    k: &Kernel<A>,
+    cfg: LaunchConfig,
+    args: A,
+    out: &DeviceBuffer<T>,
+    check: &dyn Fn(&[T]) -> Option<String>,
+    opts: &Options,
+) -> Measured {
     let wall = Instant::now();
     let probe = match dev.launch(k, cfg, args) {
         Ok(r) => r.gpu_time.unwrap_or_else(|| wall.elapsed()),
@@ -498,7 +578,7 @@ fn measure_kernel<A: KernelArgs>(
     };
     match dev.download(out) {
         Ok(got) => {
-            if let Some(d) = difference(expected, &got) {
+            if let Some(d) = check(&got) {
                 return Measured::Wrong(d);
             }
         }
@@ -522,7 +602,7 @@ fn measure_kernel<A: KernelArgs>(
     };
     match dev.download(out) {
         Ok(got) => {
-            if let Some(d) = difference(expected, &got) {
+            if let Some(d) = check(&got) {
                 return Measured::Wrong(format!("in the timed launches: {d}"));
             }
         }
@@ -668,7 +748,7 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
             .push(format!("torch.bincount not run: {why}"));
     }
     for &dtype in &opts.dtypes {
-        if opts.variants && dtype != Dtype::U8 {
+        if (opts.variants || opts.extensions) && dtype != Dtype::U8 {
             continue;
         }
         for &input in &opts.inputs {
@@ -724,6 +804,8 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                         anchors(dev, &up, &data, input, opts, &mut report);
                     }
                     let steps = match dtype {
+                        // The extension sweep's byte kernels run below, on their own sizes.
+                        Dtype::U8 if opts.extensions => Vec::new(),
                         Dtype::U8 if opts.variants => {
                             variant_steps(dev.props(), data.len_bytes() as usize)
                         }
@@ -734,6 +816,7 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                     };
                     for s in steps {
                         if !opts.variants
+                            && !opts.extensions
                             && !opts.steps.is_empty()
                             && !opts.steps.iter().any(|x| x == s.step)
                         {
@@ -743,6 +826,13 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                         let r = m.into_row(row(s.kernel, s.step));
                         progress(&format!("{tag} {} {}: {}", s.step, s.kernel, summary(&r)));
                         report.rows.push(r);
+                    }
+                    if let (true, Uploaded::U8(up), HostData::U8(d)) = (opts.extensions, &up, &data)
+                    {
+                        cas_sweep(dev, d, input, opts, &tag, progress, &mut report);
+                        if input == Input::Uniform {
+                            rgb_and_joint(dev, up, d, opts, &tag, progress, &mut report);
+                        }
                     }
                     match up {
                         Uploaded::U8(d) => drop(dev.free(d)),
@@ -836,9 +926,240 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
             }
         }
     }
+    if opts.extensions {
+        strategy_sweep(dev, opts, progress, &mut report);
+    }
     report.set_percentages();
     report.set_targets();
     report
+}
+
+/// 9.15 of the extension sweep ([`extension_steps`]) on the first [`CAS_MAX_BYTES`] of
+/// the bytes `d`, checked against the CPU's histogram of that prefix.
+fn cas_sweep(
+    dev: &mut Device,
+    d: &[u8],
+    input: Input,
+    opts: &Options,
+    tag: &str,
+    progress: &mut dyn FnMut(&str),
+    report: &mut Report,
+) {
+    let d = &d[..d.len().min(CAS_MAX_BYTES)];
+    let expected = cpu::threaded(d, U8_BINS, opts.cpu_threads);
+    let up = match dev.upload(d) {
+        Ok(up) => Uploaded::U8(up),
+        Err(e) => {
+            report.header.notes.push(format!(
+                "{tag}: upload failed, histo_cas not run: {}",
+                first_line(&e)
+            ));
+            return;
+        }
+    };
+    for s in extension_steps(dev.props(), d.len()) {
+        let row = Row::new(
+            s.kernel,
+            s.step,
+            input.name(),
+            "u8",
+            U8_BINS,
+            d.len() as u64,
+        );
+        let r = measure_step(dev, &s, &up, &expected, opts).into_row(row);
+        progress(&format!("{tag} {} {}: {}", s.step, s.kernel, summary(&r)));
+        report.rows.push(r);
+    }
+    if let Uploaded::U8(b) = up {
+        drop(dev.free(b));
+    }
+}
+
+/// 9.11 to 9.13 of the extension sweep on the bytes `d` (uploaded as `up`): `histo_rgb`
+/// on `d` as pixels (3 bytes each, 3 x 256 bins), `histo_weighted` on `d` with `f32`
+/// weights (256 bins), then `histo_joint` on the pairs
+/// `(d[i], d[n/2 + i])` (16 x 16 bins); each checked against [`crate::reference`].
+fn rgb_and_joint(
+    dev: &mut Device,
+    up: &DeviceBuffer<u8>,
+    d: &[u8],
+    opts: &Options,
+    tag: &str,
+    progress: &mut dyn FnMut(&str),
+    report: &mut Report,
+) {
+    use crate::reference;
+    let n = d.len();
+    let input = Input::Uniform.name();
+
+    // 9.11: RGB, one block-private copy of the three channels.
+    let bins = 3 * U8_BINS;
+    let expected = reference::rgb_histogram(d, U8_BINS);
+    let shape = Shape::new(device_grid(dev.props(), n / 3, BLOCK, COARSEN), BLOCK).with_bins(bins);
+    let k = solutions::ch09::histo_rgb::KERNEL;
+    let m = match dev.alloc::<u32>(bins as usize) {
+        Ok(out) => {
+            let args = (up.slice(), out.slice());
+            let m = measure_kernel(dev, &k, shape.config(), args, &out, &expected, opts);
+            let _ = dev.free(out);
+            m
+        }
+        Err(e) => Measured::Failed(format!("alloc failed: {}", first_line(&e))),
+    };
+    let r = m.into_row(Row::new("histo_rgb", "9.11", input, "u8", bins, n as u64));
+    progress(&format!("{tag} 9.11 histo_rgb: {}", summary(&r)));
+    report.rows.push(r);
+
+    // 9.12: weighted, f32 weights in quarters from -2 to 2 (as the exercise's check),
+    // compared with the f64 sums within a relative tolerance.
+    let bins = U8_BINS;
+    let mut rng = course::Rng::new(opts.seed ^ 0x12);
+    let weights: Vec<f32> = (0..n).map(|_| (rng.below(17) as f32 - 8.0) / 4.0).collect();
+    let expected = reference::weighted_histogram(d, &weights, bins);
+    let check = |got: &[f32]| weighted_difference(&expected, got);
+    let shape = Shape::new(device_grid(dev.props(), n, BLOCK, COARSEN), BLOCK).with_bins(bins);
+    let k = solutions::ch09::histo_weighted::KERNEL;
+    let m = match (dev.upload(&weights), dev.alloc::<f32>(bins as usize)) {
+        (Ok(ws), Ok(out)) => {
+            let args = (up.slice(), ws.slice(), out.slice());
+            let m = measure_checked(dev, &k, shape.config(), args, &out, &check, opts);
+            let _ = dev.free(out);
+            let _ = dev.free(ws);
+            m
+        }
+        (ws, out) => {
+            let mut why = Vec::new();
+            match ws {
+                Ok(b) => drop(dev.free(b)),
+                Err(e) => why.push(first_line(&e)),
+            }
+            match out {
+                Ok(b) => drop(dev.free(b)),
+                Err(e) => why.push(first_line(&e)),
+            }
+            Measured::Failed(format!("upload or alloc failed: {}", why.join("; ")))
+        }
+    };
+    drop(weights);
+    let r = m.into_row(Row::new(
+        "histo_weighted",
+        "9.12",
+        input,
+        "u8",
+        bins,
+        5 * n as u64,
+    ));
+    progress(&format!("{tag} 9.12 histo_weighted: {}", summary(&r)));
+    report.rows.push(r);
+
+    // 9.13: joint, 16 x 16 bins over the pairs of the two halves.
+    let (bins_x, bins_y) = (16u32, 16u32);
+    let bins = bins_x * bins_y;
+    let half = n / 2;
+    let (x, y) = (&d[..half], &d[half..2 * half]);
+    let expected = reference::joint_histogram(x, y, bins_x, bins_y);
+    let shape = Shape::new(device_grid(dev.props(), half, BLOCK, COARSEN), BLOCK).with_bins(bins);
+    let k = solutions::ch09::histo_joint::KERNEL;
+    let m = match (
+        dev.upload(x),
+        dev.upload(y),
+        dev.alloc::<u32>(bins as usize),
+    ) {
+        (Ok(xs), Ok(ys), Ok(out)) => {
+            let args = (xs.slice(), ys.slice(), out.slice(), bins_x);
+            let m = measure_kernel(dev, &k, shape.config(), args, &out, &expected, opts);
+            let _ = dev.free(out);
+            let _ = dev.free(xs);
+            let _ = dev.free(ys);
+            m
+        }
+        (xs, ys, out) => {
+            let mut why = Vec::new();
+            match xs {
+                Ok(b) => drop(dev.free(b)),
+                Err(e) => why.push(first_line(&e)),
+            }
+            match ys {
+                Ok(b) => drop(dev.free(b)),
+                Err(e) => why.push(first_line(&e)),
+            }
+            match out {
+                Ok(b) => drop(dev.free(b)),
+                Err(e) => why.push(first_line(&e)),
+            }
+            Measured::Failed(format!("upload or alloc failed: {}", why.join("; ")))
+        }
+    };
+    let r = m.into_row(Row::new(
+        "histo_joint",
+        "9.13",
+        input,
+        "u8",
+        bins,
+        2 * half as u64,
+    ));
+    progress(&format!(
+        "{tag} 9.13 histo_joint (16 x 16 bins): {}",
+        summary(&r)
+    ));
+    report.rows.push(r);
+}
+
+/// The first bin of a weighted histogram off the exact sums by more than `1e-6` of the
+/// bin's weight (at least `1e-3`), if any.
+fn weighted_difference(expected: &[f64], got: &[f32]) -> Option<String> {
+    if got.len() < expected.len() {
+        return Some(format!("{} bins, expected {}", got.len(), expected.len()));
+    }
+    let off = |i: usize| (got[i] as f64 - expected[i]).abs() > (expected[i].abs() * 1e-6).max(1e-3);
+    let wrong: Vec<usize> = (0..expected.len()).filter(|&i| off(i)).collect();
+    let first = *wrong.first()?;
+    Some(format!(
+        "{} of {} bins differ from the CPU's sums (first: bin {first} expected {}, got {})",
+        wrong.len(),
+        expected.len(),
+        expected[first],
+        got[first]
+    ))
+}
+
+/// 9.16's strategy sweep: uniform `u32` values (a quarter of `opts.size_bytes`) at every
+/// bin count of [`STRATEGY_BINS`], every applicable strategy checked against the CPU's
+/// histogram and timed.
+fn strategy_sweep(
+    dev: &mut Device,
+    opts: &Options,
+    progress: &mut dyn FnMut(&str),
+    report: &mut Report,
+) {
+    let input = Input::Uniform;
+    let n = (opts.size_bytes / 4) as usize;
+    for bins in STRATEGY_BINS {
+        let tag = format!("[u32 {} {bins} bins]", input.name());
+        progress(&format!("{tag} generating {} MiB", opts.size_bytes >> 20));
+        let d = data::values(input, n, bins, opts.seed, &opts.text.0);
+        let expected = cpu::threaded(&d, bins, opts.cpu_threads);
+        let up = match dev.upload(&d) {
+            Ok(up) => Uploaded::U32(up),
+            Err(e) => {
+                report.header.notes.push(format!(
+                    "{tag}: upload failed, GPU kernels not run: {}",
+                    first_line(&e)
+                ));
+                continue;
+            }
+        };
+        for s in strategy_steps(dev.props(), n, bins) {
+            let m = measure_step(dev, &s, &up, &expected, opts);
+            let row = Row::new(s.kernel, s.step, input.name(), "u32", bins, 4 * n as u64);
+            let r = m.into_row(row);
+            progress(&format!("{tag} {} {}: {}", s.step, s.kernel, summary(&r)));
+            report.rows.push(r);
+        }
+        if let Uploaded::U32(d) = up {
+            drop(dev.free(d));
+        }
+    }
 }
 
 /// A row in a few words, for progress lines.
@@ -1304,6 +1625,57 @@ mod tests {
             );
         }
         assert!(report.rows.iter().all(|r| r.dtype == "u8"));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// The extension sweep on the emulator: `histo_cas` right on every byte input and
+    /// every strategy right at every bin count.
+    #[test]
+    fn the_extension_sweep_runs_on_the_emulator() {
+        let dir = std::env::temp_dir().join(format!("ch09-ext-test-{}", std::process::id()));
+        let opts = Options {
+            size_bytes: 3 * 4096 + 44,
+            warmup: 0,
+            reps: 1,
+            budget: Duration::from_secs(60),
+            extensions: true,
+            dtypes: vec![Dtype::U8],
+            cpu: false,
+            cub: Tool::Off,
+            torch: Tool::Off,
+            cpu_threads: 2,
+            out_dir: dir.clone(),
+            text: (b"the quick brown fox ".to_vec(), "a test".into()),
+            ..Options::default()
+        };
+        let report = run_on(&mut Device::emulator(), &opts, &mut |_| {});
+        assert!(report.all_correct(), "{}", report.table());
+        // 2 references + histo_cas x 4 byte inputs + RGB, weighted and joint on uniform +
+        // the strategies: 3 at 8 and 16 bins, 2 at the 4 others.
+        assert_eq!(
+            report.rows.len(),
+            2 + 4 + 3 + 3 * 2 + 2 * 4,
+            "{}",
+            report.table()
+        );
+        let count = |k: &str| report.rows.iter().filter(|r| r.implementation == k).count();
+        assert_eq!(count("histo_cas"), 4, "{}", report.table());
+        assert_eq!(count("histo_rgb"), 1, "{}", report.table());
+        assert_eq!(count("histo_weighted"), 1, "{}", report.table());
+        assert_eq!(count("histo_joint"), 1, "{}", report.table());
+        assert_eq!(count("histo_registers"), 2, "{}", report.table());
+        assert_eq!(count("histo_u32_shared"), 6, "{}", report.table());
+        assert_eq!(count("histo_u32_global"), 6, "{}", report.table());
+        for bins in STRATEGY_BINS {
+            assert!(
+                report
+                    .rows
+                    .iter()
+                    .any(|r| r.implementation == "histo_u32_global" && r.bins == bins),
+                "{bins}: {}",
+                report.table()
+            );
+        }
         let _ = std::fs::remove_dir_all(dir);
     }
 }
