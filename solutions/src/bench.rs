@@ -13,15 +13,16 @@
 //!   100 % the bench's percentages refer to.
 //! - [`histo_shared_no_barrier()`]: 9.5's privatized kernel with its barriers removed, a
 //!   race `racecheck` must catch (and the emulator reports too).
-//! - Experimental variants of 9.9's [`histo_fastest`](crate::ch09::histo_fastest()) for
-//!   bytes, timed against it by `bench --variants`: [`fast_popc()`] (no run-length
-//!   aggregation: `atomic_add(bin, 1)` per byte, which the GPU does as an aggregated
-//!   `ATOMS.POPC.INC`; four 16-byte loads in flight per thread), [`fast_warp_bins()`]
-//!   (the same with one sub-histogram per warp), and [`fast_ldg()`] and
-//!   [`fast_warp_bins_ldg()`] (the two with their loads through the read-only
-//!   non-coherent path, `ld.global.nc.v4.u32`).
+//! - The designs 9.9's [`histo_fastest`](crate::ch09::histo_fastest()) was chosen from,
+//!   timed against it by `bench --variants`: [`fast_run_length()`] (one copy of the bins
+//!   per block, 9.7's run-length aggregation per vector: the course's first 9.9),
+//!   [`fast_popc()`] (no run-length aggregation: `atomic_add(bin, 1)` per byte, which the
+//!   GPU does as an aggregated `ATOMS.POPC.INC`; four 16-byte loads in flight per
+//!   thread), [`fast_warp_bins()`] (the same with one sub-histogram per warp), and
+//!   [`fast_lane_bins()`] (a column of counters per lane index, 9.9's design, with the
+//!   bin count a constant).
 
-use crate::ch09::{STATIC_BINS, byte_bin, init_private_bins, store_output};
+use crate::ch09::{NO_BIN, STATIC_BINS, byte_bin, init_private_bins, store_output};
 use gpu::prelude::*;
 use gpu::value::U32x4;
 
@@ -119,36 +120,6 @@ pub fn histo_shared_no_barrier(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 // ANCHOR_END: histo_shared_no_barrier
 
 // ANCHOR: variants
-/// Vector `i` of `vectors`. With `NC` on a GPU, `ld.global.nc.v4.u32` (CUDA's `__ldg`:
-/// the read-only, non-coherent path, `LDG.E.128.CONSTANT` in SASS) on the address
-/// converted to the global window; else the handle's ordinary `load` (a generic
-/// `ld.v4.u32`, and the emulator's checked load on the host). Unchecked on a GPU: `i`
-/// must be in bounds. Valid only while nothing writes `vectors` during the launch.
-#[inline(always)]
-fn load_vector<const NC: bool>(vectors: GlobalSlice<U32x4>, i: u32) -> U32x4 {
-    #[cfg(target_arch = "nvptx64")]
-    if NC {
-        let addr = vectors.addr() + 16 * i as u64;
-        let (a, b, c, d): (u32, u32, u32, u32);
-        // SAFETY: `addr` is element `i` of the launch's input (in bounds by the caller),
-        // 16-byte aligned as `cast::<U32x4>` requires; the input is not written during
-        // the launch, so the non-coherent path reads the current bytes.
-        unsafe {
-            core::arch::asm!(
-                "{{ .reg .u64 g; cvta.to.global.u64 g, {p}; ld.global.nc.v4.u32 {{{a}, {b}, {c}, {d}}}, [g]; }}",
-                p = in(reg64) addr,
-                a = out(reg32) a,
-                b = out(reg32) b,
-                c = out(reg32) c,
-                d = out(reg32) d,
-                options(pure, readonly, nostack, preserves_flags)
-            );
-        }
-        return U32x4([a, b, c, d]);
-    }
-    vectors.load(i)
-}
-
 /// Counts the 16 bytes of `v` (in memory order) with `count(bin)`.
 #[inline(always)]
 fn count_vector(v: U32x4, num_bins: u32, count: &mut impl FnMut(u32)) {
@@ -170,31 +141,27 @@ fn count_vector(v: U32x4, num_bins: u32, count: &mut impl FnMut(u32)) {
 /// loop is compiled a second time with the bin count a constant, where a byte's bin is
 /// the byte itself: no multiply and shift per byte.
 #[inline(always)]
-fn count_bytes<const NC: bool>(data: GlobalSlice<u8>, num_bins: u32, mut count: impl FnMut(u32)) {
+fn count_bytes(data: GlobalSlice<u8>, num_bins: u32, mut count: impl FnMut(u32)) {
     if num_bins == 256 {
-        count_bytes_in::<NC>(data, 256, &mut count);
+        count_bytes_in(data, 256, &mut count);
     } else {
-        count_bytes_in::<NC>(data, num_bins, &mut count);
+        count_bytes_in(data, num_bins, &mut count);
     }
 }
 
 /// The loops of [`count_bytes`], for one bin count.
 #[inline(always)]
-fn count_bytes_in<const NC: bool>(
-    data: GlobalSlice<u8>,
-    num_bins: u32,
-    mut count: impl FnMut(u32),
-) {
+fn count_bytes_in(data: GlobalSlice<u8>, num_bins: u32, mut count: impl FnMut(u32)) {
     let vectors = data.cast::<U32x4>();
     let n = vectors.len();
     let stride = thread::grid_stride_x();
     let mut v = thread::index_1d();
     // `n - v > 3 * stride` (when `v < n`): the fourth vector is in range, no overflow.
     while v < n && n - v > 3 * stride {
-        let a = load_vector::<NC>(vectors, v);
-        let b = load_vector::<NC>(vectors, v + stride);
-        let c = load_vector::<NC>(vectors, v + 2 * stride);
-        let d = load_vector::<NC>(vectors, v + 3 * stride);
+        let a = vectors.load(v);
+        let b = vectors.load(v + stride);
+        let c = vectors.load(v + 2 * stride);
+        let d = vectors.load(v + 3 * stride);
         count_vector(a, num_bins, &mut count);
         count_vector(b, num_bins, &mut count);
         count_vector(c, num_bins, &mut count);
@@ -202,7 +169,7 @@ fn count_bytes_in<const NC: bool>(
         v += 4 * stride;
     }
     while v < n {
-        count_vector(load_vector::<NC>(vectors, v), num_bins, &mut count);
+        count_vector(vectors.load(v), num_bins, &mut count);
         v += stride;
     }
     let mut i = n * 16 + thread::index_1d();
@@ -212,40 +179,75 @@ fn count_bytes_in<const NC: bool>(
     }
 }
 
-/// Variant 1 of 9.9: [`histo_fastest`](crate::ch09::histo_fastest()) without run-length
-/// aggregation. Each byte is one `bins.atomic_add(bin, 1)` whose result is unused, which
-/// ptxas turns into `ATOMS.POPC.INC.32` (the hardware aggregates the lanes of a warp that
+/// Variant 0: the first design of 9.9 (and the course's 9.9 until the sweep of
+/// 2026-11-22 measured it): one private copy of the bins per block, and every 16-byte
+/// vector counted with 9.7's run-length aggregation, the run carried from one vector to
+/// the next (`ATOMS.ADD` with a variable operand, and a compare per byte).
+///
+/// Launch: `<<<grid, block, histo.len() * 4 bytes>>>`, any grid and block.
+#[kernel]
+pub fn fast_run_length(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let num_bins = histo.len();
+    init_private_bins(bins, num_bins);
+    let mut run_bin = NO_BIN;
+    let mut run_len = 0u32;
+    let mut count = |bin: u32| {
+        if bin == run_bin {
+            run_len += 1;
+        } else {
+            if run_len > 0 {
+                bins.atomic_add(run_bin, run_len);
+            }
+            run_bin = bin;
+            run_len = 1;
+        }
+    };
+    let vectors = data.cast::<U32x4>();
+    let stride = thread::grid_stride_x();
+    let lane = warp::lane_id();
+    let mut v = thread::index_1d();
+    while v - lane < vectors.len() {
+        if v < vectors.len() {
+            let U32x4(words) = vectors.load(v);
+            for &word in &words {
+                for k in 0..4 {
+                    count(byte_bin((word >> (8 * k)) as u8, num_bins));
+                }
+            }
+        }
+        warp::sync_warp(warp::FULL_MASK);
+        v += stride;
+    }
+    let mut i = vectors.len() * 16 + thread::index_1d();
+    while i < data.len() {
+        count(byte_bin(data.load(i), num_bins));
+        i += stride;
+    }
+    if run_len > 0 {
+        bins.atomic_add(run_bin, run_len);
+    }
+    store_output(bins, histo);
+}
+
+/// Variant 1: [`fast_run_length()`] without run-length aggregation. Each byte is one
+/// `bins.atomic_add(bin, 1)` whose result is unused, which ptxas turns into `ATOMS.POPC.INC.32` (the hardware aggregates the lanes of a warp that
 /// hit the same address); four 16-byte loads in flight per thread.
 ///
-/// Launch: as `histo_fastest`: `<<<fastest_grid(..), FastestPolicy::BLOCK_THREADS,
-/// histo.len() * 4 bytes>>>` (any grid and block work), `histo.len() <= 256`.
+/// Launch: `<<<grid, block, histo.len() * 4 bytes>>>` (any grid and block work),
+/// `histo.len() <= 256`.
 #[kernel]
 pub fn fast_popc(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     let bins = dynamic_shared![u32];
     let num_bins = histo.len();
     init_private_bins(bins, num_bins);
-    count_bytes::<false>(data, num_bins, |bin| {
+    count_bytes(data, num_bins, |bin| {
         bins.atomic_add(bin, 1);
     });
     store_output(bins, histo);
 }
 
-/// Variant 3: [`fast_popc()`] with its vector loads through the read-only path
-/// (`ld.global.nc.v4.u32`, see `load_vector`); the emulator runs the ordinary loads.
-///
-/// Launch: as [`fast_popc()`].
-#[kernel]
-pub fn fast_ldg(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
-    let bins = dynamic_shared![u32];
-    let num_bins = histo.len();
-    init_private_bins(bins, num_bins);
-    count_bytes::<true>(data, num_bins, |bin| {
-        bins.atomic_add(bin, 1);
-    });
-    store_output(bins, histo);
-}
-
-/// The body of [`fast_warp_bins()`] and [`fast_warp_bins_ldg()`]: one sub-histogram of
+/// The body of [`fast_warp_bins()`]: one sub-histogram of
 /// `num_bins` counters per warp of the block, warp `w`'s at `bins[w * num_bins ..]`.
 ///
 /// A shared atomic instruction comes from one warp, so its bank conflicts are between
@@ -254,16 +256,12 @@ pub fn fast_ldg(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 /// one warp's instructions at a time). Phase 3 adds the warps' copies of each bin and
 /// commits the nonzero sums with one global atomic each.
 #[inline(always)]
-fn warp_bins_body<const NC: bool>(
-    data: GlobalSlice<u8>,
-    histo: GlobalSlice<u32>,
-    bins: DynamicShared<u32>,
-) {
+fn warp_bins_body(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, bins: DynamicShared<u32>) {
     let num_bins = histo.len();
     let warps = thread::block_dim_x().div_ceil(32);
     init_private_bins(bins, warps * num_bins);
     let base = (thread::thread_idx_x() / 32) * num_bins;
-    count_bytes::<NC>(data, num_bins, |bin| {
+    count_bytes(data, num_bins, |bin| {
         bins.atomic_add(base + bin, 1);
     });
     thread::sync_threads();
@@ -285,20 +283,59 @@ fn warp_bins_body<const NC: bool>(
 /// Variant 2: [`fast_popc()`] with one private sub-histogram per warp (privatization one
 /// level further than 9.5, as CUB does with several copies per block).
 ///
-/// Launch: `<<<fastest_grid(..), FastestPolicy::BLOCK_THREADS, warps * histo.len() * 4
-/// bytes>>>` where `warps = ceil(block / 32)` (8 KiB for 256 threads and 256 bins).
+/// Launch: `<<<grid, block, warps * histo.len() * 4 bytes>>>` where `warps = ceil(block / 32)` (8 KiB for 256 threads and 256 bins).
 #[kernel]
 pub fn fast_warp_bins(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     let bins = dynamic_shared![u32];
-    warp_bins_body::<false>(data, histo, bins);
+    warp_bins_body(data, histo, bins);
 }
 
-/// Variant 4: [`fast_warp_bins()`] with the loads of [`fast_ldg()`].
+/// The body of [`fast_lane_bins()`], 9.9's design: one counter per bin *and lane index* in the block's
+/// shared memory, bin `b` of lane `l` at `bins[b * 32 + l]`, shared by the lanes `l` of
+/// every warp of the block.
 ///
-/// Launch: as [`fast_warp_bins()`].
-#[kernel]
-pub fn fast_warp_bins_ldg(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
-    let bins = dynamic_shared![u32];
-    warp_bins_body::<true>(data, histo, bins);
+/// Why: a shared atomic instruction costs one pass per distinct address in the busiest
+/// of the 32 banks. With one counter per bin, uniform bytes put their 32 lanes in random
+/// banks (`bin % 32`), about 3.5 distinct addresses in the busiest one; with a column
+/// per lane, lane `l` always hits bank `l`: every instruction is one pass. Phase 3 adds
+/// each bin's 32 columns, each thread starting at its own column (`(k + bin) % 32`) so
+/// that the warp's 32 loads are in 32 banks, and commits the nonzero sums.
+#[inline(always)]
+fn lane_bins_body(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, bins: DynamicShared<u32>) {
+    let num_bins = histo.len();
+    init_private_bins(bins, num_bins * 32);
+    let lane = warp::lane_id();
+    count_bytes(data, num_bins, |bin| {
+        bins.atomic_add(bin * 32 + lane, 1);
+    });
+    thread::sync_threads();
+    let mut bin = thread::thread_idx_x();
+    while bin < num_bins {
+        let mut sum = 0;
+        let mut k = 0;
+        while k < 32 {
+            sum += bins.load(bin * 32 + ((k + bin) & 31));
+            k += 1;
+        }
+        if sum > 0 {
+            histo.atomic_add(bin, sum);
+        }
+        bin += thread::block_dim_x();
+    }
 }
+
+/// Variant 3: [`fast_popc()`] with a column of counters per lane index (see
+/// `lane_bins_body`): conflict-free shared atomics. This is 9.9's
+/// [`histo_fastest`](crate::ch09::histo_fastest()) but for one thing: its byte loop is
+/// compiled a second time with the bin count a constant for 256 bins (no multiply and
+/// shift per byte), which measures what the general `byte_bin` costs.
+///
+/// Launch: `<<<grid, block, histo.len() * 32 * 4 bytes>>>` (32 KiB for 256 bins), block a
+/// multiple of 32.
+#[kernel]
+pub fn fast_lane_bins(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    lane_bins_body(data, histo, bins);
+}
+
 // ANCHOR_END: variants

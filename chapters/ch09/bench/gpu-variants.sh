@@ -8,10 +8,11 @@
 #   1. versions; CUB's program starts compiling in the background (nvcc, this GPU's sm_XY);
 #   2. compute-sanitizer --tool racecheck over demo-racecheck (9.5 without its barriers,
 #      plain shared stores and loads): its summary must report hazards;
-#   3. the variant sweep (`ch09 bench --variants`) at 1 GiB: histo_fastest, fast_popc,
-#      fast_ldg, fast_warp_bins, fast_warp_bins_ldg, CUB and the read-bandwidth reference
+#   3. the variant sweep (`ch09 bench --variants`) at 1 GiB: histo_fastest at 512, 256 and
+#      1024 threads, fast_run_length, fast_popc, fast_warp_bins, fast_lane_bins, CUB and
+#      the read-bandwidth reference
 #      on the four u8 inputs, every result checked against the CPU's histogram;
-#   4. ncu on histo_fastest and on the sweep's fastest variant on the uniform input
+#   4. ncu on histo_fastest and on fast_popc (one copy of the bins) on the uniform input
 #      (256 MiB, one profiled launch each; ncu's defaults: caches flushed, clocks at base),
 #      the sections SpeedOfLight, MemoryWorkloadAnalysis, ComputeWorkloadAnalysis,
 #      Occupancy, WarpStateStats, as text.
@@ -116,11 +117,9 @@ tail -n 3 "$OUT_DIR/variants-progress.log"
 cp "$WORK/bench/bench.csv" "$WORK/bench/bench.json" "$OUT_DIR/" 2>/dev/null
 must "bench --variants ($SIZE MiB; every result right)" $rc
 
-# --- 4. ncu on histo_fastest and the best variant ---------------------------------------
-# The fastest variant on the uniform input, by the CSV (impl,step,input,...,gbps is column 8).
-BEST=$(awk -F, '$2 == "var" && $3 == "uniform" && $8 != "" { print $8, $1 }' "$OUT_DIR/bench.csv" 2>/dev/null |
-  sort -rn | head -n 1 | cut -d' ' -f2)
-BEST=${BEST:-fast_popc}
+# --- 4. ncu on histo_fastest and fast_popc ---------------------------------------------------
+# 9.9 against the one-copy design whose shared atomics have bank conflicts.
+BEST=fast_popc
 step "ncu on histo_fastest and $BEST (uniform, 256 MiB, one launch each)"
 if [ -n "$NCU" ]; then
   : >"$OUT_DIR/ncu.txt"
@@ -129,6 +128,7 @@ if [ -n "$NCU" ]; then
     timeout "$(limit 80 5)" "$NCU" --log-file "$WORK/ncu-$k.txt" --kernel-name "$k" --launch-count 1 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
       --section Occupancy --section WarpStateStats --section LaunchStats \
+      --metrics smsp__inst_executed_op_shared_atom.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum \
       "$HERE/ch09" bench --variants --size-mib 256 --input uniform --reps 1 --warmup 0 \
       --budget-ms 1 --skip cub --out "$WORK/ncu-bench" >/dev/null 2>"$WORK/ncu-$k.err"
     rc=$?
@@ -139,7 +139,7 @@ if [ -n "$NCU" ]; then
     } >>"$OUT_DIR/ncu.txt"
     result "ncu $k: exit $rc"
   done
-  grep -E '#####|histo_fastest|fast_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Issue Slots Busy|Warp Cycles Per Issued|Stall|L1/TEX Hit|Registers Per' \
+  grep -E '#####|histo_fastest|fast_|shared_atom|op_atom|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Issue Slots Busy|Warp Cycles Per Issued|Stall|L1/TEX Hit|Registers Per' \
     "$OUT_DIR/ncu.txt" | head -n 80
 else
   result "SKIPPED ncu (not found)"

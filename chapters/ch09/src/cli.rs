@@ -141,9 +141,10 @@ pub struct BenchArgs {
     /// Only these GPU steps, e.g. --step 9.9 (repeatable) [default: all].
     #[arg(long = "step", value_name = "ID")]
     pub steps: Vec<String>,
-    /// The variant sweep instead of the steps: 9.9's histo_fastest against its
-    /// experimental variants (solutions::bench: fast_popc, fast_ldg, fast_warp_bins,
-    /// fast_warp_bins_ldg), CUB and the read-bandwidth reference, on the u8 inputs only;
+    /// The variant sweep instead of the steps: 9.9's histo_fastest (at 512, 256 and 1024
+    /// threads) against the designs it was chosen from (solutions::bench:
+    /// fast_run_length, fast_popc, fast_warp_bins, fast_lane_bins), CUB and the
+    /// read-bandwidth reference, on the u8 inputs only;
     /// every result checked against the CPU's histogram. Implies --skip cpu,torch and
     /// ignores --step.
     #[arg(long)]

@@ -6,6 +6,7 @@
 
 use crate::kernels::{ByteKernel, ByteKernelWith, JointKernel, U32Kernel, WeightedKernel};
 use gpu_host::{Device, DeviceProps, LaunchConfig, LaunchError, LaunchReport};
+use solutions::ch09::{fastest_grid, fastest_shared_bytes};
 
 /// What a launch produced: the bins, the report (counters on the emulator) and the
 /// configuration it ran with.
@@ -82,6 +83,30 @@ pub fn coarsened(n: usize, block: u32, coarsen: u32) -> u32 {
 pub fn device_grid(props: &DeviceProps, n: usize, block: u32, per_thread: u32) -> u32 {
     let resident = props.sm_count * props.blocks_per_sm(block);
     resident.min(coarsened(n, block, per_thread))
+}
+
+/// 9.9's launch for `n` bytes and `bins` bins with `block` threads: a column of counters
+/// per lane in shared memory ([`fastest_shared_bytes`]) and a grid of one wave
+/// ([`fastest_grid`]), the blocks per SM asked of the device for `kernel` with that block
+/// and shared memory (the driver's occupancy query on a GPU, which knows the kernel's
+/// registers; threads and shared memory on the emulator).
+pub fn fastest_shape(
+    dev: &mut Device,
+    kernel: &ByteKernel,
+    n: usize,
+    bins: u32,
+    block: u32,
+) -> Result<Shape, LaunchError> {
+    let shape = Shape {
+        grid: 1,
+        block,
+        shared_bytes: fastest_shared_bytes(bins),
+    };
+    let per_sm = dev.max_active_blocks_per_sm(kernel, shape.config())?;
+    Ok(Shape {
+        grid: fastest_grid(dev.props().sm_count, per_sm, n),
+        ..shape
+    })
 }
 
 /// Downloads `out` after a launch, then frees it and the inputs (best effort: a device

@@ -154,9 +154,9 @@ pub static EXERCISES: [Exercise; 16] = [
         kernels: &["consume_tiles", "histo_fastest"],
         points: 20,
         hints: &[
-            "How many bytes can one lane load at once, how do you count the bytes of a vector with the aggregation of 9.7, and who counts the bytes past the last whole vector?",
-            "`let vectors = data.cast::<U32x4>();` has `n / 16` vectors; loop over them grid-stride while the warp's first lane has one, count the 4 bytes of each word (`(word >> (8 * k)) as u8`), and `warp::sync_warp(warp::FULL_MASK)` at the end of each round.",
-            "Then the tail `vectors.len() * 16 + index_1d()` grid-stride with a bounds check, and flush the last run. `histo_fastest` is `init_private_bins`, `consume_tiles`, `store_output`.",
+            "A shared atomic instruction takes one pass per distinct word in its busiest bank: where must lane `l`'s counters live so that its 32 lanes never share a bank, whatever bytes they count? And how many bytes can one lane load at once?",
+            "Counter `byte_bin(b, num_bins) * FastestPolicy::LANE_COPIES + warp::lane_id()` (a column of 32 counters per bin: lane `l` is always in bank `l`), `atomic_add(.., 1)`. `let vectors = data.cast::<U32x4>();` has `n / 16` vectors: grid-stride, four loads before you count any, while `n - v > 3 * stride`; then the rest one at a time, 4 bytes per word (`(word >> (8 * k)) as u8`).",
+            "Then the tail `vectors.len() * 16 + index_1d()` grid-stride with a bounds check. `histo_fastest` is `init_private_bins(bins, num_bins * FastestPolicy::LANE_COPIES)`, `consume_tiles`, `store_lane_columns`.",
         ],
         book: book!("09-fastest.md"),
         check: checks::ex_9_9,

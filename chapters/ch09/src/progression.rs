@@ -14,7 +14,7 @@ use crate::reference;
 use course::{Outcome, Rng, catch_host};
 use gpu_host::{Counters, Device, LaunchError};
 use serde::Serialize;
-use solutions::ch09::{REGISTER_BINS, STATIC_BINS, fastest_grid};
+use solutions::ch09::{REGISTER_BINS, STATIC_BINS};
 
 /// Every step, in order.
 pub const STEPS: [&str; 16] = [
@@ -85,8 +85,11 @@ pub struct RowCounters {
     pub global_load_requests: Option<u64>,
     /// 32-byte sectors those loads touched.
     pub global_load_sectors: Option<u64>,
-    /// Extra shared-memory wavefronts from bank conflicts.
+    /// Extra shared-memory wavefronts from bank conflicts of loads and stores.
     pub bank_conflicts: Option<u64>,
+    /// Extra passes of shared atomic instructions from bank conflicts (what 9.9's lane
+    /// columns remove).
+    pub atomic_bank_conflicts: Option<u64>,
     /// Warp instructions that ran with part of the warp.
     pub divergent_steps: Option<u64>,
     /// Counted warp instructions (memory, atomics, collectives, barriers).
@@ -110,6 +113,7 @@ impl RowCounters {
             global_load_requests: f(|c| c.global_load_requests),
             global_load_sectors: f(|c| c.global_load_sectors),
             bank_conflicts: f(|c| c.bank_conflicts),
+            atomic_bank_conflicts: f(|c| c.shared_atomic_bank_conflicts),
             divergent_steps: f(|c| c.divergent_steps),
             warp_instructions: f(|c| c.warp_instructions),
             cas_failures: f(|c| c.cas_failures),
@@ -392,14 +396,21 @@ impl Runner<'_> {
                 self.push("histo_warp_aggregate", n, bins, shape, r, &expected);
             }
             "9.9" => {
-                let props = self.dev.props();
-                let grid = self
-                    .p
-                    .grid
-                    .unwrap_or_else(|| fastest_grid(props.sm_count, props.max_threads_per_sm, n));
-                let shape = Shape::new(grid, block).with_bins(bins);
-                let r = launch::bytes(self.dev, &k.histo_fastest, data, bins, shape);
-                self.push("histo_fastest", n, bins, shape, r, &expected);
+                let shape = launch::fastest_shape(self.dev, &k.histo_fastest, n, bins, block);
+                let shape = shape.map(|s| Shape {
+                    grid: self.p.grid.unwrap_or(s.grid),
+                    ..s
+                });
+                match shape {
+                    Ok(shape) => {
+                        let r = launch::bytes(self.dev, &k.histo_fastest, data, bins, shape);
+                        self.push("histo_fastest", n, bins, shape, r, &expected);
+                    }
+                    Err(e) => {
+                        let shape = Shape::new(1, block).with_bins(bins);
+                        self.push("histo_fastest", n, bins, shape, Err(e), &expected);
+                    }
+                }
             }
             "9.10" => {
                 let b = bins.min(REGISTER_BINS);
@@ -694,6 +705,7 @@ pub fn table(rows: &[Row], notes: bool) -> String {
             "worst.ser",
             "g.sectors",
             "bank.conf",
+            "at.conf",
             "diverg",
             "warp.instr",
             "lost",
@@ -730,6 +742,7 @@ pub fn table(rows: &[Row], notes: bool) -> String {
                 opt(c.worst_serialization),
                 opt(c.global_load_sectors),
                 opt(c.bank_conflicts),
+                opt(c.atomic_bank_conflicts),
                 opt(c.divergent_steps),
                 opt(c.warp_instructions),
             ]);

@@ -443,6 +443,21 @@ fn registers_in_shared(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
     }
 }
 
+/// 9.9's lane columns without the vector loads: one byte per lane per load.
+#[kernel]
+fn lane_columns_byte_loads(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let num_bins = histo.len();
+    solutions::ch09::init_private_bins(bins, num_bins * 32);
+    let lane = warp::lane_id();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add(byte_bin(data.load(i), num_bins) * 32 + lane, 1);
+        i += thread::grid_stride_x();
+    }
+    solutions::ch09::store_lane_columns(bins, histo);
+}
+
 #[test]
 fn warp_aggregation_fastest_and_registers_check_their_technique() {
     expect(
@@ -461,6 +476,30 @@ fn warp_aggregation_fastest_and_registers_check_their_technique() {
             "9.9",
             Kernels {
                 histo_fastest: REFERENCE.histo_aggregate,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "bank conflicts",
+    );
+    // One copy of the bins, 16-byte loads: right, fast, but its atomics conflict.
+    expect(
+        run(
+            "9.9",
+            Kernels {
+                histo_fastest: solutions::bench::fast_popc::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "bank conflicts",
+    );
+    // Lane columns, but a byte per load.
+    expect(
+        run(
+            "9.9",
+            Kernels {
+                histo_fastest: lane_columns_byte_loads::KERNEL,
                 ..REFERENCE
             },
         ),

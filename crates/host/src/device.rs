@@ -389,6 +389,34 @@ impl Device {
         }
     }
 
+    /// How many blocks of `kernel` one SM keeps resident at once with `cfg`'s block and
+    /// shared memory (`cudaOccupancyMaxActiveBlocksPerMultiprocessor`); at least 1.
+    ///
+    /// A grid of `sm_count` times this is one wave, the grid a grid-stride kernel wants:
+    /// a block more than fit starts only when a whole block has finished, and with equal
+    /// work per block the last partial wave costs as much as a full one. On a GPU the
+    /// driver counts everything that limits residency, registers included (the part the
+    /// host cannot know: ptxas chooses them); on the emulator, which has no registers,
+    /// threads and shared memory ([`DeviceProps::blocks_per_sm_with_shared`]).
+    pub fn max_active_blocks_per_sm<A: KernelArgs>(
+        &mut self,
+        kernel: &Kernel<A>,
+        cfg: LaunchConfig,
+    ) -> Result<u32> {
+        let spec = self.spec(kernel, &cfg)?;
+        spec.validate()?;
+        let threads = spec.block.iter().product::<u32>();
+        match &mut self.backend {
+            Backend::Emulator { .. } => Ok(self
+                .props
+                .blocks_per_sm_with_shared(threads, spec.shared_bytes)),
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(gpu) => gpu
+                .max_active_blocks((kernel.name, kernel.file), &spec, cfg.max_shared_bytes)
+                .map(|n| n.max(1)),
+        }
+    }
+
     /// Launches `kernel` `warmup` times untimed, then `reps` times each timed on its own,
     /// and returns the `reps` durations (for a benchmark's median). The arguments are the
     /// same for every launch: a kernel that accumulates (a histogram) keeps accumulating.

@@ -20,6 +20,13 @@ pub struct DeviceProps {
     pub shared_bytes_per_block: u32,
     /// Shared memory per block with opt-in (227 KiB on an H100).
     pub shared_bytes_per_block_optin: u32,
+    /// Shared memory of one SM (228 KiB on an H100): with
+    /// [`reserved_shared_bytes_per_block`](Self::reserved_shared_bytes_per_block), how many
+    /// blocks of a kernel that uses a lot of shared memory fit on an SM at once.
+    pub shared_bytes_per_sm: u32,
+    /// Shared memory the system keeps for itself in every resident block (1 KiB since
+    /// compute capability 8.0): counted against the SM's shared memory with the kernel's.
+    pub reserved_shared_bytes_per_block: u32,
     /// L2 cache size in bytes: where global atomics are executed.
     pub l2_bytes: u64,
     /// Threads per warp (32).
@@ -38,6 +45,8 @@ impl DeviceProps {
             max_threads_per_sm: 2048,
             shared_bytes_per_block: 48 * 1024,
             shared_bytes_per_block_optin: 227 * 1024,
+            shared_bytes_per_sm: 228 * 1024,
+            reserved_shared_bytes_per_block: 1024,
             l2_bytes: 50 * 1024 * 1024,
             warp_size: 32,
         }
@@ -46,5 +55,21 @@ impl DeviceProps {
     /// Blocks that fit on one SM at `threads_per_block` threads (thread limit only).
     pub fn blocks_per_sm(&self, threads_per_block: u32) -> u32 {
         (self.max_threads_per_sm / threads_per_block.max(1)).max(1)
+    }
+
+    /// Blocks that fit on one SM at `threads_per_block` threads and `shared_bytes` of
+    /// shared memory per block (static and dynamic): the thread limit and the shared-memory
+    /// limit, whichever is smaller (registers are not counted), at least 1.
+    ///
+    /// A grid of `sm_count` times this is one wave: every block resident at once. Sizing a
+    /// grid by the thread limit alone overshoots when a block holds a big private
+    /// histogram, and the last blocks then run as a second, mostly idle, wave.
+    pub fn blocks_per_sm_with_shared(&self, threads_per_block: u32, shared_bytes: u32) -> u32 {
+        let by_threads = self.blocks_per_sm(threads_per_block);
+        if shared_bytes == 0 {
+            return by_threads;
+        }
+        let per_block = shared_bytes + self.reserved_shared_bytes_per_block;
+        by_threads.min(self.shared_bytes_per_sm / per_block).max(1)
     }
 }

@@ -68,6 +68,16 @@ pub struct Counters {
     pub shared_atomic_serialized: u64,
     /// Serialization depth of shared atomics.
     pub shared_atomic_max_depth: u64,
+    /// Extra passes of shared atomic instructions caused by bank conflicts, counted as
+    /// [`bank_conflicts`](Self::bank_conflicts) counts them for loads and stores: per
+    /// request, the most distinct words one bank serves, minus one (lanes on one word
+    /// are one address for the atomic unit, not a conflict;
+    /// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom`). On an H100 this is what
+    /// bounds a shared-memory histogram of uniform bytes: with one counter per bin, the
+    /// 32 lanes' bins fall in random banks, about 3.5 distinct words in the busiest.
+    pub shared_atomic_bank_conflicts: u64,
+    /// Worst bank conflict of one shared atomic request: 1 = conflict-free.
+    pub shared_atomic_max_bank_ways: u64,
     /// `atomicCAS` lanes whose compare failed (the retries of a CAS loop).
     pub cas_failures: u64,
     /// Warp collective instructions (shuffle, vote, match, syncwarp, activemask).
@@ -101,6 +111,10 @@ impl Counters {
         self.shared_atomic_addresses += o.shared_atomic_addresses;
         self.shared_atomic_serialized += o.shared_atomic_serialized;
         self.shared_atomic_max_depth = self.shared_atomic_max_depth.max(o.shared_atomic_max_depth);
+        self.shared_atomic_bank_conflicts += o.shared_atomic_bank_conflicts;
+        self.shared_atomic_max_bank_ways = self
+            .shared_atomic_max_bank_ways
+            .max(o.shared_atomic_max_bank_ways);
         self.cas_failures += o.cas_failures;
         self.warp_collectives += o.warp_collectives;
         self.barriers += o.barriers;

@@ -498,6 +498,7 @@ impl Exec<'_> {
     ) -> Result<Results, LaunchError> {
         let mut out = [0u128; 32];
         let mut addrs: Small<u64, 32> = Small::default();
+        let mut words: Small<(u64, u64), 64> = Small::default();
         let mut cas_failures = 0;
         for (k, &li) in group.iter().enumerate() {
             let Op::Atomic {
@@ -554,6 +555,11 @@ impl Exec<'_> {
             }
             out[k] = old as u128;
             addrs.push(addr);
+            if space == Space::Shared {
+                for word in addr / 4..=(addr + size - 1) / 4 {
+                    words.push((phase(li, size), word));
+                }
+            }
         }
         let lanes = addrs.len() as u64;
         // Sorted once: distinct addresses and the longest run of one address.
@@ -579,6 +585,10 @@ impl Exec<'_> {
                 c.global_atomic_max_depth = c.global_atomic_max_depth.max(d);
             }
             Space::Shared => {
+                let (conflicts, ways) = bank_conflicts(&mut words);
+                let c = self.c();
+                c.shared_atomic_bank_conflicts += conflicts;
+                c.shared_atomic_max_bank_ways = c.shared_atomic_max_bank_ways.max(ways);
                 c.shared_atomic_requests += 1;
                 c.shared_atomic_lanes += lanes;
                 c.shared_atomic_addresses += n;

@@ -497,3 +497,61 @@ fn a_lock_inside_one_warp_makes_progress() {
     assert_eq!(r.counters().unwrap().cas_failures, 496);
     assert!(emu(&r).findings.is_empty());
 }
+
+/// One warp: lane `l` adds 1 to shared word `bin(l)` four ways, each on its own line:
+/// lanes 0 and 32 apart in one bank; all on one word; one word per lane in its own bank;
+/// and bins `l * 33 % 64` of a 64-counter row, two lanes per bank.
+#[kernel]
+fn shared_atomic_banks(out: GlobalSlice<u32>) {
+    let s = shared_array![u32; 2048];
+    let l = thread::thread_idx_x();
+    let mut i = l;
+    while i < 2048 {
+        s.store(i, 0);
+        i += 32;
+    }
+    thread::sync_threads();
+    s.atomic_add(32 * l, 1); // @column
+    s.atomic_add(7, 1); // @one-word
+    s.atomic_add(1024 + l, 1); // @row
+    s.atomic_add(l * 33 % 64, 1); // @two-per-bank
+    thread::sync_threads();
+    out.store(l, s.load(32 * l) + s.load(7));
+}
+
+#[test]
+fn shared_atomics_count_bank_conflicts_per_distinct_word() {
+    let mut dev = device();
+    let out = dev.alloc::<u32>(32).unwrap();
+    let r = dev
+        .launch(
+            &shared_atomic_banks::KERNEL,
+            LaunchConfig::linear(1, 32),
+            (out.slice(),),
+        )
+        .unwrap();
+    let got = dev.download(&out).unwrap();
+    // Word 0 is lane 0's column and bin 0 of the last line (lane 0); word 7 got 32.
+    assert_eq!(got[0], 2 + 32);
+    assert!(got[1..].iter().all(|&v| v == 1 + 32), "{got:?}");
+    let e = emu(&r);
+    let ways = |tag: &str| {
+        let c = e.line(SRC.file, SRC.line(tag)).unwrap();
+        (
+            c.shared_atomic_bank_conflicts,
+            c.shared_atomic_max_bank_ways,
+        )
+    };
+    // 32 words in bank 0: 31 extra passes.
+    assert_eq!(ways("column"), (31, 32));
+    // One word: the atomic unit's own business (serialized), not a bank conflict.
+    assert_eq!(ways("one-word"), (0, 1));
+    assert_eq!(ways("row"), (0, 1));
+    // l * 33 % 64 for l < 32 is 0, 33, 2, 35, ...: banks l % 32, each bank one word.
+    assert_eq!(ways("two-per-bank"), (0, 1));
+    let c = &e.counters;
+    assert_eq!(c.shared_atomic_bank_conflicts, 31);
+    assert_eq!(c.shared_atomic_max_bank_ways, 32);
+    // Loads and stores keep their own counter: the conflict-free zeroing and loads.
+    assert_eq!(c.bank_conflicts, 31);
+}

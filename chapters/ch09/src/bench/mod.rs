@@ -53,7 +53,7 @@ use data::Input;
 use gpu::{Kernel, KernelArgs};
 use gpu_host::{Device, DeviceBuffer, GlobalSlice, LaunchConfig, LaunchError};
 use report::{Header, Report, Row, SKIPPED, WRONG};
-use solutions::ch09::{FastestPolicy, fastest_grid};
+use solutions::ch09::{FastestPolicy, fastest_grid, fastest_shared_bytes};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -263,17 +263,14 @@ pub enum StepKernel {
 /// The byte steps (9.3 to 9.9) on `n` bytes, launched as `cargo run -p ch09` launches them
 /// with its defaults (256-thread blocks, grids for 8 elements per thread or from the
 /// device, 9.9 by its own policy).
-pub fn byte_steps(k: &Kernels, props: &gpu_host::DeviceProps, n: usize) -> Vec<Step> {
+pub fn byte_steps(k: &Kernels, dev: &mut Device, n: usize) -> Vec<Step> {
     let bins = U8_BINS;
+    let fastest = occupancy_shape(dev, &k.histo_fastest, n, FastestPolicy::BLOCK_THREADS);
+    let props = dev.props();
     let grid = device_grid(props, n, BLOCK, COARSEN);
     let resident = Shape::new(grid, BLOCK);
     let per_thread = Shape::new(one_per_thread(n, BLOCK), BLOCK);
     let coarse = Shape::new(coarsened(n, BLOCK, COARSEN), BLOCK).with_bins(bins);
-    let fastest = Shape::new(
-        fastest_grid(props.sm_count, props.max_threads_per_sm, n),
-        FastestPolicy::BLOCK_THREADS,
-    )
-    .with_bins(bins);
     let step = |step, kernel, launch, shape, out_len| Step {
         step,
         kernel,
@@ -348,44 +345,86 @@ pub fn byte_steps(k: &Kernels, props: &gpu_host::DeviceProps, n: usize) -> Vec<S
     ]
 }
 
-/// The variant sweep on `n` bytes: 9.9's `histo_fastest` (step `9.9`) and the experimental
-/// variants of `solutions::bench` (step `var`): [`fast_popc`](solutions::bench::fast_popc()),
-/// [`fast_warp_bins`](solutions::bench::fast_warp_bins()),
-/// [`fast_ldg`](solutions::bench::fast_ldg()) and
-/// [`fast_warp_bins_ldg`](solutions::bench::fast_warp_bins_ldg()), all on 9.9's grid
-/// ([`fastest_grid`]) and block; the per-warp kernels get a sub-histogram per warp of
-/// dynamic shared memory.
-pub fn variant_steps(props: &gpu_host::DeviceProps, n: usize) -> Vec<Step> {
+/// 9.9's launch ([`launch::fastest_shape`]) for `n` bytes of 256 bins; if the device cannot
+/// answer the occupancy query, a grid from its thread and shared-memory limits.
+fn occupancy_shape(dev: &mut Device, kernel: &ByteKernel, n: usize, block: u32) -> Shape {
+    crate::launch::fastest_shape(dev, kernel, n, U8_BINS, block).unwrap_or_else(|_| {
+        let shared = fastest_shared_bytes(U8_BINS);
+        let props = dev.props();
+        let per_sm = props.blocks_per_sm_with_shared(block, shared);
+        Shape {
+            grid: fastest_grid(props.sm_count, per_sm, n),
+            block,
+            shared_bytes: shared,
+        }
+    })
+}
+
+/// The variant sweep on `n` bytes: 9.9's `histo_fastest` (step `9.9`) at its policy's
+/// block and at 256 and 1024 threads, and the designs it was chosen from
+/// (`solutions::bench`, step `var`): [`fast_run_length`](solutions::bench::fast_run_length())
+/// (the first 9.9), [`fast_popc`](solutions::bench::fast_popc()),
+/// [`fast_warp_bins`](solutions::bench::fast_warp_bins()) and
+/// [`fast_lane_bins`](solutions::bench::fast_lane_bins()). Every grid is one wave, sized
+/// from the device's occupancy for that kernel, block and shared memory (`blocks_per_sm`
+/// answers it: the driver's occupancy query on a GPU).
+pub fn variant_steps(
+    n: usize,
+    sm_count: u32,
+    mut blocks_per_sm: impl FnMut(&ByteKernel, Shape) -> u32,
+) -> Vec<Step> {
     use solutions::bench as b;
     let bins = U8_BINS;
-    let block = FastestPolicy::BLOCK_THREADS;
-    let grid = fastest_grid(props.sm_count, props.max_threads_per_sm, n);
-    let one_copy = Shape::new(grid, block).with_bins(bins);
-    let per_warp = Shape::new(grid, block).with_bins(bins * block.div_ceil(32));
-    let step = |step, kernel, k, shape| Step {
-        step,
-        kernel,
-        launch: StepKernel::Bytes(k),
-        shape,
-        out_len: bins,
+    let mut wave = |kernel: &ByteKernel, block: u32, shared_bins: u32| {
+        let shape = Shape::new(1, block).with_bins(shared_bins);
+        let per_sm = blocks_per_sm(kernel, shape);
+        let needed = n.div_ceil(block as usize * 256).max(1) as u32;
+        Shape {
+            grid: (sm_count * per_sm).min(needed),
+            ..shape
+        }
     };
-    vec![
-        step(
-            "9.9",
-            "histo_fastest",
-            solutions::ch09::histo_fastest::KERNEL,
-            one_copy,
-        ),
-        step("var", "fast_popc", b::fast_popc::KERNEL, one_copy),
-        step("var", "fast_ldg", b::fast_ldg::KERNEL, one_copy),
-        step("var", "fast_warp_bins", b::fast_warp_bins::KERNEL, per_warp),
-        step(
+    let fastest = solutions::ch09::histo_fastest::KERNEL;
+    let columns = fastest_shared_bytes(bins) / 4;
+    let policy = FastestPolicy::BLOCK_THREADS;
+    let warps = policy.div_ceil(32);
+    let steps = [
+        ("9.9", "histo_fastest", fastest, policy, columns),
+        ("9.9", "histo_fastest/b256", fastest, 256, columns),
+        ("9.9", "histo_fastest/b1024", fastest, 1024, columns),
+        (
             "var",
-            "fast_warp_bins_ldg",
-            b::fast_warp_bins_ldg::KERNEL,
-            per_warp,
+            "fast_run_length",
+            b::fast_run_length::KERNEL,
+            policy,
+            bins,
         ),
-    ]
+        ("var", "fast_popc", b::fast_popc::KERNEL, policy, bins),
+        (
+            "var",
+            "fast_warp_bins",
+            b::fast_warp_bins::KERNEL,
+            policy,
+            warps * bins,
+        ),
+        (
+            "var",
+            "fast_lane_bins",
+            b::fast_lane_bins::KERNEL,
+            policy,
+            columns,
+        ),
+    ];
+    steps
+        .into_iter()
+        .map(|(step, name, kernel, block, shared_bins)| Step {
+            step,
+            kernel: name,
+            launch: StepKernel::Bytes(kernel),
+            shape: wave(&kernel, block, shared_bins),
+            out_len: bins,
+        })
+        .collect()
 }
 
 /// Bytes 9.15's `histo_cas` counts at most in the extension sweep (a prefix of the input):
@@ -807,9 +846,16 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                         // The extension sweep's byte kernels run below, on their own sizes.
                         Dtype::U8 if opts.extensions => Vec::new(),
                         Dtype::U8 if opts.variants => {
-                            variant_steps(dev.props(), data.len_bytes() as usize)
+                            let sm_count = dev.props().sm_count;
+                            variant_steps(data.len_bytes() as usize, sm_count, |k, shape| {
+                                let props = dev.props();
+                                let fallback = props
+                                    .blocks_per_sm_with_shared(shape.block, shape.shared_bytes);
+                                dev.max_active_blocks_per_sm(k, shape.config())
+                                    .unwrap_or(fallback)
+                            })
                         }
-                        Dtype::U8 => byte_steps(&REFERENCE, dev.props(), data.len_bytes() as usize),
+                        Dtype::U8 => byte_steps(&REFERENCE, dev, data.len_bytes() as usize),
                         Dtype::U32 => {
                             value_steps(&REFERENCE, dev.props(), data.len_bytes() as usize / 4)
                         }
@@ -1504,7 +1550,7 @@ mod tests {
     fn the_steps_are_the_progressions() {
         let props = gpu_host::DeviceProps::emulated_h100();
         let n = 1 << 30;
-        let steps = byte_steps(&REFERENCE, &props, n);
+        let steps = byte_steps(&REFERENCE, &mut Device::emulator(), n);
         let names: Vec<&str> = steps.iter().map(|s| s.kernel).collect();
         assert_eq!(
             names,
@@ -1608,14 +1654,16 @@ mod tests {
             lines.push(l.to_string())
         });
         assert!(report.all_correct(), "{}", report.table());
-        // 2 references + 5 kernels x 4 byte inputs; no u32 input.
-        assert_eq!(report.rows.len(), 2 + 5 * 4, "{}", report.table());
+        // 2 references + 7 kernels x 4 byte inputs; no u32 input.
+        assert_eq!(report.rows.len(), 2 + 7 * 4, "{}", report.table());
         for k in [
             "histo_fastest",
+            "histo_fastest/b256",
+            "histo_fastest/b1024",
+            "fast_run_length",
             "fast_popc",
-            "fast_ldg",
             "fast_warp_bins",
-            "fast_warp_bins_ldg",
+            "fast_lane_bins",
         ] {
             assert_eq!(
                 report.rows.iter().filter(|r| r.implementation == k).count(),

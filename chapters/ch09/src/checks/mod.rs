@@ -51,7 +51,7 @@ checks! {
     "9.6" ex_9_6 => privatized::check_9_6: "9.6: right on the coarsened grid, and each partition's loads exactly as the model predicts.";
     "9.7" ex_9_7 => privatized::check_9_7: "9.7: exactly one shared atomic per run of equal bins in each thread's grid-stride sequence.";
     "9.8" ex_9_8 => privatized::check_9_8: "9.8: one shared atomic per distinct bin per warp instruction, never two lanes of one on the same bin.";
-    "9.9" ex_9_9 => privatized::check_9_9: "9.9: right on tails of every length, privatized, vectorised loads, aggregated runs.";
+    "9.9" ex_9_9 => privatized::check_9_9: "9.9: right on tails of every length, privatized, 16-byte loads, shared atomics without bank conflicts.";
     "9.10" ex_9_10 => extensions::check_9_10: "9.10: right, no shared memory, global atomics bounded by commits instead of elements.";
     "9.11" ex_9_11 => extensions::check_9_11: "9.11: three privatized channels, three shared atomics per pixel.";
     "9.12" ex_9_12 => extensions::check_9_12: "9.12: exact on weights with exact sums, within rounding on random weights, privatized.";

@@ -441,6 +441,52 @@ impl CudaBackend {
         Ok(chosen)
     }
 
+    /// `cuOccupancyMaxActiveBlocksPerMultiprocessor` for `kernel` with `spec`'s block and
+    /// shared memory (after the same opt-in a launch makes above 48 KiB).
+    pub(crate) fn max_active_blocks(
+        &mut self,
+        kernel: (&'static str, &'static str),
+        spec: &LaunchSpec,
+        opt_in: Option<u32>,
+    ) -> Result<u32> {
+        self.activate()?;
+        let m = self.resolve(kernel.0, kernel.1)?;
+        let func = match self.modules[m].module.get_function(kernel.0) {
+            Ok(f) => f.to_raw(),
+            Err(e) => return Err(self.fail("cuModuleGetFunction", error::code_of(e))),
+        };
+        let shared = spec.shared_bytes;
+        if opt_in.is_some() || shared > DEFAULT_SHARED_LIMIT {
+            let want = opt_in.unwrap_or(shared).max(shared);
+            // SAFETY: a live function handle; the attribute takes a byte count.
+            let r = unsafe {
+                cust_raw::cuFuncSetAttribute(
+                    func,
+                    cust_raw::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    want as i32,
+                )
+            };
+            if r != cust_raw::CUresult::CUDA_SUCCESS {
+                return Err(self.fail("cuFuncSetAttribute", r as i32));
+            }
+        }
+        let threads = spec.block.iter().product::<u32>();
+        let mut blocks = 0i32;
+        // SAFETY: an out-pointer and a live function handle.
+        let r = unsafe {
+            cust_raw::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut blocks,
+                func,
+                threads as i32,
+                shared as usize,
+            )
+        };
+        if r != cust_raw::CUresult::CUDA_SUCCESS {
+            return Err(self.fail("cuOccupancyMaxActiveBlocksPerMultiprocessor", r as i32));
+        }
+        Ok(blocks.max(0) as u32)
+    }
+
     fn ensure_events(&mut self, n: usize) -> Result<()> {
         while self.events.len() < n {
             let e = Event::new(EventFlags::DEFAULT);
@@ -719,23 +765,28 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// A device attribute `cust`'s `DeviceAttribute` does not list, by its raw number.
+fn raw_attr(dev: CuDevice, attribute: cust_raw::CUdevice_attribute) -> Result<u32> {
+    let mut value = 0i32;
+    // SAFETY: an out-pointer and a valid attribute of a valid device.
+    let r = unsafe { cust_raw::cuDeviceGetAttribute(&mut value, attribute, dev.as_raw()) };
+    if r != cust_raw::CUresult::CUDA_SUCCESS {
+        return Err(error::from_code("cuDeviceGetAttribute", r as i32));
+    }
+    Ok(value.max(0) as u32)
+}
+
 /// The device's properties, from the driver.
 fn props_of(dev: CuDevice) -> Result<DeviceProps> {
     let name = dev
         .name()
         .map_err(|e| error::from_cust("cuDeviceGetName", e))?;
-    let mut optin = 0i32;
-    // SAFETY: an out-pointer and a valid attribute of a valid device.
-    let r = unsafe {
-        cust_raw::cuDeviceGetAttribute(
-            &mut optin,
-            cust_raw::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-            dev.as_raw(),
-        )
-    };
-    if r != cust_raw::CUresult::CUDA_SUCCESS {
-        return Err(error::from_code("cuDeviceGetAttribute", r as i32));
-    }
+    use cust_raw::CUdevice_attribute as A;
+    let optin = raw_attr(
+        dev,
+        A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+    )?;
+    let reserved = raw_attr(dev, A::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)?;
     Ok(DeviceProps {
         name,
         sm_count: attr(dev, DeviceAttribute::MultiprocessorCount)?,
@@ -746,7 +797,9 @@ fn props_of(dev: CuDevice) -> Result<DeviceProps> {
         max_threads_per_block: attr(dev, DeviceAttribute::MaxThreadsPerBlock)?,
         max_threads_per_sm: attr(dev, DeviceAttribute::MaxThreadsPerMultiprocessor)?,
         shared_bytes_per_block: attr(dev, DeviceAttribute::MaxSharedMemoryPerBlock)?,
-        shared_bytes_per_block_optin: optin.max(0) as u32,
+        shared_bytes_per_block_optin: optin,
+        shared_bytes_per_sm: attr(dev, DeviceAttribute::MaxSharedMemoryPerMultiprocessor)?,
+        reserved_shared_bytes_per_block: reserved,
         l2_bytes: attr(dev, DeviceAttribute::L2CacheSize)? as u64,
         warp_size: attr(dev, DeviceAttribute::WarpSize)?,
     })
