@@ -400,17 +400,16 @@ pub const fn fastest_shared_bytes(num_bins: u32) -> u32 {
 /// The grid of 9.9: one wave, `sm_count * blocks_per_sm` blocks (`blocks_per_sm` from the
 /// occupancy query, `Device::max_active_blocks_per_sm`, which counts the block's threads,
 /// shared memory and registers), but no more than `n` bytes can feed with
-/// [`FastestPolicy::VECS_PER_THREAD`] vectors per thread; at least 1.
+/// [`FastestPolicy::VECS_PER_THREAD`] vectors per thread of `block`; at least 1.
 ///
 /// Every block of a grid-stride kernel gets the same share of the input, so a block
 /// that does not fit in the first wave finishes a whole block-time after it: a grid of
 /// 1.2 waves takes as long as 2. Fewer blocks than a wave would leave SMs idle.
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn fastest_grid(sm_count: u32, blocks_per_sm: u32, n: usize) -> u32 {
+pub fn fastest_grid(sm_count: u32, blocks_per_sm: u32, block: u32, n: usize) -> u32 {
     let resident = sm_count * blocks_per_sm.max(1);
-    let per_block = (FastestPolicy::BLOCK_THREADS
-        * FastestPolicy::VEC_BYTES
-        * FastestPolicy::VECS_PER_THREAD) as usize;
+    let per_block =
+        block as usize * (FastestPolicy::VEC_BYTES * FastestPolicy::VECS_PER_THREAD) as usize;
     let needed = n.div_ceil(per_block).max(1);
     (resident as usize).min(needed) as u32
 }

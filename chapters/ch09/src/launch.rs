@@ -104,7 +104,7 @@ pub fn fastest_shape(
     };
     let per_sm = dev.max_active_blocks_per_sm(kernel, shape.config())?;
     Ok(Shape {
-        grid: fastest_grid(dev.props().sm_count, per_sm, n),
+        grid: fastest_grid(dev.props().sm_count, per_sm, block, n),
         ..shape
     })
 }

@@ -353,7 +353,7 @@ fn occupancy_shape(dev: &mut Device, kernel: &ByteKernel, n: usize, block: u32) 
         let props = dev.props();
         let per_sm = props.blocks_per_sm_with_shared(block, shared);
         Shape {
-            grid: fastest_grid(props.sm_count, per_sm, n),
+            grid: fastest_grid(props.sm_count, per_sm, block, n),
             block,
             shared_bytes: shared,
         }
