@@ -686,7 +686,7 @@ impl<'m> Exec<'m> {
                 len,
                 ty,
                 ..
-            } => (AccessKind::Atomic, (space, base, ty.size() as u8, len)),
+            } => (AccessKind::Atomic, (space, base, ty.size(), len)),
             Op::Barrier | Op::Warp(_) => return,
         };
         let lanes = group

@@ -165,6 +165,7 @@ impl Trace {
     }
 
     /// Records one step (called by the scheduler). `buffer` identifies the handle.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn record(
         &mut self,
         step: u64,

@@ -18,7 +18,7 @@ fn private_histo(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
     }
     thread::sync_threads();
     let i = thread::index_1d();
-    if i < data.len() as u32 {
+    if i < data.len() {
         s.atomic_add(data.load(i) % 8, 1);
     }
     thread::sync_threads();
