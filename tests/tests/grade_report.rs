@@ -51,6 +51,8 @@ fn the_grade_report_of_the_untouched_stubs() {
         Some(integrity),
     );
     assert_eq!(report.points.earned, 0);
-    insta::assert_snapshot!("stubs_table", render(&report, Format::Table));
-    insta::assert_snapshot!("stubs_json", render(&report, Format::Json));
+    // Stub line numbers move with every edit of kernels/: the snapshots lock the rest.
+    let stable = |f| grade::render::without_stub_lines(&render(&report, f));
+    insta::assert_snapshot!("stubs_table", stable(Format::Table));
+    insta::assert_snapshot!("stubs_json", stable(Format::Json));
 }

@@ -30,9 +30,10 @@ pub struct Cli {
     /// GB/s; needs a build with `--features cuda` and an NVIDIA GPU).
     #[arg(long, value_enum, default_value_t = DeviceArg::Emulator)]
     pub device: DeviceArg,
-    /// Whose kernels to run: the reference solutions or yours (kernels/src/ch09.rs).
-    #[arg(long, value_enum, default_value_t = Source::Reference)]
-    pub kernels: Source,
+    /// Whose kernels to run: the reference solutions or yours (kernels/src/ch09.rs)
+    /// [default: reference; with --trace: student].
+    #[arg(long, value_enum)]
+    pub kernels: Option<Source>,
     /// Elements to count [default: 262144 on the emulator, 67108864 on a GPU, or a text
     /// file's length].
     #[arg(long, value_name = "N")]
@@ -58,8 +59,15 @@ pub struct Cli {
     #[arg(long, value_name = "S", default_value_t = 9)]
     pub seed: u64,
     /// Run only this step (repeatable), e.g. --step 9.5 --step 9.9.
-    #[arg(long = "step", value_name = "ID")]
+    #[arg(long = "step", visible_alias = "exercise", value_name = "ID")]
     pub steps: Vec<String>,
+    /// Instead of the table: run one step (--step, default 9.3) once on the emulator with
+    /// tracing on and write FILE.svg, a picture of which thread of which warp touched
+    /// which element or bin at each warp step, and a heatmap of atomic contention per bin
+    /// and step. Runs your kernels unless --kernels reference; the input is small (2048
+    /// elements, 32 bins, 64 threads a block) unless --n, --bins or --block say otherwise.
+    #[arg(long, value_name = "FILE.svg", conflicts_with_all = ["json", "device"])]
+    pub trace: Option<PathBuf>,
     /// Print one JSON array of rows instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -71,6 +79,7 @@ const AFTER_HELP: &str = "Examples:
   cargo run -p ch09 -- --step 9.6 --coarsen 16       contiguous vs interleaved loads
   cargo run -p ch09 -- --input skew:90 --step 9.7    aggregation on a hot bin
   cargo run -p ch09 -- --step 9.16 --bins 4096       the three strategies at 4096 bins
+  cargo run -p ch09 -- --trace 9.5.svg --step 9.5    a picture of your 9.5: accesses, contention
   cargo run -p ch09 --features cuda -- --device gpu  the progression on the GPU, in GB/s
   cargo run -p ch09 --release --features cuda -- bench   the GPU benchmark (bench --help)
 
@@ -426,7 +435,7 @@ mod tests {
     fn defaults_are_the_documented_ones() {
         let cli = parse(&[]).unwrap();
         let (p, steps) = cli.params().unwrap();
-        assert_eq!(cli.kernels, Source::Reference);
+        assert_eq!(cli.kernels, None);
         assert_eq!(p, Params::default());
         assert!(steps.is_empty());
         assert!(!cli.json);
@@ -461,7 +470,7 @@ mod tests {
         ])
         .unwrap();
         let (p, steps) = cli.params().unwrap();
-        assert_eq!(cli.kernels, Source::Student);
+        assert_eq!(cli.kernels, Some(Source::Student));
         assert_eq!(
             p,
             Params {

@@ -10,18 +10,85 @@ use ch09::device;
 use ch09::kernels::{REFERENCE, kernels};
 use ch09::launch::{self, Shape, one_per_thread};
 use ch09::progression::{self, Params, Row};
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use course::KernelSource;
 use gpu_host::Device;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let matches = cli::Cli::command().get_matches();
+    let args = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     match &args.command {
         Some(cli::Command::Bench(b)) => bench(b),
         Some(cli::Command::DemoRacecheck(d)) => demo_racecheck(d),
-        None => progression_main(&args),
+        None => match &args.trace {
+            Some(path) => trace_main(&args, &matches, path),
+            None => progression_main(&args),
+        },
+    }
+}
+
+/// `--trace FILE.svg`: one step, traced, drawn. The options the student gave (--n,
+/// --bins, --block, ...) apply; the rest are [`ch09::trace::trace_params`]'s.
+fn trace_main(args: &cli::Cli, matches: &clap::ArgMatches, path: &std::path::Path) -> ExitCode {
+    let (params, steps) = match args.params() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let step = match steps.as_slice() {
+        [] => ch09::trace::DEFAULT_STEP,
+        [one] => one,
+        _ => {
+            eprintln!("error: --trace draws one step: give one --step");
+            return ExitCode::from(2);
+        }
+    };
+    let given = |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    let mut p = ch09::trace::trace_params();
+    if params.n.is_some() {
+        p.n = params.n;
+    }
+    if given("bins") {
+        p.bins = params.bins;
+    }
+    if given("block") {
+        p.block = params.block;
+    }
+    if given("grid") {
+        p.grid = params.grid;
+    }
+    if given("coarsen") {
+        p.coarsen = params.coarsen;
+    }
+    if given("input") {
+        p.input = params.input.clone();
+    }
+    if given("seed") {
+        p.seed = params.seed;
+    }
+    let source = match args.kernels {
+        Some(cli::Source::Reference) => KernelSource::Reference,
+        Some(cli::Source::Student) | None => KernelSource::Student,
+    };
+    match ch09::trace::draw(source, step, &p) {
+        Ok(drawn) => match std::fs::write(path, &drawn.svg) {
+            Ok(()) => {
+                println!("{}\nwrote {}", drawn.summary, path.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                ExitCode::FAILURE
+            }
+        },
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 
@@ -42,8 +109,8 @@ fn progression_main(args: &cli::Cli) -> ExitCode {
         }
     };
     let source = match args.kernels {
-        cli::Source::Reference => KernelSource::Reference,
-        cli::Source::Student => KernelSource::Student,
+        Some(cli::Source::Reference) | None => KernelSource::Reference,
+        Some(cli::Source::Student) => KernelSource::Student,
     };
     let mut dev = match args.device {
         cli::DeviceArg::Emulator => Device::emulator(),

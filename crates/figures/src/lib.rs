@@ -6,7 +6,8 @@
 //!   --features cuda -- bench`): throughput per step and input against the measured read
 //!   bandwidth, CUB, PyTorch and the best CPU implementation ([`gpu_figures`]);
 //! - the emulator, through the `ch09` library ([`ch09::progression::run`]): atomics per
-//!   step and the contention per bin of 9.3's global atomics ([`emulator_figures`]).
+//!   step and the contention per bin of 9.3's global atomics ([`emulator_figures`]);
+//! - the emulator's trace of one launch of 9.3 ([`trace_figure`]).
 //!
 //! The SVG is written by hand ([`svg`]) with fixed number formatting: the same inputs
 //! give byte-identical files, and the crate's test checks that the committed figures are
@@ -579,9 +580,26 @@ pub fn emulator_figures(p: &Params) -> Result<Vec<Figure>, String> {
     Ok(vec![atomics_figure(p)?, contention_figure(p)?])
 }
 
-/// Every figure: the GPU ones of `bench`, then the emulator's at the default parameters.
+/// The trace of the reference 9.3 (global atomics) at the trace's default parameters:
+/// the same picture as `cargo run -p ch09 -- --trace FILE.svg --kernels reference`
+/// ([`ch09::trace`]), for the book's emulator chapter.
+pub fn trace_figure() -> Result<Figure, String> {
+    let drawn = ch09::trace::draw(
+        course::KernelSource::Reference,
+        ch09::trace::DEFAULT_STEP,
+        &ch09::trace::trace_params(),
+    )?;
+    Ok(Figure {
+        name: "ch09-trace-9.3.svg",
+        svg: drawn.svg,
+    })
+}
+
+/// Every figure: the GPU ones of `bench`, then the emulator's at the default parameters,
+/// then the trace of 9.3.
 pub fn all_figures(bench: &Bench) -> Result<Vec<Figure>, String> {
     let mut out = gpu_figures(bench);
     out.extend(emulator_figures(&Params::default())?);
+    out.push(trace_figure()?);
     Ok(out)
 }

@@ -56,6 +56,7 @@ impl Limits {
             spin_steps: self.spin_steps,
             stack_bytes: 256 * 1024,
             block_order_seed: None,
+            trace: None,
         }
     }
 

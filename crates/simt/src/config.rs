@@ -33,6 +33,10 @@ pub struct Config {
     /// The order in which blocks run: `None` is ascending linear block index; `Some(seed)`
     /// is a seeded permutation, to catch kernels whose result depends on block order.
     pub block_order_seed: Option<u64>,
+    /// Where to deliver a [`Trace`](crate::trace::Trace) of each launch's memory accesses
+    /// (for a picture of the access pattern and of atomic contention). `None`, the
+    /// default, records nothing and costs one test per warp step.
+    pub trace: Option<crate::trace::TraceSink>,
 }
 
 fn env_u64(name: &str) -> Option<u64> {
@@ -51,6 +55,7 @@ impl Default for Config {
             spin_steps: env_u64("SIMT_SPIN_STEPS").unwrap_or(100_000),
             stack_bytes: env_u64("SIMT_STACK_BYTES").map_or(256 * 1024, |b| b as usize),
             block_order_seed: None,
+            trace: None,
         }
     }
 }

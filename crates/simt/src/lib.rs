@@ -52,6 +52,7 @@ mod reconverge;
 pub mod report;
 mod schedule;
 mod site;
+pub mod trace;
 
 pub use config::Config;
 pub use counters::{Counters, LineCounters};
@@ -59,3 +60,4 @@ pub use launch::{LaunchSpec, launch};
 pub use memory::GlobalMemory;
 pub use op::{AtomicOp, AtomicType, Op, ShuffleKind, Space, WarpOp};
 pub use report::{Finding, LaunchError, LaunchReport, ThreadRef};
+pub use trace::{Trace, TraceSink, render_svg};

@@ -47,6 +47,7 @@ use crate::op::Op;
 use crate::reconverge::{LoopEnds, LoopStack, behind};
 use crate::report::{LaunchError, LaunchReport, ThreadRef, WaitSite, ranges};
 use crate::site::{Site, SiteTable, fmt_site, site_order};
+use crate::trace::{AccessKind, Trace, TraceBuffer};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
 use std::cell::Cell;
@@ -178,6 +179,8 @@ pub(crate) struct Exec<'m> {
     block_idx: [u32; 3],
     /// Loops learned from the lanes' jumps, for reconvergence (see `reconverge`).
     loop_ends: LoopEnds,
+    /// The launch's trace, when [`Config::trace`] asks for one.
+    trace: Option<Trace>,
 }
 
 #[inline]
@@ -211,6 +214,11 @@ impl<'m> Exec<'m> {
         last_seen: Arc<LastSeen>,
     ) -> Self {
         let shared = spec.shared_bytes as usize;
+        let trace = config.trace.as_ref().map(|_| Trace {
+            grid: spec.grid,
+            block: spec.block,
+            ..Trace::default()
+        });
         Exec {
             mem,
             spec,
@@ -235,11 +243,23 @@ impl<'m> Exec<'m> {
             block_linear: 0,
             block_idx: [0; 3],
             loop_ends: LoopEnds::default(),
+            trace,
         }
     }
 
     /// Runs every block, then assembles the report.
     pub(crate) fn run(mut self, kernel: &KernelBody) -> Result<LaunchReport, LaunchError> {
+        let result = self.run_blocks(kernel);
+        // The trace is delivered whatever the outcome: a failing launch is the one a
+        // student most wants to see.
+        if let (Some(trace), Some(sink)) = (self.trace.take(), &self.config.trace) {
+            sink.push(trace);
+        }
+        result?;
+        Ok(self.report())
+    }
+
+    fn run_blocks(&mut self, kernel: &KernelBody) -> Result<(), LaunchError> {
         self.mem.reset_store_marks();
         let blocks = self.spec.blocks();
         match self.config.block_order_seed {
@@ -263,7 +283,7 @@ impl<'m> Exec<'m> {
                 }
             }
         }
-        Ok(self.report())
+        Ok(())
     }
 
     fn report(self) -> LaunchReport {
@@ -631,12 +651,74 @@ impl<'m> Exec<'m> {
                 c.divergent_steps += 1;
             }
         }
+        if self.trace.is_some() {
+            self.record(w, group, site);
+        }
         let results = self.exec_op(w, group, mask, site)?;
         self.watch_spin(group, &results, site)?;
         for (k, &li) in group.iter().enumerate() {
             self.resume(li, results[k])?;
         }
         Ok(())
+    }
+
+    /// Adds the step about to execute to the trace (memory operations only).
+    #[cold]
+    fn record(&mut self, w: usize, group: &[usize], site: Site) {
+        let (kind, buffer) = match *self.lanes[group[0]].op_ref() {
+            Op::Load {
+                space,
+                base,
+                len,
+                size,
+                ..
+            } => (AccessKind::Load, (space, base, size, len)),
+            Op::Store {
+                space,
+                base,
+                len,
+                size,
+                ..
+            } => (AccessKind::Store, (space, base, size, len)),
+            Op::Atomic {
+                space,
+                base,
+                len,
+                ty,
+                ..
+            } => (AccessKind::Atomic, (space, base, ty.size(), len)),
+            Op::Barrier | Op::Warp(_) => return,
+        };
+        let lanes = group
+            .iter()
+            .map(|&li| {
+                let index = match *self.lanes[li].op_ref() {
+                    Op::Load { index, .. } | Op::Store { index, .. } | Op::Atomic { index, .. } => {
+                        index
+                    }
+                    Op::Barrier | Op::Warp(_) => 0,
+                };
+                ((li % 32) as u8, index)
+            })
+            .collect();
+        let (space, base, elem_bytes, len) = buffer;
+        let (step, block, line) = (self.steps, self.block_linear, site.line());
+        if let Some(t) = &mut self.trace {
+            t.record(
+                step,
+                block,
+                w as u32,
+                kind,
+                TraceBuffer {
+                    space,
+                    base,
+                    elem_bytes,
+                    len,
+                },
+                line,
+                lanes,
+            );
+        }
     }
 
     /// The spin detector (see [`Config::spin_steps`]): called after each step, before its

@@ -1,0 +1,469 @@
+//! The runner's state machine: pure, with no I/O, so that it can be tested with a fake
+//! kernel set.
+//!
+//! The loop around it (`main.rs`, [`crate::drive`]) turns keys, saved files and finished
+//! checks into [`Event`]s; [`App::handle`] updates the state and answers with
+//! [`Effect`]s (check this exercise, reset that stub, save the progress) for a
+//! [`Backend`](crate::Backend) to carry out; [`App::render`] draws the screen as text.
+
+use crate::progress::Progress;
+use std::fmt::Write as _;
+
+/// One exercise as the runner shows it: the registry's data, owned, so that tests can
+/// make fake ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExerciseInfo {
+    /// The chapter's id, `"ch09"`: also its crate, and its files `kernels/src/ch09.rs`
+    /// and `solutions/src/ch09.rs`.
+    pub chapter: String,
+    /// `"9.4"`.
+    pub id: String,
+    /// Short title.
+    pub title: String,
+    /// The functions the student writes.
+    pub kernels: Vec<String>,
+    /// Points, as the grader scores them.
+    pub points: u32,
+    /// Hints, gentlest first.
+    pub hints: Vec<String>,
+    /// The book section, relative to `book/src/`.
+    pub book: String,
+}
+
+impl ExerciseInfo {
+    /// The runner's view of a registered exercise.
+    pub fn from_course(chapter: &course::Chapter, e: &course::Exercise) -> Self {
+        ExerciseInfo {
+            chapter: chapter.id.to_string(),
+            id: e.id.to_string(),
+            title: e.title.to_string(),
+            kernels: e.kernels.iter().map(|k| k.to_string()).collect(),
+            points: e.points,
+            hints: e.hints.iter().map(|h| h.to_string()).collect(),
+            book: e.book.to_string(),
+        }
+    }
+
+    /// The student's file: `kernels/src/<chapter>.rs`.
+    pub fn student_file(&self) -> String {
+        format!("kernels/src/{}.rs", self.chapter)
+    }
+
+    /// The reference's file: `solutions/src/<chapter>.rs`.
+    pub fn solution_file(&self) -> String {
+        format!("solutions/src/{}.rs", self.chapter)
+    }
+}
+
+/// What a check said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The check passed.
+    Pass {
+        /// What was checked.
+        reason: String,
+    },
+    /// The check failed (wrong result, race, not implemented, ...).
+    Fail {
+        /// The status, as the grader labels it (`"race"`).
+        status: String,
+        /// The first line of the reason.
+        reason: String,
+        /// Expected vs got, the emulator's findings, the seed.
+        details: Vec<String>,
+    },
+    /// The student's code does not compile: the compiler's errors.
+    BuildFailed {
+        /// The errors, as rustc renders them.
+        errors: String,
+    },
+    /// The check could not run at all (cargo missing, the grader failed).
+    Error {
+        /// Why.
+        message: String,
+    },
+}
+
+impl Verdict {
+    /// Did the check pass?
+    pub fn passed(&self) -> bool {
+        matches!(self, Verdict::Pass { .. })
+    }
+}
+
+/// A key the student pressed (or a command typed, then Enter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// `h`: the next hint level.
+    Hint,
+    /// `l`: the list of exercises with their status (again: back to the exercise).
+    List,
+    /// `r`: reset the current exercise's stub (the student's version is backed up).
+    Reset,
+    /// `n`: the next unsolved exercise.
+    Next,
+    /// `t`: write an SVG trace of the current exercise's launch.
+    Trace,
+    /// `s`: show the reference solution (only once the exercise is solved).
+    Solution,
+    /// `c`: check again now.
+    Check,
+    /// `q`: quit.
+    Quit,
+}
+
+impl Key {
+    /// The key of a typed command: its first letter (`"h"`, `"hint"`), case-insensitive.
+    pub fn parse(line: &str) -> Option<Key> {
+        let c = line.trim().chars().next()?.to_ascii_lowercase();
+        Some(match c {
+            'h' => Key::Hint,
+            'l' => Key::List,
+            'r' => Key::Reset,
+            'n' => Key::Next,
+            't' => Key::Trace,
+            's' => Key::Solution,
+            'c' => Key::Check,
+            'q' => Key::Quit,
+            _ => return None,
+        })
+    }
+}
+
+/// Something that happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The runner started: check the current exercise.
+    Start,
+    /// A file under `kernels/` was saved.
+    FileChanged,
+    /// A check finished.
+    Checked {
+        /// The exercise checked.
+        id: String,
+        /// What it said.
+        verdict: Verdict,
+    },
+    /// A key.
+    Key(Key),
+    /// A backend's answer to an effect (a reset, a trace, a solution): text to show.
+    Message(String),
+}
+
+/// Something the loop must do for the state machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Check this exercise (rebuild, run its check isolated), then send
+    /// [`Event::Checked`].
+    Check(String),
+    /// Restore this exercise's stub in the student's file, backing up their version.
+    Reset(String),
+    /// Write the SVG trace of this exercise's launch.
+    Trace(String),
+    /// Show the reference solution of this exercise.
+    ShowSolution(String),
+    /// Write the progress file.
+    Save,
+    /// Stop.
+    Quit,
+}
+
+/// What the screen shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// The current exercise.
+    Exercise,
+    /// Every exercise with its status.
+    List,
+}
+
+/// The runner's state.
+#[derive(Clone, Debug)]
+pub struct App {
+    exercises: Vec<ExerciseInfo>,
+    /// What is kept between runs.
+    pub progress: Progress,
+    current: usize,
+    /// The last verdict of the current exercise (`None`: not checked yet).
+    verdict: Option<Verdict>,
+    /// What the screen shows.
+    pub view: View,
+    /// A one-off message (a reset's backup path, a trace's file, a solution).
+    message: Option<String>,
+    quit: bool,
+}
+
+impl App {
+    /// A runner over `exercises` (course order) with the saved `progress`. It opens on
+    /// `start` when given and known, else on the first unsolved exercise (the last one
+    /// when all are solved).
+    pub fn new(exercises: Vec<ExerciseInfo>, progress: Progress, start: Option<&str>) -> Self {
+        assert!(
+            !exercises.is_empty(),
+            "invariant: a course has at least one exercise"
+        );
+        let first_unsolved = exercises
+            .iter()
+            .position(|e| !progress.is_solved(&e.id))
+            .unwrap_or(exercises.len() - 1);
+        let current = start
+            .and_then(|id| exercises.iter().position(|e| e.id == id))
+            .unwrap_or(first_unsolved);
+        let mut app = App {
+            exercises,
+            progress,
+            current,
+            verdict: None,
+            view: View::Exercise,
+            message: None,
+            quit: false,
+        };
+        app.progress.current = Some(app.exercises[current].id.clone());
+        app
+    }
+
+    /// The exercise in front of the student.
+    pub fn current(&self) -> &ExerciseInfo {
+        &self.exercises[self.current]
+    }
+
+    /// Every exercise, in course order.
+    pub fn exercises(&self) -> &[ExerciseInfo] {
+        &self.exercises
+    }
+
+    /// The last verdict of the current exercise.
+    pub fn verdict(&self) -> Option<&Verdict> {
+        self.verdict.as_ref()
+    }
+
+    /// The one-off message on screen, if any.
+    pub fn message(&self) -> Option<&str> {
+        self.message.as_deref()
+    }
+
+    /// Has the student asked to quit?
+    pub fn quitting(&self) -> bool {
+        self.quit
+    }
+
+    /// How many hints of the current exercise are shown: those asked for with `h`, and
+    /// at least the first while the check fails (as `cargo test -p ch09` shows it).
+    pub fn hint_level(&self) -> usize {
+        let failing = matches!(self.verdict, Some(Verdict::Fail { .. }));
+        self.progress
+            .hint_level(&self.current().id)
+            .max(usize::from(failing))
+            .min(self.current().hints.len())
+    }
+
+    /// Updates the state with `event`; returns what the loop must do, in order.
+    pub fn handle(&mut self, event: Event) -> Vec<Effect> {
+        let id = self.current().id.clone();
+        match event {
+            Event::Start | Event::FileChanged | Event::Key(Key::Check) => {
+                self.message = None;
+                vec![Effect::Check(id)]
+            }
+            Event::Checked {
+                id: checked,
+                verdict,
+            } => {
+                if checked != id {
+                    // A check of an exercise the student has left: its result is stale.
+                    return Vec::new();
+                }
+                let was = self.progress.is_solved(&id);
+                self.progress.set_solved(&id, verdict.passed());
+                self.verdict = Some(verdict);
+                self.view = View::Exercise;
+                if was != self.progress.is_solved(&id) {
+                    vec![Effect::Save]
+                } else {
+                    Vec::new()
+                }
+            }
+            Event::Key(Key::Hint) => {
+                self.view = View::Exercise;
+                let n = self.current().hints.len();
+                let level = self.hint_level();
+                if level >= n {
+                    self.message = Some(format!("that was the last hint of {id} ({n} of {n})"));
+                    return Vec::new();
+                }
+                self.message = None;
+                self.progress.set_hint_level(&id, level + 1);
+                vec![Effect::Save]
+            }
+            Event::Key(Key::List) => {
+                self.view = match self.view {
+                    View::List => View::Exercise,
+                    View::Exercise => View::List,
+                };
+                Vec::new()
+            }
+            Event::Key(Key::Reset) => {
+                self.view = View::Exercise;
+                self.verdict = None;
+                vec![Effect::Reset(id.clone()), Effect::Check(id)]
+            }
+            Event::Key(Key::Next) => {
+                self.view = View::Exercise;
+                let n = self.exercises.len();
+                let next = (1..=n)
+                    .map(|k| (self.current + k) % n)
+                    .find(|&i| !self.progress.is_solved(&self.exercises[i].id));
+                match next {
+                    Some(i) if i != self.current => {
+                        self.current = i;
+                        self.verdict = None;
+                        self.message = None;
+                        let id = self.current().id.clone();
+                        self.progress.current = Some(id.clone());
+                        vec![Effect::Save, Effect::Check(id)]
+                    }
+                    Some(_) => {
+                        self.message =
+                            Some(format!("{id} is the only exercise left: solve it first"));
+                        Vec::new()
+                    }
+                    None => {
+                        self.message = Some("every exercise is solved: well done!".into());
+                        Vec::new()
+                    }
+                }
+            }
+            Event::Key(Key::Trace) => {
+                self.view = View::Exercise;
+                vec![Effect::Trace(id)]
+            }
+            Event::Key(Key::Solution) => {
+                self.view = View::Exercise;
+                if self.progress.is_solved(&id) {
+                    vec![Effect::ShowSolution(id)]
+                } else {
+                    self.message = Some(format!(
+                        "the reference solution of {id} is shown once your version passes"
+                    ));
+                    Vec::new()
+                }
+            }
+            Event::Key(Key::Quit) => {
+                self.quit = true;
+                vec![Effect::Save, Effect::Quit]
+            }
+            Event::Message(text) => {
+                self.message = Some(text);
+                Vec::new()
+            }
+        }
+    }
+
+    /// `3/16 solved`.
+    fn score(&self) -> String {
+        let solved = self
+            .exercises
+            .iter()
+            .filter(|e| self.progress.is_solved(&e.id))
+            .count();
+        format!("{solved}/{} solved", self.exercises.len())
+    }
+
+    /// The screen, as plain text (no colour: it must read the same in every terminal
+    /// and in a CI log).
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        match self.view {
+            View::Exercise => self.render_exercise(&mut s),
+            View::List => self.render_list(&mut s),
+        }
+        if let Some(m) = &self.message {
+            let _ = writeln!(s, "\n{m}");
+        }
+        s
+    }
+
+    fn render_exercise(&self, s: &mut String) {
+        let e = self.current();
+        let _ = writeln!(
+            s,
+            "{} {} ({} points)    [{}: {}]",
+            e.id,
+            e.title,
+            e.points,
+            e.chapter,
+            self.score()
+        );
+        let _ = writeln!(
+            s,
+            "  write: {} in {}",
+            e.kernels.join(", "),
+            e.student_file()
+        );
+        match &self.verdict {
+            None => {
+                let _ = writeln!(s, "  status: checking ...");
+            }
+            Some(Verdict::Pass { reason }) => {
+                let _ = writeln!(s, "  status: PASS - {reason}");
+                let _ = writeln!(
+                    s,
+                    "  solved! compare with the reference: {} (fn {}), key s shows it",
+                    e.solution_file(),
+                    e.kernels.join(", fn ")
+                );
+                let _ = writeln!(s, "  read why it works: book/src/{}", e.book);
+                let _ = writeln!(s, "  n: on to the next exercise");
+            }
+            Some(Verdict::Fail {
+                status,
+                reason,
+                details,
+            }) => {
+                let _ = writeln!(s, "  status: FAIL ({status}) - {reason}");
+                for d in details.iter().take(12) {
+                    let _ = writeln!(s, "    {d}");
+                }
+                if details.len() > 12 {
+                    let _ = writeln!(s, "    ... ({} more lines)", details.len() - 12);
+                }
+            }
+            Some(Verdict::BuildFailed { errors }) => {
+                let _ = writeln!(
+                    s,
+                    "  status: DOES NOT COMPILE - fix the errors below, then save"
+                );
+                for l in errors.lines().take(40) {
+                    let _ = writeln!(s, "    {l}");
+                }
+            }
+            Some(Verdict::Error { message }) => {
+                let _ = writeln!(s, "  status: could not check - {message}");
+            }
+        }
+        let level = self.hint_level();
+        for (i, h) in e.hints.iter().take(level).enumerate() {
+            let _ = writeln!(s, "  hint {}/{}: {h}", i + 1, e.hints.len());
+        }
+        if !self.verdict.as_ref().is_some_and(Verdict::passed) {
+            let _ = writeln!(s, "  read: book/src/{}", e.book);
+        }
+    }
+
+    fn render_list(&self, s: &mut String) {
+        let _ = writeln!(s, "exercises ({})", self.score());
+        for (i, e) in self.exercises.iter().enumerate() {
+            let mark = if self.progress.is_solved(&e.id) {
+                "done"
+            } else {
+                "todo"
+            };
+            let here = if i == self.current { ">" } else { " " };
+            let _ = writeln!(s, "{here} {mark}  {:<5} {}", e.id, e.title);
+        }
+    }
+}
+
+/// The keys, for the bottom of the screen.
+pub const KEYS: &str =
+    "keys: h hint  l list  r reset stub  n next  t trace (SVG)  s solution  c check  q quit";

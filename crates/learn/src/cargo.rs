@@ -1,0 +1,264 @@
+//! The real backend: cargo and the grader.
+//!
+//! The student's kernels are compiled code, so a check after a save means a rebuild:
+//! `cargo build -p grade` (the grader links the chapter crates, which link `kernels/`),
+//! then the grader on one exercise, `grade --json --exercise <id>`. The grader runs the
+//! check in a child process of its own with its step budget, spin detector, watchdog and
+//! time limit, so a kernel that panics, deadlocks, loops or aborts costs a verdict, never
+//! the runner. A compile error is shown as rustc renders it.
+
+use crate::app::{ExerciseInfo, Verdict};
+use crate::progress::{self, Progress, STATE_DIR};
+use crate::{Backend, regions};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The pristine stubs, relative to the workspace root: `<dir>/<chapter>.rs`.
+pub const PRISTINE_DIR: &str = "crates/learn/pristine";
+
+/// Checks, resets and traces through cargo, in the workspace at `root`.
+pub struct CargoBackend {
+    /// The workspace root.
+    pub root: PathBuf,
+    /// The cargo to run: `$CARGO` when run by cargo, else `cargo` from `PATH`.
+    pub cargo: PathBuf,
+    /// Print progress lines ("checking 9.3 ...") to standard output.
+    pub chatty: bool,
+}
+
+impl CargoBackend {
+    /// A backend for the workspace at `root`.
+    pub fn new(root: PathBuf, chatty: bool) -> Self {
+        let cargo = std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from);
+        CargoBackend {
+            root,
+            cargo,
+            chatty,
+        }
+    }
+
+    fn cargo(&self) -> Command {
+        let mut c = Command::new(&self.cargo);
+        c.current_dir(&self.root)
+            .env("CARGO_TERM_COLOR", "never")
+            .env("CARGO_TERM_PROGRESS_WHEN", "never")
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// Builds the grader; `Ok` is its binary, `Err` the verdict (compile errors).
+    fn build_grader(&self) -> Result<PathBuf, Verdict> {
+        let out = self
+            .cargo()
+            .args(["build", "-p", "grade", "--message-format=json"])
+            .output()
+            .map_err(|e| Verdict::Error {
+                message: format!("cannot run {}: {e}", self.cargo.display()),
+            })?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let mut errors = String::new();
+        let mut exe = None;
+        for line in stdout.lines() {
+            let Ok(msg) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            match msg["reason"].as_str() {
+                Some("compiler-message") if msg["message"]["level"] == "error" => {
+                    errors.push_str(msg["message"]["rendered"].as_str().unwrap_or(""));
+                }
+                Some("compiler-artifact") if msg["target"]["name"] == "grade" => {
+                    if let Some(p) = msg["executable"].as_str() {
+                        exe = Some(PathBuf::from(p));
+                    }
+                }
+                _ => {}
+            }
+        }
+        match (out.status.success(), exe) {
+            (true, Some(exe)) => Ok(exe),
+            (true, None) => Err(Verdict::Error {
+                message: "cargo built the grader but did not say where its binary is".into(),
+            }),
+            (false, _) if !errors.is_empty() => Err(Verdict::BuildFailed { errors }),
+            (false, _) => Err(Verdict::BuildFailed {
+                errors: String::from_utf8_lossy(&out.stderr).into_owned(),
+            }),
+        }
+    }
+}
+
+/// The verdict of the grader's JSON report on one exercise.
+pub fn verdict_from_report(json: &str) -> Verdict {
+    let Ok(report) = serde_json::from_str::<Value>(json) else {
+        return Verdict::Error {
+            message: "the grader's report is not JSON".into(),
+        };
+    };
+    let Some(ex) = report["exercises"].get(0) else {
+        return Verdict::Error {
+            message: "the grader's report has no exercise".into(),
+        };
+    };
+    let reason = ex["reason"].as_str().unwrap_or("").to_string();
+    if ex["passed"].as_bool() == Some(true) {
+        return Verdict::Pass { reason };
+    }
+    Verdict::Fail {
+        status: ex["status_label"].as_str().unwrap_or("fail").to_string(),
+        reason,
+        details: ex["details"]
+            .as_array()
+            .map(|d| {
+                d.iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// The first free `<dir>/<id>-<k>.rs`.
+fn backup_path(dir: &Path, id: &str) -> PathBuf {
+    (1..)
+        .map(|k| dir.join(format!("{id}-{k}.rs")))
+        .find(|p| !p.exists())
+        .expect("invariant: some number is free")
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+impl Backend for CargoBackend {
+    fn check(&mut self, ex: &ExerciseInfo) -> Verdict {
+        let exe = match self.build_grader() {
+            Ok(exe) => exe,
+            Err(v) => return v,
+        };
+        let out = Command::new(&exe)
+            .current_dir(&self.root)
+            .arg("--json")
+            .arg("--exercise")
+            .arg(&ex.id)
+            .arg("--root")
+            .arg(&self.root)
+            .args(["--jobs", "1"])
+            .stdin(Stdio::null())
+            .output();
+        match out {
+            Ok(o) if o.status.success() => verdict_from_report(&String::from_utf8_lossy(&o.stdout)),
+            Ok(o) => Verdict::Error {
+                message: String::from_utf8_lossy(&o.stderr).trim().to_string(),
+            },
+            Err(e) => Verdict::Error {
+                message: format!("cannot run the grader {}: {e}", exe.display()),
+            },
+        }
+    }
+
+    fn reset(&mut self, ex: &ExerciseInfo) -> Result<String, String> {
+        let file = self.root.join(ex.student_file());
+        let pristine = self
+            .root
+            .join(PRISTINE_DIR)
+            .join(format!("{}.rs", ex.chapter));
+        let (text, old) = regions::reset(&read(&file)?, &read(&pristine)?, &ex.id)?;
+        let dir = self.root.join(STATE_DIR).join("backups");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let backup = backup_path(&dir, &ex.id);
+        std::fs::write(&backup, &old)
+            .map_err(|e| format!("cannot write {}: {e}", backup.display()))?;
+        std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        let rel = backup.strip_prefix(&self.root).unwrap_or(&backup);
+        Ok(format!(
+            "reset {} in {} to its stub; your version is saved in {}",
+            ex.id,
+            ex.student_file(),
+            rel.display()
+        ))
+    }
+
+    fn trace(&mut self, ex: &ExerciseInfo) -> Result<String, String> {
+        let rel = format!("{STATE_DIR}/traces/{}.svg", ex.id);
+        let dir = self.root.join(STATE_DIR).join("traces");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let out = self
+            .cargo()
+            .args([
+                "run",
+                "-q",
+                "-p",
+                &ex.chapter,
+                "--",
+                "--trace",
+                &rel,
+                "--step",
+                &ex.id,
+            ])
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", self.cargo.display()))?;
+        let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if out.status.success() {
+            Ok(format!("{text}\nopen {rel} in a browser"))
+        } else {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let tail: Vec<&str> = err.lines().rev().take(20).collect();
+            Err(tail.into_iter().rev().collect::<Vec<_>>().join("\n"))
+        }
+    }
+
+    fn solution(&mut self, ex: &ExerciseInfo) -> Result<String, String> {
+        let text = read(&self.root.join(ex.solution_file()))?;
+        let body = regions::body(&text, &ex.id)?;
+        Ok(format!(
+            "the reference solution of {} ({}, fn {}):\n{}\nwhy it works: book/src/{}",
+            ex.id,
+            ex.solution_file(),
+            ex.kernels.join(", fn "),
+            body.trim_end(),
+            ex.book
+        ))
+    }
+
+    fn save(&mut self, progress: &Progress) -> Result<(), String> {
+        progress.save(&progress::progress_path(&self.root))
+    }
+
+    fn busy(&mut self, what: &str) {
+        if self.chatty {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{what}");
+            let _ = out.flush();
+        }
+    }
+}
+
+/// The newest modification time under `dir` (recursively), and how many files: a
+/// cheap fingerprint that changes when a file is saved, added or removed. Polling it
+/// needs no platform API, so it works the same on Linux, macOS and Windows.
+pub fn fingerprint(dir: &Path) -> (std::time::SystemTime, usize) {
+    let mut newest = std::time::SystemTime::UNIX_EPOCH;
+    let mut count = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(meta) = e.metadata() else { continue };
+            if meta.is_dir() {
+                stack.push(e.path());
+            } else {
+                count += 1;
+                if let Ok(t) = meta.modified() {
+                    newest = newest.max(t);
+                }
+            }
+        }
+    }
+    (newest, count)
+}

@@ -1,0 +1,175 @@
+//! `cargo run -p learn`: the student's runner. See the crate docs and the README.
+
+use clap::{Parser, Subcommand};
+use learn::app::KEYS;
+use learn::cargo::{CargoBackend, PRISTINE_DIR, fingerprint};
+use learn::{App, Event, Key, Progress, View, drive, progress};
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// The exercise runner: opens on your first unsolved exercise, re-checks it whenever you
+/// save a file under kernels/, and shows pass or fail with the reason. Type a key, then
+/// Enter: h hint, l list, r reset the stub, n next, t trace (SVG), s solution, c check,
+/// q quit. Progress is kept in .course/progress.json. With no terminal (CI) or --once it
+/// prints the status once and exits 0.
+#[derive(Debug, Parser)]
+#[command(name = "learn", version, long_about = None, after_help = AFTER_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Print the status of the current exercise and the list once, then exit (the
+    /// default when standard input or output is not a terminal).
+    #[arg(long)]
+    once: bool,
+    /// Open on this exercise, e.g. --exercise 9.4 [default: the first unsolved one].
+    #[arg(long, value_name = "ID")]
+    exercise: Option<String>,
+    /// The course's workspace root [default: where this runner was built].
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Course maintainers: refresh crates/learn/pristine/ (the stubs `r` restores) from
+    /// kernels/src/ after changing a stub, then `cargo run -p grade -- manifest`.
+    Pristine,
+}
+
+const AFTER_HELP: &str = "Examples:
+  cargo run -p learn                     work through the exercises
+  cargo run -p learn -- --exercise 9.5   start at 9.5
+  cargo run -p learn -- --once           the status, once (what CI sees)
+
+Each check rebuilds the grader with your kernels and runs `grade --exercise ID` in a
+child process: a kernel that panics, deadlocks or loops forever is reported, not fatal.
+Traces (key t) are written to .course/traces/ID.svg; resets back up your version in
+.course/backups/.";
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let root = cli.root.clone().unwrap_or_else(workspace_root);
+    let result = match cli.command {
+        Some(Command::Pristine) => pristine(&root),
+        None => run(&cli, &root),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("learn: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root this runner was built in (the crate lives in `crates/learn`).
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn pristine(root: &Path) -> Result<(), String> {
+    let dir = root.join(PRISTINE_DIR);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for ch in grade::chapters() {
+        let from = root.join("kernels/src").join(format!("{}.rs", ch.id));
+        let to = dir.join(format!("{}.rs", ch.id));
+        std::fs::copy(&from, &to)
+            .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))?;
+        println!("learn: wrote {PRISTINE_DIR}/{}.rs", ch.id);
+    }
+    println!("learn: now run `cargo run -p grade -- manifest` and commit both");
+    Ok(())
+}
+
+fn run(cli: &Cli, root: &Path) -> Result<(), String> {
+    let exercises = learn::exercises(&grade::chapters());
+    if let Some(id) = &cli.exercise
+        && !exercises.iter().any(|e| &e.id == id)
+    {
+        let known: Vec<&str> = exercises.iter().map(|e| e.id.as_str()).collect();
+        return Err(format!("no exercise {id} (known: {})", known.join(", ")));
+    }
+    let progress = Progress::load(&progress::progress_path(root))?;
+    let mut app = App::new(exercises, progress, cli.exercise.as_deref());
+    let interactive =
+        !cli.once && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let mut backend = CargoBackend::new(root.to_path_buf(), interactive);
+    if !interactive {
+        drive(&mut app, &mut backend, Event::Start);
+        let mut text = app.render();
+        app.view = View::List;
+        text.push('\n');
+        text.push_str(&app.render());
+        text.push_str("\n(one-shot status: run `cargo run -p learn` in a terminal to work with re-checks on save)\n");
+        print(&text);
+        return Ok(());
+    }
+    let (tx, rx) = mpsc::channel();
+    let keys = tx.clone();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            let event = match Key::parse(&line) {
+                Some(k) => Event::Key(k),
+                None if line.trim().is_empty() => continue,
+                None => Event::Message(format!("unknown key `{}`", line.trim())),
+            };
+            if keys.send(event).is_err() {
+                return;
+            }
+        }
+        let _ = keys.send(Event::Key(Key::Quit));
+    });
+    let watched = root.join("kernels");
+    std::thread::spawn(move || {
+        let mut last = fingerprint(&watched);
+        loop {
+            std::thread::sleep(Duration::from_millis(500));
+            let now = fingerprint(&watched);
+            if now != last {
+                last = now;
+                if tx.send(Event::FileChanged).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    let mut pending = std::collections::VecDeque::from([Event::Start]);
+    loop {
+        let Some(event) = pending.pop_front() else {
+            let Ok(next) = rx.recv() else { return Ok(()) };
+            pending.push_back(next);
+            // Saves that arrived during a check (or an editor's burst of writes) need
+            // one more check, not one each: keep the first, and every key in order.
+            std::thread::sleep(Duration::from_millis(100));
+            while let Ok(more) = rx.try_recv() {
+                if more != Event::FileChanged || !pending.contains(&Event::FileChanged) {
+                    pending.push_back(more);
+                }
+            }
+            continue;
+        };
+        if !drive(&mut app, &mut backend, event) {
+            return Ok(());
+        }
+        draw(&app);
+    }
+}
+
+/// Clears the terminal (ANSI, which the terminals of Linux, macOS and Windows 10+
+/// understand) and draws the screen.
+fn draw(app: &App) {
+    print(&format!(
+        "\x1b[2J\x1b[H{}\n{KEYS}\n(type a key, then Enter; saving a file under kernels/ checks again)\n",
+        app.render()
+    ));
+}
+
+/// Writes `text` to stdout; a closed pipe is not worth a message.
+fn print(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}

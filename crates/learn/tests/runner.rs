@@ -1,0 +1,236 @@
+//! The runner's state machine with a fake kernel set: three fake exercises whose "files"
+//! are flags in memory and whose check passes when the flag says solved. Solve, hint,
+//! reset, next, list, trace and quit, through the same `drive` loop the binary uses.
+
+use learn::{App, Backend, Event, ExerciseInfo, Key, Progress, Verdict, View, drive};
+use std::collections::BTreeMap;
+
+/// The fake kernels: per exercise, what its check says.
+#[derive(Default)]
+struct Fake {
+    files: BTreeMap<String, FakeFile>,
+    checks: Vec<String>,
+    saved: Option<Progress>,
+}
+
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+enum FakeFile {
+    #[default]
+    Stub,
+    Solved,
+    DoesNotCompile,
+}
+
+impl Fake {
+    fn edit(&mut self, id: &str, f: FakeFile) {
+        self.files.insert(id.to_string(), f);
+    }
+}
+
+impl Backend for Fake {
+    fn check(&mut self, ex: &ExerciseInfo) -> Verdict {
+        self.checks.push(ex.id.clone());
+        match self.files.get(&ex.id).copied().unwrap_or_default() {
+            FakeFile::Stub => Verdict::Fail {
+                status: "not implemented".into(),
+                reason: format!("not yet implemented: {}", ex.id),
+                details: vec![],
+            },
+            FakeFile::Solved => Verdict::Pass {
+                reason: "bins match".into(),
+            },
+            FakeFile::DoesNotCompile => Verdict::BuildFailed {
+                errors: "error[E0425]: cannot find value `x` in this scope".into(),
+            },
+        }
+    }
+    fn reset(&mut self, ex: &ExerciseInfo) -> Result<String, String> {
+        self.files.insert(ex.id.clone(), FakeFile::Stub);
+        Ok(format!("reset {}", ex.id))
+    }
+    fn trace(&mut self, ex: &ExerciseInfo) -> Result<String, String> {
+        Ok(format!("wrote .course/traces/{}.svg", ex.id))
+    }
+    fn solution(&mut self, ex: &ExerciseInfo) -> Result<String, String> {
+        Ok(format!("the reference solution of {}", ex.id))
+    }
+    fn save(&mut self, p: &Progress) -> Result<(), String> {
+        self.saved = Some(p.clone());
+        Ok(())
+    }
+}
+
+fn ex(id: &str, hints: &[&str]) -> ExerciseInfo {
+    ExerciseInfo {
+        chapter: "ch01".into(),
+        id: id.into(),
+        title: format!("exercise {id}"),
+        kernels: vec![format!("kernel_{}", id.replace('.', "_"))],
+        points: 5,
+        hints: hints.iter().map(|h| h.to_string()).collect(),
+        book: format!("ch01/{id}.md"),
+    }
+}
+
+fn course() -> Vec<ExerciseInfo> {
+    vec![
+        ex("1.1", &["first hint", "second hint"]),
+        ex("1.2", &["only hint"]),
+        ex("1.3", &["a", "b", "c"]),
+    ]
+}
+
+fn start(progress: Progress) -> (App, Fake) {
+    let mut app = App::new(course(), progress, None);
+    let mut fake = Fake::default();
+    assert!(drive(&mut app, &mut fake, Event::Start));
+    (app, fake)
+}
+
+#[test]
+fn opens_on_the_first_unsolved_exercise_and_checks_it() {
+    let mut p = Progress::default();
+    p.set_solved("1.1", true);
+    let (app, fake) = start(p);
+    assert_eq!(app.current().id, "1.2");
+    assert_eq!(fake.checks, ["1.2"]);
+    let screen = app.render();
+    assert!(screen.contains("FAIL (not implemented)"), "{screen}");
+    assert!(screen.contains("hint 1/1: only hint"), "{screen}");
+    assert!(screen.contains("book/src/ch01/1.2.md"), "{screen}");
+}
+
+#[test]
+fn solving_on_save_marks_it_solved_and_offers_the_solution() {
+    let (mut app, mut fake) = start(Progress::default());
+    assert_eq!(app.current().id, "1.1");
+    fake.edit("1.1", FakeFile::DoesNotCompile);
+    drive(&mut app, &mut fake, Event::FileChanged);
+    assert!(app.render().contains("DOES NOT COMPILE"));
+    assert!(app.render().contains("E0425"));
+    // Not solved: no solution yet.
+    drive(&mut app, &mut fake, Event::Key(Key::Solution));
+    assert!(app.message().unwrap().contains("once your version passes"));
+    fake.edit("1.1", FakeFile::Solved);
+    drive(&mut app, &mut fake, Event::FileChanged);
+    assert!(app.progress.is_solved("1.1"));
+    assert!(
+        fake.saved.as_ref().unwrap().is_solved("1.1"),
+        "saved on solve"
+    );
+    let screen = app.render();
+    assert!(screen.contains("PASS - bins match"), "{screen}");
+    assert!(
+        screen.contains("solutions/src/ch01.rs (fn kernel_1_1)"),
+        "{screen}"
+    );
+    assert!(screen.contains("book/src/ch01/1.1.md"), "{screen}");
+    drive(&mut app, &mut fake, Event::Key(Key::Solution));
+    assert_eq!(app.message(), Some("the reference solution of 1.1"));
+    assert_eq!(fake.checks, ["1.1", "1.1", "1.1"]);
+}
+
+#[test]
+fn hints_go_one_level_at_a_time_and_stop_at_the_last() {
+    let (mut app, mut fake) = start(Progress::default());
+    // A failing check shows the first hint.
+    assert_eq!(app.hint_level(), 1);
+    drive(&mut app, &mut fake, Event::Key(Key::Hint));
+    assert_eq!(app.hint_level(), 2);
+    assert!(app.render().contains("hint 2/2: second hint"));
+    assert_eq!(fake.saved.as_ref().unwrap().hint_level("1.1"), 2);
+    drive(&mut app, &mut fake, Event::Key(Key::Hint));
+    assert_eq!(app.hint_level(), 2);
+    assert!(app.message().unwrap().contains("last hint"));
+}
+
+#[test]
+fn reset_restores_the_stub_and_checks_again() {
+    let (mut app, mut fake) = start(Progress::default());
+    fake.edit("1.1", FakeFile::Solved);
+    drive(&mut app, &mut fake, Event::FileChanged);
+    assert!(app.progress.is_solved("1.1"));
+    drive(&mut app, &mut fake, Event::Key(Key::Reset));
+    assert_eq!(fake.files["1.1"], FakeFile::Stub);
+    assert!(!app.progress.is_solved("1.1"), "the stub fails again");
+    assert_eq!(app.message(), Some("reset 1.1"));
+    assert!(app.render().contains("FAIL"));
+}
+
+#[test]
+fn next_skips_solved_exercises_and_wraps() {
+    let mut p = Progress::default();
+    p.set_solved("1.2", true);
+    let (mut app, mut fake) = start(p);
+    assert_eq!(app.current().id, "1.1");
+    drive(&mut app, &mut fake, Event::Key(Key::Next));
+    assert_eq!(app.current().id, "1.3", "1.2 is solved");
+    assert_eq!(fake.saved.as_ref().unwrap().current.as_deref(), Some("1.3"));
+    drive(&mut app, &mut fake, Event::Key(Key::Next));
+    assert_eq!(app.current().id, "1.1", "wraps around");
+    // Solve everything: next says so and stays.
+    for id in ["1.1", "1.3"] {
+        fake.edit(id, FakeFile::Solved);
+    }
+    drive(&mut app, &mut fake, Event::FileChanged);
+    drive(&mut app, &mut fake, Event::Key(Key::Next));
+    assert_eq!(app.current().id, "1.3");
+    drive(&mut app, &mut fake, Event::FileChanged);
+    drive(&mut app, &mut fake, Event::Key(Key::Next));
+    assert_eq!(app.current().id, "1.3");
+    assert!(app.message().unwrap().contains("every exercise is solved"));
+}
+
+#[test]
+fn a_stale_check_of_another_exercise_is_ignored() {
+    let (mut app, mut fake) = start(Progress::default());
+    drive(
+        &mut app,
+        &mut fake,
+        Event::Checked {
+            id: "1.3".into(),
+            verdict: Verdict::Pass { reason: "x".into() },
+        },
+    );
+    assert!(!app.progress.is_solved("1.3"));
+}
+
+#[test]
+fn list_trace_and_quit() {
+    let (mut app, mut fake) = start(Progress::default());
+    drive(&mut app, &mut fake, Event::Key(Key::List));
+    assert_eq!(app.view, View::List);
+    let list = app.render();
+    assert!(list.contains("> todo  1.1"), "{list}");
+    assert!(list.contains("0/3 solved"), "{list}");
+    drive(&mut app, &mut fake, Event::Key(Key::List));
+    assert_eq!(app.view, View::Exercise);
+    drive(&mut app, &mut fake, Event::Key(Key::Trace));
+    assert_eq!(app.message(), Some("wrote .course/traces/1.1.svg"));
+    assert!(!drive(&mut app, &mut fake, Event::Key(Key::Quit)));
+    assert!(fake.saved.is_some(), "quitting saves");
+}
+
+#[test]
+fn keys_parse_from_typed_commands() {
+    assert_eq!(Key::parse("h"), Some(Key::Hint));
+    assert_eq!(Key::parse(" Quit\n"), Some(Key::Quit));
+    assert_eq!(Key::parse("x"), None);
+    assert_eq!(Key::parse(""), None);
+}
+
+#[test]
+fn progress_round_trips_through_its_file() {
+    let dir = std::env::temp_dir().join(format!("learn-progress-{}", std::process::id()));
+    let path = dir.join("progress.json");
+    assert_eq!(Progress::load(&path).unwrap().version, 1, "missing: fresh");
+    let mut p = Progress::load(&path).unwrap();
+    p.set_solved("9.1", true);
+    p.set_hint_level("9.2", 2);
+    p.current = Some("9.2".into());
+    p.save(&path).unwrap();
+    assert_eq!(Progress::load(&path).unwrap(), p);
+    std::fs::write(&path, "not json").unwrap();
+    assert!(Progress::load(&path).unwrap_err().contains("delete it"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

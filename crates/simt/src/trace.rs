@@ -1,0 +1,554 @@
+//! An opt-in record of one launch's memory accesses, and its pictures.
+//!
+//! Counters say *how many* atomics a kernel issued; a trace says *which thread touched
+//! which element when*, which is what a student needs to see to understand why the naive
+//! histogram loses updates or why privatization moves the contention from global to
+//! shared memory. With [`Config::trace`](crate::Config::trace) set to a [`TraceSink`],
+//! every launch records, per warp step that touches memory (a global or shared load,
+//! store or atomic), the block, the warp, the buffer and, per active lane, the element
+//! index it touched. The launch pushes its [`Trace`] into the sink when it ends, also
+//! when it ends with an error (a race or a panic is exactly when a picture helps).
+//!
+//! Off by default: with no sink, the scheduler tests one `Option` per step and records
+//! nothing. A trace is bounded ([`MAX_TRACE_STEPS`]); steps past the bound are counted,
+//! not stored.
+//!
+//! [`render_svg`] draws a trace: the access pattern (x = warp step, y = element, colour =
+//! warp) of each buffer, and a heatmap of atomic contention (x = warp step with atomics,
+//! y = bin, colour = lanes on that bin in that step). The SVG is deterministic (no time,
+//! fixed number formatting) and bounded in size: big launches are downsampled into at
+//! most [`MAX_COLUMNS`] × [`MAX_ROWS`] cells per panel.
+
+use crate::op::Space;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+
+/// Most warp steps one trace stores (about 10 MB at 32 lanes a step); later steps are
+/// counted in [`Trace::dropped_steps`]. A trace is for looking at, and a picture of more
+/// steps than this is downsampled into a few hundred columns anyway.
+pub const MAX_TRACE_STEPS: usize = 20_000;
+
+/// Most columns (warp steps, or buckets of them) a panel of [`render_svg`] draws.
+pub const MAX_COLUMNS: u64 = 160;
+
+/// Most rows (elements or bins, or buckets of them) a panel of [`render_svg`] draws.
+pub const MAX_ROWS: u64 = 64;
+
+/// Most buffers [`render_svg`] draws a panel for (in order of first use).
+pub const MAX_PANELS: usize = 4;
+
+/// Where launches with tracing on deliver their traces. Cloning shares the sink, so the
+/// caller keeps one clone and the device's [`Config`](crate::Config) another.
+#[derive(Clone, Debug, Default)]
+pub struct TraceSink(Arc<Mutex<Vec<Trace>>>);
+
+impl TraceSink {
+    /// An empty sink.
+    pub fn new() -> Self {
+        TraceSink::default()
+    }
+
+    /// Takes the traces delivered so far, one per launch, in launch order.
+    pub fn take(&self) -> Vec<Trace> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    pub(crate) fn push(&self, trace: Trace) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(trace);
+    }
+}
+
+/// What a traced warp step did to memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum AccessKind {
+    /// A load.
+    Load,
+    /// A store.
+    Store,
+    /// An atomic read-modify-write.
+    Atomic,
+}
+
+impl AccessKind {
+    /// `"load"`, `"store"` or `"atomic"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AccessKind::Load => "load",
+            AccessKind::Store => "store",
+            AccessKind::Atomic => "atomic",
+        }
+    }
+}
+
+/// A buffer a trace saw: a global slice or a shared array, told apart by its space, the
+/// address (global) or offset (shared) of its element 0, and its element size. A shared
+/// array is one buffer for all blocks: each block has its own copy, at the same offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceBuffer {
+    /// Global or shared.
+    pub space: Space,
+    /// Address (global) or offset (shared) of element 0.
+    pub base: u64,
+    /// Bytes per element.
+    pub elem_bytes: u8,
+    /// Elements in the handle.
+    pub len: u64,
+}
+
+impl TraceBuffer {
+    /// A label for a picture: `global u8[4096]`, `shared u32[256]`.
+    pub fn label(&self) -> String {
+        let space = match self.space {
+            Space::Global => "global",
+            Space::Shared => "shared",
+        };
+        let ty = match self.elem_bytes {
+            1 => "u8".to_string(),
+            2 => "u16".to_string(),
+            4 => "u32".to_string(),
+            8 => "u64".to_string(),
+            n => format!("{n}-byte"),
+        };
+        format!("{space} {ty}[{}]", self.len)
+    }
+}
+
+/// One warp step that touched memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceStep {
+    /// The step's number in the launch (1-based, counting every warp step, also those
+    /// that did not touch memory): the x axis of the pictures.
+    pub step: u64,
+    /// The block's linear index.
+    pub block: u64,
+    /// The warp within the block.
+    pub warp: u32,
+    /// Load, store or atomic.
+    pub kind: AccessKind,
+    /// Index into [`Trace::buffers`].
+    pub buffer: u32,
+    /// The kernel's source line.
+    pub line: u32,
+    /// Per active lane: its lane number (0..32) and the element index it touched.
+    pub lanes: Vec<(u8, u64)>,
+}
+
+/// The memory accesses of one launch, step by step.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// `gridDim`.
+    pub grid: [u32; 3],
+    /// `blockDim`.
+    pub block: [u32; 3],
+    /// The buffers, in order of first use.
+    pub buffers: Vec<TraceBuffer>,
+    /// The steps, in execution order (at most [`MAX_TRACE_STEPS`]).
+    pub steps: Vec<TraceStep>,
+    /// Steps that touched memory after the trace was full.
+    pub dropped_steps: u64,
+}
+
+impl Trace {
+    /// Warps per block.
+    pub fn warps_per_block(&self) -> u64 {
+        (self.block.iter().map(|&d| d as u64).product::<u64>()).div_ceil(32)
+    }
+
+    /// Lanes that performed an atomic, over the whole trace.
+    pub fn atomic_lanes(&self) -> u64 {
+        self.steps
+            .iter()
+            .filter(|s| s.kind == AccessKind::Atomic)
+            .map(|s| s.lanes.len() as u64)
+            .sum()
+    }
+
+    /// Records one step (called by the scheduler). `buffer` identifies the handle.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn record(
+        &mut self,
+        step: u64,
+        block: u64,
+        warp: u32,
+        kind: AccessKind,
+        buffer: TraceBuffer,
+        line: u32,
+        lanes: Vec<(u8, u64)>,
+    ) {
+        if self.steps.len() >= MAX_TRACE_STEPS {
+            self.dropped_steps += 1;
+            return;
+        }
+        let id = match self.buffers.iter().position(|b| {
+            b.space == buffer.space && b.base == buffer.base && b.elem_bytes == buffer.elem_bytes
+        }) {
+            Some(i) => {
+                let b = &mut self.buffers[i];
+                b.len = b.len.max(buffer.len);
+                i
+            }
+            None => {
+                self.buffers.push(buffer);
+                self.buffers.len() - 1
+            }
+        };
+        self.steps.push(TraceStep {
+            step,
+            block,
+            warp,
+            kind,
+            buffer: id as u32,
+            line,
+            lanes,
+        });
+    }
+}
+
+/// The Okabe-Ito palette (readable with colour blindness): warp `w` of the grid is drawn
+/// in `WARP_COLOURS[w % 8]`.
+pub const WARP_COLOURS: [&str; 8] = [
+    "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000",
+];
+
+/// The heatmap's colours: lanes on one bin in one step, 1, 2-3, 4-7, 8-15, 16-31, 32+.
+const HEAT: [(u64, &str); 6] = [
+    (1, "#fee5d9"),
+    (2, "#fcbba1"),
+    (4, "#fc9272"),
+    (8, "#fb6a4a"),
+    (16, "#de2d26"),
+    (32, "#a50f15"),
+];
+
+fn heat_colour(lanes: u64) -> &'static str {
+    HEAT.iter()
+        .rev()
+        .find(|(min, _)| lanes >= *min)
+        .map_or(HEAT[0].1, |(_, c)| c)
+}
+
+/// Maps `0..n` onto at most `max` buckets: `(buckets, items per bucket)`.
+fn buckets(n: u64, max: u64) -> (u64, u64) {
+    let n = n.max(1);
+    let per = n.div_ceil(max);
+    (n.div_ceil(per), per)
+}
+
+const LEFT: f64 = 70.0;
+const PLOT_W: f64 = 640.0;
+const PLOT_H: f64 = 160.0;
+const PANEL_GAP: f64 = 60.0;
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// One panel: a frame, a title, axis labels and the cells `(col, row) -> colour`.
+#[allow(clippy::too_many_arguments)]
+fn panel(
+    out: &mut String,
+    top: f64,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    (x_first, x_last, y_last): (u64, u64, u64),
+    cols: u64,
+    rows: u64,
+    cells: &BTreeMap<(u64, u64), &str>,
+) {
+    let cw = PLOT_W / cols as f64;
+    let rh = PLOT_H / rows as f64;
+    let _ = writeln!(
+        out,
+        r#"<text x="{LEFT:.1}" y="{:.1}" font-size="13" font-weight="bold">{}</text>"#,
+        top - 8.0,
+        escape(title)
+    );
+    let _ = writeln!(
+        out,
+        r##"<rect x="{LEFT:.1}" y="{top:.1}" width="{PLOT_W:.1}" height="{PLOT_H:.1}" fill="#f7f7f7" stroke="#999999"/>"##
+    );
+    for (&(c, r), colour) in cells {
+        let _ = writeln!(
+            out,
+            r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{colour}"/>"#,
+            LEFT + c as f64 * cw,
+            top + r as f64 * rh,
+            cw,
+            rh
+        );
+    }
+    let bottom = top + PLOT_H;
+    // The axes' ends: first and last step, element 0 (top) and the last element.
+    let _ = writeln!(
+        out,
+        r#"<text x="{LEFT:.1}" y="{:.1}" font-size="10">{x_first}</text>"#,
+        bottom + 12.0
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="{:.1}" y="{:.1}" font-size="10" text-anchor="end">{x_last}</text>"#,
+        LEFT + PLOT_W,
+        bottom + 12.0
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="{:.1}" y="{:.1}" font-size="10" text-anchor="end">0</text>"#,
+        LEFT - 3.0,
+        top + 9.0
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="{:.1}" y="{:.1}" font-size="10" text-anchor="end">{y_last}</text>"#,
+        LEFT - 3.0,
+        bottom
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle">{}</text>"#,
+        LEFT + PLOT_W / 2.0,
+        bottom + 14.0,
+        escape(x_label)
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle" transform="rotate(-90 {:.1} {:.1})">{}</text>"#,
+        LEFT - 30.0,
+        top + PLOT_H / 2.0,
+        LEFT - 30.0,
+        top + PLOT_H / 2.0,
+        escape(y_label)
+    );
+}
+
+/// Draws `trace` as one SVG document titled `title`: per buffer (at most
+/// [`MAX_PANELS`]), the access pattern; then, per buffer that saw atomics, the heatmap
+/// of atomic contention. Deterministic: the same trace gives the same bytes.
+pub fn render_svg(trace: &Trace, title: &str) -> String {
+    let wpb = trace.warps_per_block();
+    let first = trace.steps.first().map_or(0, |s| s.step);
+    let last = trace.steps.last().map_or(0, |s| s.step);
+    let (cols, per_col) = buckets(last - first + 1, MAX_COLUMNS);
+    let shown: Vec<usize> = (0..trace.buffers.len().min(MAX_PANELS)).collect();
+    let atomic_buffers: Vec<usize> = shown
+        .iter()
+        .copied()
+        .filter(|&b| {
+            trace
+                .steps
+                .iter()
+                .any(|s| s.buffer as usize == b && s.kind == AccessKind::Atomic)
+        })
+        .collect();
+    let panels = shown.len() + atomic_buffers.len();
+    let height = 70.0 + panels as f64 * (PLOT_H + PANEL_GAP) + 40.0;
+    let width = LEFT + PLOT_W + 30.0;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="sans-serif">"#
+    );
+    let _ = writeln!(
+        out,
+        r#"<rect x="0" y="0" width="{width:.0}" height="{height:.0}" fill="white"/>"#
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="{LEFT:.1}" y="22" font-size="15" font-weight="bold">{}</text>"#,
+        escape(title)
+    );
+    let [gx, gy, gz] = trace.grid;
+    let [bx, by, bz] = trace.block;
+    let mut sub = format!(
+        "grid ({gx},{gy},{gz}), block ({bx},{by},{bz}): {} warp steps touched memory",
+        trace.steps.len()
+    );
+    if trace.dropped_steps > 0 {
+        let _ = write!(sub, " (+{} not recorded)", trace.dropped_steps);
+    }
+    let _ = writeln!(
+        out,
+        r#"<text x="{LEFT:.1}" y="40" font-size="11">{}</text>"#,
+        escape(&sub)
+    );
+    let mut legend = String::from("colour = warp of the grid (");
+    for (i, c) in WARP_COLOURS.iter().enumerate() {
+        let _ = write!(
+            legend,
+            r#"<tspan fill="{c}">&#9632;</tspan>{}{}"#,
+            i,
+            if i < 7 { " " } else { "" }
+        );
+    }
+    legend.push_str(", repeating)");
+    let _ = writeln!(
+        out,
+        r#"<text x="{LEFT:.1}" y="56" font-size="11">{legend}</text>"#
+    );
+    let mut top = 70.0 + 22.0;
+    for &b in &shown {
+        let buf = trace.buffers[b];
+        let (rows, per_row) = buckets(buf.len, MAX_ROWS);
+        let mut cells: BTreeMap<(u64, u64), &str> = BTreeMap::new();
+        let mut kinds: Vec<AccessKind> = Vec::new();
+        for s in trace.steps.iter().filter(|s| s.buffer as usize == b) {
+            if !kinds.contains(&s.kind) {
+                kinds.push(s.kind);
+            }
+            let col = (s.step - first) / per_col;
+            let warp = s.block * wpb + s.warp as u64;
+            let colour = WARP_COLOURS[(warp % 8) as usize];
+            for &(_, index) in &s.lanes {
+                // The first access to a cell keeps it: earlier warps stay visible.
+                cells
+                    .entry((col, (index / per_row).min(rows - 1)))
+                    .or_insert(colour);
+            }
+        }
+        kinds.sort();
+        let kinds: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+        let title = format!("access pattern: {} ({})", buf.label(), kinds.join(", "));
+        let x = format!("warp step{}", per_label(per_col, "steps"));
+        let y = format!("element{}", per_label(per_row, "elements"));
+        let ends = (first, last, buf.len.saturating_sub(1));
+        panel(&mut out, top, &title, &x, &y, ends, cols, rows, &cells);
+        top += PLOT_H + PANEL_GAP;
+    }
+    for &b in &atomic_buffers {
+        let buf = trace.buffers[b];
+        let steps: Vec<&TraceStep> = trace
+            .steps
+            .iter()
+            .filter(|s| s.buffer as usize == b && s.kind == AccessKind::Atomic)
+            .collect();
+        let (acols, per_acol) = buckets(steps.len() as u64, MAX_COLUMNS);
+        let (rows, per_row) = buckets(buf.len, MAX_ROWS);
+        // Per cell: the most lanes that hit one bin of the cell in one step.
+        let mut most: BTreeMap<(u64, u64), u64> = BTreeMap::new();
+        let mut worst = 0;
+        for (i, s) in steps.iter().enumerate() {
+            let mut per_bin: BTreeMap<u64, u64> = BTreeMap::new();
+            for &(_, index) in &s.lanes {
+                *per_bin.entry(index).or_default() += 1;
+            }
+            for (bin, n) in per_bin {
+                worst = worst.max(n);
+                let cell = most
+                    .entry((i as u64 / per_acol, (bin / per_row).min(rows - 1)))
+                    .or_default();
+                *cell = (*cell).max(n);
+            }
+        }
+        let cells: BTreeMap<(u64, u64), &str> =
+            most.into_iter().map(|(k, n)| (k, heat_colour(n))).collect();
+        let title = format!(
+            "atomic contention: {} (most lanes on one bin in one step: {worst})",
+            buf.label()
+        );
+        let x = format!(
+            "warp step with atomics on it{}",
+            per_label(per_acol, "steps")
+        );
+        let y = format!("bin{}", per_label(per_row, "bins"));
+        let ends = (1, steps.len() as u64, buf.len.saturating_sub(1));
+        panel(&mut out, top, &title, &x, &y, ends, acols, rows, &cells);
+        top += PLOT_H + PANEL_GAP;
+    }
+    if !atomic_buffers.is_empty() {
+        let mut x = LEFT;
+        let y = top - PANEL_GAP + 34.0;
+        let _ = writeln!(
+            out,
+            r#"<text x="{x:.1}" y="{y:.1}" font-size="11">lanes on one bin in one step:</text>"#
+        );
+        x += 170.0;
+        for (i, (min, c)) in HEAT.iter().enumerate() {
+            let label = match HEAT.get(i + 1) {
+                Some((next, _)) if next - 1 == *min => format!("{min}"),
+                Some((next, _)) => format!("{min}-{}", next - 1),
+                None => format!("{min}+"),
+            };
+            let _ = writeln!(
+                out,
+                r##"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{c}" stroke="#999999"/><text x="{:.1}" y="{y:.1}" font-size="11">{label}</text>"##,
+                y - 10.0,
+                x + 15.0
+            );
+            x += 60.0;
+        }
+    }
+    if trace.buffers.len() > MAX_PANELS {
+        let _ = writeln!(
+            out,
+            r#"<text x="{LEFT:.1}" y="{:.1}" font-size="11">{} more buffers not drawn</text>"#,
+            height - 8.0,
+            trace.buffers.len() - MAX_PANELS
+        );
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// `" (1 column = 4 steps)"` when cells are buckets, else nothing.
+fn per_label(per: u64, what: &str) -> String {
+    if per > 1 {
+        format!(" (1 cell = {per} {what})")
+    } else {
+        String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn buf(len: u64) -> TraceBuffer {
+        TraceBuffer {
+            space: Space::Global,
+            base: 256,
+            elem_bytes: 4,
+            len,
+        }
+    }
+
+    #[test]
+    fn buffers_are_interned_and_the_trace_is_bounded() {
+        let mut t = Trace::default();
+        for i in 0..MAX_TRACE_STEPS as u64 + 3 {
+            t.record(i + 1, 0, 0, AccessKind::Atomic, buf(8), 7, vec![(0, i % 8)]);
+        }
+        assert_eq!(t.buffers.len(), 1);
+        assert_eq!(t.steps.len(), MAX_TRACE_STEPS);
+        assert_eq!(t.dropped_steps, 3);
+    }
+
+    #[test]
+    fn big_traces_are_downsampled() {
+        let mut t = Trace {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            ..Trace::default()
+        };
+        for i in 0..1000u64 {
+            let lanes = (0..32).map(|l| (l as u8, (i * 32 + l) % 100_000)).collect();
+            t.record(i + 1, 0, 0, AccessKind::Atomic, buf(100_000), 7, lanes);
+        }
+        let svg = render_svg(&t, "big");
+        let cells = svg.matches("<rect").count() as u64;
+        assert!(cells <= 2 * MAX_COLUMNS * MAX_ROWS + 20, "{cells} rects");
+        assert!(svg.contains("1 cell = 7 steps"), "{svg}");
+        assert_eq!(svg, render_svg(&t, "big"), "deterministic");
+    }
+
+    #[test]
+    fn heat_levels() {
+        assert_eq!(heat_colour(1), HEAT[0].1);
+        assert_eq!(heat_colour(3), HEAT[1].1);
+        assert_eq!(heat_colour(32), HEAT[5].1);
+        assert_eq!(buckets(0, 10), (1, 1));
+        assert_eq!(buckets(25, 10), (9, 3));
+    }
+}
