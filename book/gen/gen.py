@@ -76,6 +76,7 @@ def row(name, kernel, col):
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 BENCH = 'notes/bench-h100-2026-11-22.json'
 VARIANTS = 'notes/variants-h100-2026-11-22.json'
+EXTENSIONS = 'notes/extensions-h100-2026-11-22.json'
 # The bench of 2026-11-22 wrote "for" as its driver version (a parsing bug, since fixed);
 # the driver of that run, from notes/gpu-runs.md and nvidia-smi of the same machine:
 DRIVER_FIX = {BENCH: '580.159.04'}
@@ -91,10 +92,12 @@ def bench_header(field, file=BENCH):
     if field == 'date':
         return h['date_utc'][:10]
     return h[field]
-def bench_row(impl, input='uniform', dtype='u8', file=BENCH):
-    """The row of `impl` (its exact name, else a unique prefix such as 'cub' or 'torch') on `input`."""
+def bench_row(impl, input='uniform', dtype='u8', file=BENCH, bins=None):
+    """The row of `impl` (its exact name, else a unique prefix such as 'cub' or 'torch') on
+    `input`, with `bins` bins when given (the extension sweep has a row per bin count)."""
     rows = [r for r in bench_data(file)['rows']
             if r['input'] == input and r['dtype'] == dtype
+            and (bins is None or r['bins'] == bins)
             and (r['impl'] == impl or r['impl'].startswith(impl))]
     exact = [r for r in rows if r['impl'] == impl]
     rows = exact or rows
@@ -103,24 +106,24 @@ def bench_row(impl, input='uniform', dtype='u8', file=BENCH):
     if not rows[0]['correct']:
         raise SystemExit(f'{impl} {input} {dtype} in {file} was not correct')
     return rows[0]
-def bench(impl, input='uniform', dtype='u8', field='gbps', file=BENCH):
+def bench(impl, input='uniform', dtype='u8', field='gbps', file=BENCH, bins=None):
     """A field of a row (raw number): gbps, pct_read_bw, median_ms, ..."""
-    return bench_row(impl, input, dtype, file)[field]
+    return bench_row(impl, input, dtype, file, bins)[field]
 def fmt_gbps(v):
     return f'{v:.1f}' if v < 10 else f'{v:.0f}'
-def gbps(impl, input='uniform', dtype='u8', file=BENCH):
+def gbps(impl, input='uniform', dtype='u8', file=BENCH, bins=None):
     """GB/s of a row, as the pages print it (one decimal below 10, else whole)."""
-    return fmt_gbps(bench(impl, input, dtype, 'gbps', file))
-def pct(impl, input='uniform', dtype='u8', file=BENCH):
+    return fmt_gbps(bench(impl, input, dtype, 'gbps', file, bins))
+def pct(impl, input='uniform', dtype='u8', file=BENCH, bins=None):
     """% of the run's read bandwidth, one decimal."""
-    v = bench(impl, input, dtype, 'pct_read_bw', file)
+    v = bench(impl, input, dtype, 'pct_read_bw', file, bins)
     return f'{v:.2f}' if v < 1 else f'{v:.1f}'
 def ratio(a, b, input='uniform', dtype='u8', file=BENCH, digits=2):
     """GB/s of a over GB/s of b (a's speed-up over b), formatted."""
     return f"{bench(a, input, dtype, 'gbps', file) / bench(b, input, dtype, 'gbps', file):.{digits}f}"
-def faster(a, b, input='uniform', dtype='u8', file=BENCH):
+def faster(a, b, input='uniform', dtype='u8', file=BENCH, bins=None):
     """True when a ran faster than b (for @@check:@@)."""
-    return bench(a, input, dtype, 'gbps', file) > bench(b, input, dtype, 'gbps', file)
+    return bench(a, input, dtype, 'gbps', file, bins) > bench(b, input, dtype, 'gbps', file, bins)
 def read_bw(file=BENCH):
     return f"{bench_header('read_bw_gbps', file):.0f}"
 def measured_on(file=BENCH):
@@ -163,7 +166,8 @@ def fill(text):
            'min': min, 'max': max, 'all': all, 'bench': bench, 'bench_header': bench_header,
            'gbps': gbps, 'pct': pct, 'ratio': ratio, 'faster': faster, 'read_bw': read_bw,
            'measured_on': measured_on, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
-           'BENCH': BENCH, 'ncu': ncu, 'VARIANTS': VARIANTS, 'INPUTS': INPUTS}
+           'BENCH': BENCH, 'ncu': ncu, 'VARIANTS': VARIANTS, 'INPUTS': INPUTS,
+           'EXTENSIONS': EXTENSIONS, 'int': int, 'float': float}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
     def rep(m):

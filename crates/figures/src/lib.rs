@@ -44,12 +44,23 @@ pub const FIGURES_DIR: &str = "book/src/figures";
 
 /// The newest `bench-*.json` of `notes` (by name: the names carry the date).
 pub fn newest_bench(notes: &Path) -> Option<PathBuf> {
+    newest_named(notes, "bench-")
+}
+
+/// The newest `extensions-*.json` of `notes`: the extension sweep (`bench --extensions`),
+/// whose `u32` rows at several bin counts make the strategy figure.
+pub fn newest_extensions(notes: &Path) -> Option<PathBuf> {
+    newest_named(notes, "extensions-")
+}
+
+/// The last, by name, of the `PREFIX*.json` files of `notes`.
+fn newest_named(notes: &Path, prefix: &str) -> Option<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(notes)
         .ok()?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.starts_with("bench-") && name.ends_with(".json")
+            name.starts_with(prefix) && name.ends_with(".json")
         })
         .collect();
     found.sort();
@@ -67,6 +78,8 @@ pub struct BenchRow {
     pub input: String,
     /// `u8` or `u32`.
     pub dtype: String,
+    /// Bins of the histogram.
+    pub bins: u32,
     /// Input bytes per second, 10^9.
     pub gbps: f64,
     /// Whether the bins were right.
@@ -147,6 +160,7 @@ pub fn parse_bench(
             step: r["step"].as_str().unwrap_or("").to_string(),
             input: r["input"].as_str().unwrap_or("").to_string(),
             dtype: r["dtype"].as_str().unwrap_or("").to_string(),
+            bins: r["bins"].as_u64().unwrap_or(0) as u32,
             gbps: r["gbps"].as_f64().unwrap_or(0.0),
             correct: r["correct"].as_bool().unwrap_or(false),
         })
@@ -380,6 +394,58 @@ pub fn gpu_figures(b: &Bench) -> Vec<Figure> {
     ]
 }
 
+/// The bin counts of the strategy figure (the extension sweep's `u32` sweep).
+pub const STRATEGY_BINS: [u32; 6] = [8, 16, 64, 256, 1024, 4096];
+
+/// `ch09-strategy-u32.svg`: 9.16's three strategies (registers, shared and global atomics)
+/// on uniform `u32` values at each bin count of the extension sweep `ext`; no bar where
+/// a strategy was not run (registers above 16 bins).
+pub fn strategy_figure(ext: &Bench) -> Figure {
+    let kernels = [
+        ("9.10", "histo_registers"),
+        ("9.14", "histo_u32_shared"),
+        ("9.14", "histo_u32_global"),
+    ];
+    let groups: Vec<Group> = STRATEGY_BINS
+        .iter()
+        .map(|&bins| Group {
+            label: (format!("{bins} bins"), String::new()),
+            values: kernels
+                .iter()
+                .map(|(step, imp)| {
+                    ext.rows
+                        .iter()
+                        .find(|r| {
+                            r.dtype == "u32"
+                                && r.input == "uniform"
+                                && r.bins == bins
+                                && r.step == *step
+                                && r.implementation == *imp
+                        })
+                        .map(|r| (r.gbps, r.correct))
+                })
+                .collect(),
+            reference: false,
+        })
+        .collect();
+    let title = format!(
+        "9.16 on the {}: registers, shared or global atomics, by bin count (u32, uniform)",
+        ext.gpu
+    );
+    Figure {
+        name: "ch09-strategy-u32.svg",
+        svg: bar_chart(
+            &title,
+            "GB/s of input (log scale)",
+            &["registers (9.10)", "shared (9.14)", "global (9.14)"],
+            &groups,
+            Some((ext.read_bw_gbps, "measured read bandwidth".to_string())),
+            &gpu_caption(ext),
+            false,
+        ),
+    }
+}
+
 /// The steps of the atomics figure: the byte histogram's progression.
 pub const ATOMIC_STEPS: [&str; 7] = ["9.3", "9.4", "9.5", "9.6", "9.7", "9.8", "9.9"];
 
@@ -595,10 +661,12 @@ pub fn trace_figure() -> Result<Figure, String> {
     })
 }
 
-/// Every figure: the GPU ones of `bench`, then the emulator's at the default parameters,
-/// then the trace of 9.3.
-pub fn all_figures(bench: &Bench) -> Result<Vec<Figure>, String> {
+/// Every figure: the GPU ones of `bench` (and the strategy figure of the extension sweep
+/// `extensions`, when there is one), then the emulator's at the default parameters, then
+/// the trace of 9.3.
+pub fn all_figures(bench: &Bench, extensions: Option<&Bench>) -> Result<Vec<Figure>, String> {
     let mut out = gpu_figures(bench);
+    out.extend(extensions.map(strategy_figure));
     out.extend(emulator_figures(&Params::default())?);
     out.push(trace_figure()?);
     Ok(out)

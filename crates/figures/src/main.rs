@@ -1,7 +1,7 @@
 //! `cargo run -p figures`: writes the book's figures to `book/src/figures/` (see the
 //! crate's documentation). `cargo run -p figures -- --help` lists the options.
 
-use figures::{FIGURES_DIR, all_figures, load_bench, newest_bench, repo_root};
+use figures::{FIGURES_DIR, all_figures, load_bench, newest_bench, newest_extensions, repo_root};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -13,6 +13,9 @@ Usage: cargo run -p figures [-- OPTIONS]
 
 Options:
   --bench FILE     the bench JSON [default: the newest notes/bench-*.json]
+  --extensions FILE
+                   the extension sweep's JSON, for 9.16's strategy figure [default:
+                   the newest notes/extensions-*.json; none: no strategy figure]
   --driver VER     the driver the captions name [default: the JSON's driver_version, or
                    the one notes/gpu-runs.md records for the GPU]
   --out DIR        where to write [default: book/src/figures]
@@ -22,6 +25,7 @@ Options:
 
 fn main() -> ExitCode {
     let mut bench: Option<PathBuf> = None;
+    let mut extensions: Option<PathBuf> = None;
     let mut driver: Option<String> = None;
     let mut out: Option<PathBuf> = None;
     let mut check = false;
@@ -34,6 +38,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             "--bench" => value("--bench").map(|v| bench = Some(v.into())),
+            "--extensions" => value("--extensions").map(|v| extensions = Some(v.into())),
             "--driver" => value("--driver").map(|v| driver = Some(v)),
             "--out" => value("--out").map(|v| out = Some(v.into())),
             "--check" => {
@@ -52,7 +57,14 @@ fn main() -> ExitCode {
         eprintln!("error: no notes/bench-*.json: pass --bench FILE");
         return ExitCode::from(2);
     };
-    let figures = match load_bench(&bench, driver.as_deref()).and_then(|b| all_figures(&b)) {
+    let extensions = extensions.or_else(|| newest_extensions(&root.join("notes")));
+    let figures = match load_bench(&bench, driver.as_deref()).and_then(|b| {
+        let ext = match &extensions {
+            Some(p) => Some(load_bench(p, driver.as_deref())?),
+            None => None,
+        };
+        all_figures(&b, ext.as_ref())
+    }) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: {e}");

@@ -4,7 +4,7 @@
 use ch09::progression::Params;
 use figures::{
     FIGURES_DIR, all_figures, contention, emulator_figures, gpu_figures, load_bench, newest_bench,
-    parse_bench, repo_root,
+    newest_extensions, parse_bench, repo_root, strategy_figure,
 };
 
 const FIXTURE: &str = include_str!("fixture-bench.json");
@@ -113,8 +113,9 @@ fn committed_figures_are_up_to_date() {
     let root = repo_root();
     let bench = newest_bench(&root.join("notes")).expect("a notes/bench-*.json");
     let bench = load_bench(&bench, None).unwrap();
+    let ext = newest_extensions(&root.join("notes")).map(|p| load_bench(&p, None).unwrap());
     let mut stale = Vec::new();
-    for f in all_figures(&bench).unwrap() {
+    for f in all_figures(&bench, ext.as_ref()).unwrap() {
         let path = root.join(FIGURES_DIR).join(f.name);
         if std::fs::read_to_string(&path).ok().as_deref() != Some(f.svg.as_str()) {
             stale.push(format!("{FIGURES_DIR}/{}", f.name));
@@ -125,4 +126,22 @@ fn committed_figures_are_up_to_date() {
         "out of date: {}: run `cargo run -p figures`",
         stale.join(", ")
     );
+}
+
+#[test]
+fn the_strategy_figure_has_a_group_per_bin_count_and_a_bar_per_strategy_run() {
+    let root = repo_root();
+    let path = newest_extensions(&root.join("notes")).expect("a notes/extensions-*.json");
+    let ext = load_bench(&path, None).unwrap();
+    let svg = strategy_figure(&ext).svg;
+    for bins in figures::STRATEGY_BINS {
+        assert!(
+            svg.contains(&format!(">{bins} bins<")),
+            "no group for {bins} bins"
+        );
+    }
+    for series in ["registers (9.10)", "shared (9.14)", "global (9.14)"] {
+        assert!(svg.contains(series), "no legend entry {series}");
+    }
+    assert!(svg.contains(&ext.gpu) && svg.contains(&ext.driver));
 }
