@@ -213,13 +213,14 @@ impl Backend for CargoBackend {
 
     fn solution(&mut self, ex: &ExerciseInfo) -> Result<String, String> {
         let text = read(&self.root.join(ex.solution_file()))?;
-        let body = regions::body(&text, &ex.id)?;
+        let bodies = regions::bodies(&text, &ex.id)?;
+        let shown: Vec<&str> = bodies.iter().map(|b| b.trim_end()).collect();
         Ok(format!(
             "the reference solution of {} ({}, fn {}):\n{}\nwhy it works: book/src/{}",
             ex.id,
             ex.solution_file(),
             ex.kernels.join(", fn "),
-            body.trim_end(),
+            shown.join("\n    // ...\n"),
             ex.book
         ))
     }

@@ -8,45 +8,73 @@
 //! so a student who solved other exercises of the file keeps them, and git history is
 //! not needed (a student may have committed their work).
 
-/// Where the region `id` lies in `text`: the byte range of its body (the lines between
-/// the markers, each with its newline).
-pub fn body_range(text: &str, id: &str) -> Result<std::ops::Range<usize>, String> {
+/// Where the regions `id` lie in `text`, in file order: the byte range of each body (the
+/// lines between the markers, each with its newline). An exercise may have several (9.1
+/// has one per function it asks for); at least one, or an error.
+pub fn body_ranges(text: &str, id: &str) -> Result<Vec<std::ops::Range<usize>>, String> {
     let mut pos = 0;
     let mut start = None;
+    let mut found = Vec::new();
     for line in text.split_inclusive('\n') {
         let t = line.trim();
         if let Some(rest) = t.strip_prefix("// STUDENT-BEGIN") {
+            if start.is_some() {
+                return Err(format!(
+                    "a `// STUDENT-BEGIN` inside region {id}: its `// STUDENT-END` is missing"
+                ));
+            }
             if rest.trim() == id {
                 start = Some(pos + line.len());
             }
         } else if t == "// STUDENT-END"
-            && let Some(s) = start
+            && let Some(s) = start.take()
         {
-            return Ok(s..pos);
+            found.push(s..pos);
         }
         pos += line.len();
     }
-    Err(match start {
-        Some(_) => format!("the region {id} has no `// STUDENT-END`"),
-        None => format!("no `// STUDENT-BEGIN {id}` marker"),
-    })
+    if start.is_some() {
+        return Err(format!("the region {id} has no `// STUDENT-END`"));
+    }
+    if found.is_empty() {
+        return Err(format!("no `// STUDENT-BEGIN {id}` marker"));
+    }
+    Ok(found)
 }
 
-/// The body of region `id` of `text`.
-pub fn body<'a>(text: &'a str, id: &str) -> Result<&'a str, String> {
-    Ok(&text[body_range(text, id)?])
+/// The bodies of the regions `id` of `text`, in file order.
+pub fn bodies<'a>(text: &'a str, id: &str) -> Result<Vec<&'a str>, String> {
+    Ok(body_ranges(text, id)?
+        .into_iter()
+        .map(|r| &text[r])
+        .collect())
 }
 
-/// `current` with the body of region `id` replaced by that of `pristine`; also returns
-/// the body it replaced.
+/// `current` with the body of every region `id` replaced by the matching one of
+/// `pristine`; also returns the bodies it replaced, joined, for the backup.
 pub fn reset(current: &str, pristine: &str, id: &str) -> Result<(String, String), String> {
-    let stub = body(pristine, id).map_err(|e| format!("the pristine copy: {e}"))?;
-    let range = body_range(current, id).map_err(|e| format!("your file: {e}"))?;
-    let old = current[range.clone()].to_string();
+    let stubs = bodies(pristine, id).map_err(|e| format!("the pristine copy: {e}"))?;
+    let ranges = body_ranges(current, id).map_err(|e| format!("your file: {e}"))?;
+    if stubs.len() != ranges.len() {
+        return Err(format!(
+            "your file has {} regions {id}, the shipped stub {}: restore the markers first",
+            ranges.len(),
+            stubs.len()
+        ));
+    }
     let mut out = String::with_capacity(current.len());
-    out.push_str(&current[..range.start]);
-    out.push_str(stub);
-    out.push_str(&current[range.end..]);
+    let mut old = String::new();
+    let mut at = 0;
+    for (k, (range, stub)) in ranges.iter().zip(&stubs).enumerate() {
+        out.push_str(&current[at..range.start]);
+        out.push_str(stub);
+        if ranges.len() > 1 {
+            old.push_str(&format!("// region {} of {} ({id})\n", k + 1, ranges.len()));
+        }
+        old.push_str(&current[range.clone()]);
+        at = range.end;
+    }
+    out.push_str(&current[at..]);
     Ok((out, old))
 }
 
@@ -70,9 +98,13 @@ mod tests {
 
     #[test]
     fn missing_markers_are_errors() {
-        assert!(body(STUB, "9.3").unwrap_err().contains("STUDENT-BEGIN 9.3"));
         assert!(
-            body("// STUDENT-BEGIN 9.1\nx\n", "9.1")
+            bodies(STUB, "9.3")
+                .unwrap_err()
+                .contains("STUDENT-BEGIN 9.3")
+        );
+        assert!(
+            bodies("// STUDENT-BEGIN 9.1\nx\n", "9.1")
                 .unwrap_err()
                 .contains("STUDENT-END")
         );
@@ -81,6 +113,31 @@ mod tests {
             reset(&broken, STUB, "9.1")
                 .unwrap_err()
                 .starts_with("your file")
+        );
+    }
+
+    #[test]
+    fn every_region_of_an_exercise_is_reset_and_shown() {
+        let two = "fn a() {\n    // STUDENT-BEGIN 9.1\n    todo!(\"a\")\n    // STUDENT-END\n}\nfn b() {\n    // STUDENT-BEGIN 9.1\n    todo!(\"b\")\n    // STUDENT-END\n}\n";
+        let mine = two
+            .replace("todo!(\"a\")", "1")
+            .replace("todo!(\"b\")", "2");
+        assert_eq!(bodies(&mine, "9.1").unwrap(), ["    1\n", "    2\n"]);
+        let (out, old) = reset(&mine, two, "9.1").unwrap();
+        assert_eq!(out, two);
+        assert_eq!(
+            old,
+            "// region 1 of 2 (9.1)\n    1\n// region 2 of 2 (9.1)\n    2\n"
+        );
+        let one = two.replacen(
+            "    // STUDENT-BEGIN 9.1\n    todo!(\"a\")\n    // STUDENT-END\n",
+            "",
+            1,
+        );
+        assert!(
+            reset(&one, two, "9.1")
+                .unwrap_err()
+                .contains("1 regions 9.1")
         );
     }
 }

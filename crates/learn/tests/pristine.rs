@@ -27,7 +27,7 @@ fn pristine_copies_equal_the_shipped_stubs() {
         );
         for e in ch.exercises {
             if a.contains(&format!("// STUDENT-BEGIN {}\n", e.id)) {
-                learn::regions::body(&b, e.id).expect("the copy has every region");
+                learn::regions::bodies(&b, e.id).expect("the copy has every region");
             }
         }
     }
