@@ -212,3 +212,42 @@ fn benchmark_helpers_reset_and_copy() {
     let foreign = other.alloc::<f32>(40).unwrap();
     assert!(dev.copy_device_to_device(&foreign, &x).is_err());
 }
+
+#[test]
+fn occupancy_counts_threads_and_shared_memory() {
+    let mut dev = Device::emulator();
+    let props = dev.props().clone();
+    // Threads alone: 2048 per SM.
+    assert_eq!(props.blocks_per_sm_with_shared(256, 0), 8);
+    // 32 KiB (+ 1 KiB reserved) per block: 228 KiB hold 6, fewer than the 8 by threads.
+    assert_eq!(props.blocks_per_sm_with_shared(256, 32 * 1024), 6);
+    assert_eq!(props.blocks_per_sm_with_shared(1024, 32 * 1024), 2);
+    // A block too big for one SM still counts as one (the launch decides if it runs).
+    assert_eq!(props.blocks_per_sm_with_shared(256, 300 * 1024), 1);
+    // The device's query adds the kernel's static shared memory (4 bytes here) to the
+    // launch's dynamic shared memory: 8 blocks by threads, then 6 by 33 KiB + 4 bytes.
+    let cfg = LaunchConfig::linear(1, 256);
+    assert_eq!(
+        dev.max_active_blocks_per_sm(&block_sum::KERNEL, cfg)
+            .unwrap(),
+        8
+    );
+    let cfg = LaunchConfig::linear(1, 256).with_shared(32 * 1024);
+    assert_eq!(
+        dev.max_active_blocks_per_sm(&block_sum::KERNEL, cfg)
+            .unwrap(),
+        6
+    );
+    let cfg = LaunchConfig::linear(1, 256).with_shared(45 * 1024);
+    assert_eq!(
+        dev.max_active_blocks_per_sm(&block_sum::KERNEL, cfg)
+            .unwrap(),
+        4
+    );
+    // An invalid configuration is the launch's error, not an answer.
+    let cfg = LaunchConfig::linear(1, 2048);
+    assert!(matches!(
+        dev.max_active_blocks_per_sm(&block_sum::KERNEL, cfg),
+        Err(LaunchError::InvalidConfig { .. })
+    ));
+}
