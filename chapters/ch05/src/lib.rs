@@ -23,7 +23,7 @@
 
 #![deny(missing_docs)]
 
-// pub mod bench;
+pub mod bench;
 pub mod checks;
 pub mod device;
 pub mod harness;
