@@ -448,3 +448,38 @@ fn histogram_mistakes() {
     );
     expect(out, Status::WrongTechnique, "load sectors");
 }
+
+/// The book's prediction of 5.5 (`book/src/ch05/05-scheduling.md`): `smooth_in_place` on
+/// `[1, 1, 1, 1]` as `<<<2, 2>>>` leaves `[2, 3, 5, 2]` when block 0 runs first and
+/// `[2, 5, 3, 2]` when block 1 does, never the right `[2, 3, 3, 2]`; the emulator runs
+/// both orders among a handful of seeds.
+#[test]
+fn the_block_order_prediction_holds() {
+    let mut dev = Device::emulator();
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in [
+        None,
+        Some(1),
+        Some(2),
+        Some(3),
+        Some(4),
+        Some(5),
+        Some(6),
+        Some(7),
+    ] {
+        if let Some(c) = dev.emulator_config_mut() {
+            c.block_order_seed = seed;
+        }
+        let run = ch05::launch::in_place(
+            &mut dev,
+            &REFERENCE.smooth_in_place,
+            &[1, 1, 1, 1],
+            gpu_host::LaunchConfig::linear(2, 2),
+        )
+        .expect("launches");
+        seen.insert(run.out);
+    }
+    let expected: std::collections::BTreeSet<Vec<u32>> =
+        [vec![2, 3, 5, 2], vec![2, 5, 3, 2]].into_iter().collect();
+    assert_eq!(seen, expected);
+}
