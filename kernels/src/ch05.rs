@@ -211,7 +211,7 @@ pub fn classify_divergent(data: GlobalSlice<u32>, out: GlobalSlice<u32>) {
     let i = thread::index_1d();
     if i < data.len() {
         let v = data.load(i);
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             out.store(i, even_work(v));
         } else {
             out.store(i, odd_work(v));

@@ -217,7 +217,7 @@ pub fn classify_divergent(data: GlobalSlice<u32>, out: GlobalSlice<u32>) {
     let i = thread::index_1d();
     if i < data.len() {
         let v = data.load(i);
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             out.store(i, even_work(v));
         } else {
             out.store(i, odd_work(v));
@@ -269,7 +269,7 @@ pub fn classify_uniform(data: GlobalSlice<u32>, out: GlobalSlice<u32>) {
     let i = 64 * (warp / 2) + 2 * lane + warp % 2;
     if i < data.len() {
         let v = data.load(i);
-        if warp % 2 == 0 {
+        if warp.is_multiple_of(2) {
             out.store(i, even_work(v));
         } else {
             out.store(i, odd_work(v));

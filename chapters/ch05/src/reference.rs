@@ -38,7 +38,7 @@ pub fn classify(data: &[u32]) -> Vec<u32> {
     data.iter()
         .enumerate()
         .map(|(i, &v)| {
-            if i % 2 == 0 {
+            if i.is_multiple_of(2) {
                 even_work(v)
             } else {
                 odd_work(v)
@@ -178,7 +178,7 @@ pub fn shared_commits(data: &[u8], grid: u32, block: u32, per_thread: u32) -> u6
 /// The one load request of the tail bytes ([`solutions::ch05::count_tail`]): 1 when
 /// `n % 4 > 0`, else 0.
 pub fn tail_requests(n: usize) -> u64 {
-    u64::from(n % 4 > 0)
+    u64::from(!n.is_multiple_of(4))
 }
 
 #[cfg(test)]
