@@ -104,6 +104,9 @@ pub struct Header {
     pub gpu: String,
     /// Its SMs.
     pub sm_count: u32,
+    /// The NVIDIA driver's version (`/proc/driver/nvidia/version`, else `nvidia-smi`), or
+    /// `"unknown"`: the book prints it under every GPU figure.
+    pub driver_version: String,
     /// The CUDA driver API version, or `"none (emulator)"`.
     pub cuda_version: String,
     /// When (UTC).
@@ -293,6 +296,11 @@ pub fn run(
         header: Header {
             gpu: p.name.clone(),
             sm_count: p.sm_count,
+            driver_version: if dev.is_emulator() {
+                "none (emulator)".into()
+            } else {
+                nvidia_driver_version()
+            },
             cuda_version: dev
                 .driver_version()
                 .map_or("none (emulator)".into(), |(a, b)| format!("{a}.{b}")),
@@ -320,9 +328,10 @@ impl Report {
     pub fn table(&self) -> String {
         let h = &self.header;
         let mut out = format!(
-            "Chapter 5 bench on the {} ({} SMs, CUDA {}), {}\n{:<5} {:<16} {:<10} {:>7} {:>5} {:>8} {:>10} {:>9} {:>11}  correct\n",
+            "Chapter 5 bench on the {} ({} SMs, driver {}, CUDA {}), {}\n{:<5} {:<16} {:<10} {:>7} {:>5} {:>8} {:>10} {:>9} {:>11}  correct\n",
             h.gpu,
             h.sm_count,
+            h.driver_version,
             h.cuda_version,
             h.date_utc,
             "step",
@@ -371,6 +380,29 @@ impl Report {
         std::fs::write(&path, json + "\n")?;
         Ok(path)
     }
+}
+
+/// The NVIDIA driver's version: the first word that looks like one after "Module" in
+/// `/proc/driver/nvidia/version`, else what `nvidia-smi` says, else `"unknown"`.
+fn nvidia_driver_version() -> String {
+    let is_version = |w: &str| w.contains('.') && w.chars().all(|c| c.is_ascii_digit() || c == '.');
+    if let Ok(text) = std::fs::read_to_string("/proc/driver/nvidia/version")
+        && let Some(v) = text
+            .split_whitespace()
+            .skip_while(|w| *w != "Module")
+            .find(|w| is_version(w))
+    {
+        return v.to_string();
+    }
+    std::process::Command::new("nvidia-smi")
+        .args(["--query-gpu=driver_version", "--format=csv,noheader"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.lines().next().map(|l| l.trim().to_string()))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into())
 }
 
 /// The time now, `YYYY-MM-DDTHH:MM:SSZ`.
