@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""Fills the chapter-9 page templates with real runs.
+"""Fills a chapter's page templates (book/gen/ch05, book/gen/ch09) with real runs.
 
 Placeholders: @@cmd:NAME@@ (the command of run NAME), @@out:NAME@@ (its output),
 @@file:F@@ (a file of the runs folder), @@py:EXPR@@ (a value computed from the runs or
 from the GPU benchmark's JSON: bench(), gbps(), pct(), ratio(), bench_table(), ...),
 and a line @@check:EXPR@@ (a statement of the prose that must still hold: generation
 stops if it does not). Run through book/gen/regenerate.sh, which makes the runs first.
-Usage: gen.py TEMPLATES_DIR OUT_DIR    (also: gen.py --list-runs)
+The chapter is the templates folder's name (ch05, ch09): its runs are RUNS_BY[chapter],
+each a `cargo run -p CHAPTER -- ARGS`.
+Usage: gen.py TEMPLATES_DIR OUT_DIR    (also: gen.py --list-runs [CHAPTER], default ch09)
 """
 import os, re, sys
-RUNS = {
+RUNS_CH09 = {
  'full': '',
  's91json': '--step 9.1 --json',
  's92': '--step 9.2',
@@ -45,10 +47,36 @@ RUNS = {
  's916b256': '--step 9.16 --bins 256',
  's916b4096': '--step 9.16 --bins 4096',
 }
+# Chapter 5: the progression at its defaults (n = 65536, blocks of 256) unless a run says.
+RUNS_CH05 = {
+ 'full': '',
+ 'fulljson': '--json',
+ 's51': '--step 5.1',
+ 's51tail': '--step 5.1 --n 100 --block 64',
+ 's52': '--step 5.2',
+ 's53': '--step 5.3',
+ 's53g8': '--step 5.3 --grid 8',
+ 's54': '--step 5.4',
+ 's54b64': '--step 5.4 --n 4096 --block 64',
+ 's55': '--step 5.5',
+ 's56': '--step 5.6',
+ 's56n32': '--step 5.6 --words-per-thread 32',
+ 'student51': '--kernels student --step 5.1',
+}
+RUNS_BY = {'ch09': RUNS_CH09, 'ch05': RUNS_CH05}
+if sys.argv[1:2] == ['--list-runs']:
+    CHAPTER = sys.argv[2] if len(sys.argv) > 2 else 'ch09'
+elif len(sys.argv) > 1:
+    CHAPTER = os.path.basename(os.path.normpath(sys.argv[1]))
+else:
+    CHAPTER = 'ch09'
+RUNS = RUNS_BY[CHAPTER]
+# The step ids of the chapter's tables start with its number: "9." or "5.".
+STEP_PREFIX = str(int(CHAPTER[2:])) + '.'
 OUT = os.environ.get('BOOK_RUNS', os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'target', 'book-runs'))
 def cmd(name):
     a = RUNS[name]
-    return 'cargo run -p ch09' + (' -- ' + a if a else '')
+    return f'cargo run -p {CHAPTER}' + (' -- ' + a if a else '')
 def out(name):
     return open(os.path.join(OUT, name + '.txt')).read().rstrip('\n')
 import json
@@ -58,12 +86,15 @@ def j(name, field, kernel=None):
         if kernel is None or r['kernel'].startswith(kernel):
             return r['counters'][field]
     raise SystemExit(f'no row {kernel} in {name}')
-def row(name, kernel, col):
+def row(name, kernel, col, launch=None, exact=False):
+    """A cell of run NAME's table: the first row whose kernel starts with KERNEL (is KERNEL,
+    with exact; and whose line holds LAUNCH, e.g. '<<<1, 65>>>', when given), in column COL."""
     lines = out(name).split('\n')
     head = next(l for l in lines if l.startswith('step '))
     cols = head.split()
     for l in lines:
-        if l.startswith('9.') and l.split()[1].startswith(kernel):
+        k_ = l.split()[1] if l.startswith(STEP_PREFIX) else ''
+        if (k_ == kernel if exact else k_.startswith(kernel)) and (launch is None or launch in l):
             # the kernel name may contain spaces: count columns from the right
             cells = l.split()
             k = len(cols) - cols.index(col)
@@ -178,7 +209,7 @@ def fill(text):
         raise SystemExit('bad placeholder ' + m.group(0))
     return re.sub(r'@@(cmd|out|file):([A-Za-z0-9_.]+)@@', rep, text)
 if __name__ == '__main__':
-    if sys.argv[1:] == ['--list-runs']:
+    if sys.argv[1:2] == ['--list-runs']:
         for k, v in RUNS.items():
             print(k + '\t' + v)
         sys.exit(0)

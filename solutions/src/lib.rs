@@ -12,4 +12,5 @@
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 
 pub mod bench;
+pub mod ch05;
 pub mod ch09;

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 /// Every chapter of the course, in order.
 pub fn chapters() -> Vec<&'static Chapter> {
-    vec![&ch09::CHAPTER]
+    vec![&ch05::CHAPTER, &ch09::CHAPTER]
 }
 
 /// The workspace root (this crate lives in `tests/`).

@@ -7,6 +7,9 @@
 #                          the progression (--device gpu), bench, demo-racecheck
 #   ch09-exercises         the student checks (chapters/ch09/tests/exercises.rs)
 #   ch09-unit              ch09's unit tests (embedded PTX, bench pieces)
+#   ch05                   chapter 5's binary, release, --features cuda: the progression
+#                          (--device gpu) and its bench (blocks per SM, four histograms)
+#   ch05-exercises         chapter 5's student checks (chapters/ch05/tests/exercises.rs)
 #   course-solutions-pass  the course self-test's "every solution passes" (tests/)
 #   cuda_smoke             gpu-host's backend smoke test (reads ptx/api-probe.ptx)
 #   ptx/*.ptx              kernels, solutions, api-probe (for cuda_smoke, ptxas, reading)
@@ -19,6 +22,8 @@
 #                          racecheck on the demo): bash DIR/gpu-variants.sh [OUT_DIR]
 #   gpu-extensions.sh      9.15's histo_cas and 9.16's strategy sweep (bench --extensions):
 #                          bash DIR/gpu-extensions.sh [OUT_DIR]
+#   gpu-ch05.sh            chapter 5 there: its checks (stubs fail, references pass), the
+#                          progression and its bench: bash DIR/gpu-ch05.sh [OUT_DIR]
 #
 # Every binary is built with --features cuda, which links no CUDA library: the driver's
 # libcuda.so.1 is loaded when a GPU is first asked for (crates/host/README.md). Binaries
@@ -96,6 +101,14 @@ unit=$(pick ch09 test <<<"$tests")
 cp "$exe" "$DEST/ch09-exercises"
 cp "$unit" "$DEST/ch09-unit"
 
+say "ch05, release, --features cuda, and its student checks"
+bin05=$(build build --release -p ch05 --features cuda --bin ch05 | pick ch05 bin)
+[ -n "$bin05" ] || die "cargo reported no ch05 binary"
+cp "$bin05" "$DEST/ch05"
+exe05=$(build test --no-run -p ch05 --features cuda --test exercises | pick exercises test)
+[ -n "$exe05" ] || die "cargo reported no ch05 exercises test binary"
+cp "$exe05" "$DEST/ch05-exercises"
+
 say "the course self-test (solutions_pass), --features cuda"
 selftest=$(build test --no-run -p course-tests --features cuda --test solutions_pass | pick solutions_pass test)
 [ -n "$selftest" ] || die "cargo reported no solutions_pass test binary"
@@ -113,6 +126,7 @@ cp chapters/ch09/bench/cub_histogram.cu chapters/ch09/bench/torch_bincount.py "$
 cp chapters/ch09/bench/gpu-session.sh "$DEST/gpu-session.sh"
 cp chapters/ch09/bench/gpu-variants.sh "$DEST/gpu-variants.sh"
 cp chapters/ch09/bench/gpu-extensions.sh "$DEST/gpu-extensions.sh"
+cp chapters/ch05/bench/gpu-session.sh "$DEST/gpu-ch05.sh"
 # The same text the bench reads from the workspace: book/src/**/*.md in path order, each
 # followed by a newline.
 python3 - "$ROOT/book/src" "$DEST/bench-text.md" <<'EOF'
@@ -131,8 +145,8 @@ fi
 echo "$commit" >"$DEST/COMMIT"
 
 strip --strip-debug "$DEST/ch09" "$DEST/ch09-exercises" "$DEST/ch09-unit" \
-  "$DEST/course-solutions-pass" "$DEST/cuda_smoke"
-chmod +x "$DEST/gpu-session.sh" "$DEST/gpu-variants.sh" "$DEST/gpu-extensions.sh"
+  "$DEST/course-solutions-pass" "$DEST/cuda_smoke" "$DEST/ch05" "$DEST/ch05-exercises"
+chmod +x "$DEST/gpu-session.sh" "$DEST/gpu-variants.sh" "$DEST/gpu-extensions.sh" "$DEST/gpu-ch05.sh"
 
 # --- checks that need no GPU -------------------------------------------------------------
 say "checking the folder here (no GPU)"
@@ -150,6 +164,15 @@ elif ! grep -q "no CUDA device" <<<"$msg"; then
   die "the bench without a GPU should say \"no CUDA device\"; it said: $msg"
 fi
 "$DEST/ch09" --n 4096 --step 9.9 >/dev/null || die "the ch09 binary does not run here"
+"$DEST/ch05" --n 4096 --step 5.6 >/dev/null || die "the ch05 binary does not run here"
+set +e
+msg=$("$DEST/ch05" bench --size-mib 1 --out "$DEST/.bench-check" 2>&1)
+rc=$?
+set -e
+rm -rf "$DEST/.bench-check"
+if [ "$rc" -ne 0 ] && ! grep -q "no CUDA device" <<<"$msg"; then
+  die "ch05 bench without a GPU should say why it cannot run; it said: $msg"
+fi
 COURSE_DEVICE=emulator "$DEST/ch09-unit" --quiet device:: >/dev/null 2>&1 ||
   die "ch09-unit's device tests fail"
 

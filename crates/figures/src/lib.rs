@@ -7,7 +7,10 @@
 //!   bandwidth, CUB, PyTorch and the best CPU implementation ([`gpu_figures`]);
 //! - the emulator, through the `ch09` library ([`ch09::progression::run`]): atomics per
 //!   step and the contention per bin of 9.3's global atomics ([`emulator_figures`]);
-//! - the emulator's trace of one launch of 9.3 ([`trace_figure`]).
+//! - the emulator's trace of one launch of 9.3 ([`trace_figure`]);
+//! - the emulator, through the `ch05` library ([`ch05::progression::run`]): warp
+//!   instructions and divergent steps of 5.4's branches, and requests and atomics of 5.6's
+//!   four histogram kernels ([`ch05_figures`]).
 //!
 //! The SVG is written by hand ([`svg`]) with fixed number formatting: the same inputs
 //! give byte-identical files, and the crate's test checks that the committed figures are
@@ -661,13 +664,127 @@ pub fn trace_figure() -> Result<Figure, String> {
     })
 }
 
+/// The chapter-5 rows of `steps` at `p`, every one of which must have counters and (but
+/// 5.5's in-place sum, which is wrong by design) be right.
+fn ch05_rows(
+    p: &ch05::progression::Params,
+    steps: &[&str],
+) -> Result<Vec<ch05::progression::Row>, String> {
+    let rows = ch05::progression::run(
+        &mut Device::emulator(),
+        &ch05::kernels::REFERENCE,
+        p,
+        steps,
+        &mut |_| {},
+    );
+    for r in &rows {
+        if r.counters.warp_instructions.is_none() || !r.correct {
+            return Err(format!("step {} ({}) is {}", r.step, r.kernel, r.status));
+        }
+    }
+    Ok(rows)
+}
+
+/// `ch05-divergence.svg`: warp instructions and divergent steps of 5.4's three branches
+/// (and the block of 65 threads), with each kernel's SIMT efficiency in its label: the
+/// uniform kernel issues a third fewer warp instructions, none of them divergent.
+pub fn divergence_figure(p: &ch05::progression::Params) -> Result<Figure, String> {
+    let rows = ch05_rows(p, &["5.4"])?;
+    let groups: Vec<Group> = rows
+        .iter()
+        .map(|r| {
+            let c = &r.counters;
+            let name = r.kernel.strip_prefix("classify_").unwrap_or(&r.kernel);
+            Group {
+                label: (
+                    name.to_string(),
+                    format!(
+                        "{} · {:.2} lanes",
+                        r.launch,
+                        c.simt_efficiency.unwrap_or_default()
+                    ),
+                ),
+                values: vec![
+                    c.warp_instructions.map(|v| (v as f64, true)),
+                    c.divergent_steps.map(|v| (v as f64, true)),
+                ],
+                reference: false,
+            }
+        })
+        .collect();
+    let caption = format!(
+        "SIMT emulator, n = {}, seed {}, reference kernels of 5.4; the label gives the launch and the SIMT efficiency, active lanes per warp instruction (cargo run -p ch05 -- --step 5.4)",
+        p.n, p.seed
+    );
+    Ok(Figure {
+        name: "ch05-divergence.svg",
+        svg: bar_chart(
+            "Chapter 5.4: divergence (emulator counters)",
+            "warp instructions (log scale)",
+            &["warp instructions", "divergent steps"],
+            &groups,
+            None,
+            &caption,
+            true,
+        ),
+    })
+}
+
+/// `ch05-histograms.svg`: load requests, global atomics and shared atomics of 5.6's four
+/// histogram kernels on the same input.
+pub fn histograms_figure(p: &ch05::progression::Params) -> Result<Figure, String> {
+    let rows = ch05_rows(p, &["5.6"])?;
+    let groups: Vec<Group> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let c = &r.counters;
+            Group {
+                label: (
+                    format!("kernel {}", i + 1),
+                    format!("{} {}", r.kernel, r.launch),
+                ),
+                values: vec![
+                    c.global_load_requests.map(|v| (v as f64, true)),
+                    c.global_atomics.map(|v| (v as f64, true)),
+                    c.shared_atomics.map(|v| (v as f64, true)),
+                ],
+                reference: false,
+            }
+        })
+        .collect();
+    let caption = format!(
+        "SIMT emulator, n = {} uniform random bytes, seed {}, 256 bins, blocks of {}, reference kernels of 5.6; atomics counted per lane (cargo run -p ch05 -- --step 5.6)",
+        p.n, p.seed, p.block
+    );
+    Ok(Figure {
+        name: "ch05-histograms.svg",
+        svg: bar_chart(
+            "Chapter 5.6: four histogram kernels (emulator counters)",
+            "count (log scale)",
+            &["global load requests", "global atomics", "shared atomics"],
+            &groups,
+            None,
+            &caption,
+            true,
+        ),
+    })
+}
+
+/// The chapter-5 figures at `p` (the progression's defaults: `Params::default()`):
+/// `ch05-divergence.svg` and `ch05-histograms.svg`.
+pub fn ch05_figures(p: &ch05::progression::Params) -> Result<Vec<Figure>, String> {
+    Ok(vec![divergence_figure(p)?, histograms_figure(p)?])
+}
+
 /// Every figure: the GPU ones of `bench` (and the strategy figure of the extension sweep
-/// `extensions`, when there is one), then the emulator's at the default parameters, then
-/// the trace of 9.3.
+/// `extensions`, when there is one), then the emulator's at the default parameters
+/// (chapter 9's, the trace of 9.3, then chapter 5's).
 pub fn all_figures(bench: &Bench, extensions: Option<&Bench>) -> Result<Vec<Figure>, String> {
     let mut out = gpu_figures(bench);
     out.extend(extensions.map(strategy_figure));
     out.extend(emulator_figures(&Params::default())?);
     out.push(trace_figure()?);
+    out.extend(ch05_figures(&ch05::progression::Params::default())?);
     Ok(out)
 }

@@ -50,6 +50,31 @@ fn well_formed(svg: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Chapter 5's figures: well-formed, captioned, one group per kernel.
+#[test]
+fn ch05_figures_are_well_formed() {
+    let p = ch05::progression::Params {
+        n: 4096,
+        block: 64,
+        ..ch05::progression::Params::default()
+    };
+    let figs = figures::ch05_figures(&p).unwrap();
+    assert_eq!(figs.len(), 2);
+    for f in &figs {
+        well_formed(&f.svg).unwrap_or_else(|e| panic!("{}: {e}", f.name));
+        assert!(f.svg.contains("<title>"), "{}: no title", f.name);
+        assert!(f.svg.contains("n = 4096"), "{}: no caption", f.name);
+    }
+    assert!(
+        figs[0].svg.contains("uniform"),
+        "5.4's kernels are labelled"
+    );
+    assert!(
+        figs[1].svg.contains("histo_shared_n"),
+        "5.6's kernels are labelled"
+    );
+}
+
 #[test]
 fn fixture_figures_are_well_formed_and_captioned() {
     let bench = parse_bench(FIXTURE, "fixture.json", None, Some(RUNS)).unwrap();

@@ -1,0 +1,267 @@
+//! 5.6: the chapter's four histogram kernels, each with the counters of its technique.
+
+use super::{Checked, Ctx, counters};
+use crate::inputs::{Case, bytes, random_len, skewed_bytes, sorted_runs};
+use crate::launch::{self, Run, word_grid, word_grid_n};
+use crate::reference::{self, Access};
+use course::Outcome;
+use gpu_host::{Counters, LaunchConfig};
+
+/// Threads per block of the checks' launches (two of them also run with 96).
+const BLOCK: u32 = 64;
+
+/// The inputs: a length with a tail first (so that a wrong technique shows on real
+/// work before the edge cases), then lengths around the word size, a hot bin, sorted runs, a random length.
+fn cases(seed: u64) -> Vec<Case<u8>> {
+    let random = random_len(20_000, seed);
+    vec![
+        Case::new("n = 1027 (a 3-byte tail)", bytes(1027, seed + 1)),
+        Case::new("n = 0", vec![]),
+        Case::new("n = 1", bytes(1, seed)),
+        Case::new("n = 3 (no whole word)", bytes(3, seed)),
+        Case::new("n = 4", bytes(4, seed)),
+        Case::new(
+            "n = 4096, 90% zeros (a hot bin)",
+            skewed_bytes(4096, 90, seed + 2),
+        ),
+        Case::new("n = 5000, sorted runs of 40", sorted_runs(5000, 40)),
+        Case::new(
+            format!("n = {random}, uniform random"),
+            bytes(random, seed + 3),
+        ),
+    ]
+}
+
+/// Compares two counters, failing with `what` and the model's reason.
+fn expect(
+    ctx: &Ctx,
+    case: &str,
+    what: &str,
+    got: u64,
+    want: u64,
+    why: &str,
+) -> Result<(), Outcome> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(ctx.technique(case, format!("{got} {what}, expected {want}: {why}")))
+    }
+}
+
+/// The load requests a word kernel makes: the words' model plus the tail's one request.
+fn word_loads(model: Access, n: usize) -> u64 {
+    model.requests + reference::tail_requests(n)
+}
+
+/// The load sectors of a word kernel: the words' model plus the tail's one sector (at
+/// most three bytes, 4-byte aligned: one sector).
+fn word_sectors(model: Access, n: usize) -> u64 {
+    model.sectors + reference::tail_requests(n)
+}
+
+/// Checks one run's counters against the technique of kernel `which` (1 to 4).
+fn technique(
+    ctx: &Ctx,
+    case: &str,
+    which: u32,
+    data: &[u8],
+    run: &Run,
+    per_thread: u32,
+) -> Result<(), Outcome> {
+    let Some(c): Option<&Counters> = counters(run) else {
+        return Ok(());
+    };
+    let n = data.len();
+    let words = (n / 4) as u64;
+    match which {
+        1 => {
+            let model = reference::one_per_thread(run.grid, run.block, n as u64, 1);
+            expect(
+                ctx,
+                case,
+                "global atomics",
+                c.global_atomic_lanes,
+                n as u64,
+                "one per byte",
+            )?;
+            expect(
+                ctx,
+                case,
+                "load requests",
+                c.global_load_requests,
+                model.requests,
+                "one byte per thread, one load per warp",
+            )?;
+            expect(
+                ctx,
+                case,
+                "load sectors",
+                c.global_load_sectors,
+                model.sectors,
+                "a warp reads 32 consecutive bytes",
+            )?;
+        }
+        2 => {
+            let model = reference::one_per_thread(run.grid, run.block, words, 4);
+            expect(
+                ctx,
+                case,
+                "global atomics",
+                c.global_atomic_lanes,
+                n as u64,
+                "four per word, one per tail byte",
+            )?;
+            expect(
+                ctx,
+                case,
+                "load requests",
+                c.global_load_requests,
+                word_loads(model, n),
+                "one 32-bit load per thread (data.cast::<u32>()), plus the tail's",
+            )?;
+            expect(
+                ctx,
+                case,
+                "load sectors",
+                c.global_load_sectors,
+                word_sectors(model, n),
+                "a warp reads 32 consecutive words",
+            )?;
+            expect(
+                ctx,
+                case,
+                "shared atomics",
+                c.shared_atomic_lanes,
+                0,
+                "kernel 2 counts in global memory",
+            )?;
+        }
+        _ => {
+            let model = reference::access(
+                run.grid,
+                run.block,
+                per_thread,
+                words,
+                4,
+                reference::shared_n_word(run.block, per_thread),
+            );
+            let commits = reference::shared_commits(data, run.grid, run.block, per_thread);
+            expect(
+                ctx,
+                case,
+                "shared atomics",
+                c.shared_atomic_lanes,
+                n as u64,
+                "every byte is counted in the block's shared bins",
+            )?;
+            expect(
+                ctx,
+                case,
+                "global atomics",
+                c.global_atomic_lanes,
+                commits,
+                "one per nonzero shared bin and block (the commit)",
+            )?;
+            expect(
+                ctx,
+                case,
+                "load requests",
+                c.global_load_requests,
+                word_loads(model, n),
+                "one 32-bit load per word, a warp reading 32 consecutive words per round",
+            )?;
+            expect(
+                ctx,
+                case,
+                "load sectors",
+                c.global_load_sectors,
+                word_sectors(model, n),
+                "in each round a warp reads 32 consecutive words (word b * block * N + r * block + t)",
+            )?;
+            expect(
+                ctx,
+                case,
+                "barriers",
+                c.barriers,
+                2 * run.grid as u64,
+                "two per block: after the clear and before the commit",
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// 5.6: the four kernels on every input, right and with their technique's counters.
+pub(super) fn check_5_6(ctx: &mut Ctx) -> Checked {
+    let seed = ctx.seed;
+    let k = ctx.k;
+    let mut total = 0usize;
+    for case in cases(seed) {
+        let expected = reference::histogram(&case.data);
+        let n = case.n();
+        total += n;
+        for block in [BLOCK, 96] {
+            if block == 96 && n < 1000 {
+                continue;
+            }
+            let runs: [(u32, &str, u32, LaunchConfig); 2] = [
+                (
+                    1,
+                    "histo_byte",
+                    1,
+                    LaunchConfig::linear(launch::one_per_thread(n, block), block),
+                ),
+                (
+                    2,
+                    "histo_word",
+                    1,
+                    LaunchConfig::linear(word_grid(n, block), block),
+                ),
+            ];
+            for (which, name, _, cfg) in runs {
+                let kernel = if which == 1 {
+                    &k.histo_byte
+                } else {
+                    &k.histo_word
+                };
+                let label = format!("{name}, {}, <<<{}, {block}>>>", case.name, cfg.grid.x);
+                let run = launch::histo(ctx.dev, kernel, &case.data, cfg);
+                let run = ctx.verify(
+                    &label,
+                    run,
+                    "bin",
+                    &expected,
+                    "guard the index: threads past the last byte (or word) must not load",
+                )?;
+                technique(ctx, &label, which, &case.data, &run, 1)?;
+            }
+            let cfg = LaunchConfig::linear(word_grid(n, block), block);
+            let label = format!("histo_shared, {}, <<<{}, {block}>>>", case.name, cfg.grid.x);
+            let run = launch::histo(ctx.dev, &k.histo_shared, &case.data, cfg);
+            let run = ctx.verify(&label, run, "bin", &expected, "guard the word index")?;
+            technique(ctx, &label, 3, &case.data, &run, 1)?;
+            for per_thread in [1, 4, 7] {
+                let cfg = LaunchConfig::linear(word_grid_n(n, block, per_thread), block);
+                let label = format!(
+                    "histo_shared_n, {}, N = {per_thread}, <<<{}, {block}>>>",
+                    case.name, cfg.grid.x
+                );
+                let run = launch::histo_n(ctx.dev, &k.histo_shared_n, &case.data, per_thread, cfg);
+                let run = ctx.verify(
+                    &label,
+                    run,
+                    "bin",
+                    &expected,
+                    "guard the word index in every round",
+                )?;
+                technique(ctx, &label, 4, &case.data, &run, per_thread)?;
+            }
+        }
+    }
+    Ok(format!(
+        "the four kernels count {total} bytes of eight inputs right (tails of 1 to 3 bytes, a hot \
+         bin, sorted runs), with one global atomic per byte (1, 2), one load per word (2, 3, 4), \
+         and shared bins committed once per block (3, 4){}",
+        ctx.technique_note()
+    ))
+}

@@ -1,0 +1,110 @@
+//! The chapter's kernels and host functions, picked by source: the student's `kernels`
+//! crate or the reference `solutions` crate.
+//!
+//! Both crates have the same module `ch05` with the same names and signatures, so one
+//! macro builds a [`Kernels`] table from either. Checks, the progression and the grader
+//! go through this table and never name a crate directly, which is what lets one check
+//! grade both, and lets the course's fixtures grade a deliberately wrong kernel (the
+//! reference table with one entry replaced). On a GPU (`cuda` feature) the same table
+//! serves: a [`Kernel`] carries its PTX entry name and source file.
+
+use course::KernelSource;
+use gpu::{GlobalSlice, Kernel};
+
+/// `a[i] = b[i] * c[i]`: `(a, b, c)` (5.1, 5.3).
+pub type MulKernel = Kernel<(GlobalSlice<u32>, GlobalSlice<u32>, GlobalSlice<u32>)>;
+/// A kernel that writes every element of one output: `(out)` (5.2, 5.5's in-place sum).
+pub type OutKernel = Kernel<(GlobalSlice<u32>,)>;
+/// An input and an output of `u32`: `(src, dst)` (5.4, 5.5).
+pub type MapKernel = Kernel<(GlobalSlice<u32>, GlobalSlice<u32>)>;
+/// A byte histogram: `(data, histo)` (5.6).
+pub type HistoKernel = Kernel<(GlobalSlice<u8>, GlobalSlice<u32>)>;
+/// A byte histogram with a words-per-thread parameter: `(data, histo, n)` (5.6, kernel 4).
+pub type HistoKernelN = Kernel<(GlobalSlice<u8>, GlobalSlice<u32>, u32)>;
+
+/// Every function a chapter-5 exercise covers (and the given kernels the checks and the
+/// progression compare with), from one crate.
+#[derive(Clone, Copy)]
+pub struct Kernels {
+    /// Which crate this table was built from.
+    pub source: KernelSource,
+    /// 5.1 `mul_one_block`.
+    pub mul_one_block: MulKernel,
+    /// 5.1 `mul_blocks`.
+    pub mul_blocks: MulKernel,
+    /// 5.2 `write_coords_2d`.
+    pub write_coords_2d: OutKernel,
+    /// 5.2 `write_coords_3d`.
+    pub write_coords_3d: OutKernel,
+    /// 5.3 `mul_grid_stride`.
+    pub mul_grid_stride: MulKernel,
+    /// 5.3 `stride_grid`.
+    pub stride_grid: fn(u32, u32, u32) -> u32,
+    /// 5.4 `classify_divergent` (given).
+    pub classify_divergent: MapKernel,
+    /// 5.4 `classify_half_warp` (given).
+    pub classify_half_warp: MapKernel,
+    /// 5.4 `classify_uniform`.
+    pub classify_uniform: MapKernel,
+    /// 5.4 `warps_per_block`.
+    pub warps_per_block: fn(u32) -> u32,
+    /// 5.5 `smooth_in_place` (given, block-order dependent).
+    pub smooth_in_place: OutKernel,
+    /// 5.5 `smooth`.
+    pub smooth: MapKernel,
+    /// 5.6 `histo_byte`.
+    pub histo_byte: HistoKernel,
+    /// 5.6 `histo_word`.
+    pub histo_word: HistoKernel,
+    /// 5.6 `histo_shared`.
+    pub histo_shared: HistoKernel,
+    /// 5.6 `histo_shared_n`.
+    pub histo_shared_n: HistoKernelN,
+}
+
+/// Builds a [`Kernels`] table from a crate's `ch05` module path.
+macro_rules! kernel_table {
+    ($source:expr, $($m:ident)::+) => {
+        Kernels {
+            source: $source,
+            mul_one_block: $($m)::+::mul_one_block::KERNEL,
+            mul_blocks: $($m)::+::mul_blocks::KERNEL,
+            write_coords_2d: $($m)::+::write_coords_2d::KERNEL,
+            write_coords_3d: $($m)::+::write_coords_3d::KERNEL,
+            mul_grid_stride: $($m)::+::mul_grid_stride::KERNEL,
+            stride_grid: $($m)::+::stride_grid,
+            classify_divergent: $($m)::+::classify_divergent::KERNEL,
+            classify_half_warp: $($m)::+::classify_half_warp::KERNEL,
+            classify_uniform: $($m)::+::classify_uniform::KERNEL,
+            warps_per_block: $($m)::+::warps_per_block,
+            smooth_in_place: $($m)::+::smooth_in_place::KERNEL,
+            smooth: $($m)::+::smooth::KERNEL,
+            histo_byte: $($m)::+::histo_byte::KERNEL,
+            histo_word: $($m)::+::histo_word::KERNEL,
+            histo_shared: $($m)::+::histo_shared::KERNEL,
+            histo_shared_n: $($m)::+::histo_shared_n::KERNEL,
+        }
+    };
+}
+
+/// The student's kernels (`kernels::ch05`).
+pub static STUDENT: Kernels = kernel_table!(KernelSource::Student, kernels::ch05);
+/// The reference kernels (`solutions::ch05`).
+pub static REFERENCE: Kernels = kernel_table!(KernelSource::Reference, solutions::ch05);
+
+/// The table of `source`.
+pub fn kernels(source: KernelSource) -> &'static Kernels {
+    match source {
+        KernelSource::Student => &STUDENT,
+        KernelSource::Reference => &REFERENCE,
+    }
+}
+
+/// The kernel source the tests use: the student's, unless the environment variable
+/// `COURSE_KERNELS` is `reference` (how the course checks its own solutions).
+pub fn source_from_env() -> KernelSource {
+    match std::env::var("COURSE_KERNELS").as_deref().map(str::trim) {
+        Ok("reference") | Ok("solutions") => KernelSource::Reference,
+        _ => KernelSource::Student,
+    }
+}

@@ -1,0 +1,542 @@
+//! The progression: every step of the chapter run once, with what each kernel asks of
+//! the hardware. `cargo run -p ch05` prints it; the snapshot tests lock it; the book
+//! quotes it.
+//!
+//! Unlike the checks, the progression runs each kernel once, on the size you choose
+//! (`--n`, `--block`, `--grid`, ...), and reports instead of judging: whether the output
+//! is right, and the emulator's counters (warp instructions, SIMT efficiency, divergent
+//! steps, global requests and sectors, atomics, barriers). A student kernel that is not
+//! implemented is a row that says so, and the progression goes on.
+
+use crate::checks::order_dependence;
+use crate::inputs;
+use crate::kernels::Kernels;
+use crate::launch::{self, Run, one_per_thread, word_grid, word_grid_n};
+use crate::reference;
+use course::Outcome;
+use gpu_host::{Counters, Device, LaunchConfig, LaunchError};
+use serde::Serialize;
+use solutions::ch05::{SPMD_N, stride_grid};
+
+/// Every step, in order.
+pub const STEPS: [&str; 6] = ["5.1", "5.2", "5.3", "5.4", "5.5", "5.6"];
+
+/// What to run the progression on. The defaults run in a few seconds on the emulator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Elements of the 1-D kernels (bytes for 5.6).
+    pub n: usize,
+    /// Threads per block of the 1-D kernels (5.4's uniform kernel wants a multiple of 64).
+    pub block: u32,
+    /// Blocks of 5.3's grid-stride kernel; `None`: `stride_grid` of the device's SMs.
+    pub grid: Option<u32>,
+    /// Words per thread of 5.6's kernel 4.
+    pub words_per_thread: u32,
+    /// Seed of the generated inputs.
+    pub seed: u64,
+}
+
+/// The default number of elements: 64 Ki, a few seconds for the whole progression.
+pub const DEFAULT_N: usize = 1 << 16;
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            n: DEFAULT_N,
+            block: 256,
+            grid: None,
+            words_per_thread: 8,
+            seed: 9,
+        }
+    }
+}
+
+/// The emulator's counters of one row, as the table and the JSON show them; all `None`
+/// on a GPU.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RowCounters {
+    /// Counted warp instructions (memory, atomics, collectives, barriers).
+    pub warp_instructions: Option<u64>,
+    /// Active lanes per counted warp instruction: 32 is every lane doing work.
+    pub simt_efficiency: Option<f64>,
+    /// Warp instructions that ran with part of the warp's live lanes (divergence).
+    pub divergent_steps: Option<u64>,
+    /// Global load warp instructions.
+    pub global_load_requests: Option<u64>,
+    /// 32-byte sectors those loads touched.
+    pub global_load_sectors: Option<u64>,
+    /// Global store warp instructions.
+    pub global_store_requests: Option<u64>,
+    /// 32-byte sectors those stores touched.
+    pub global_store_sectors: Option<u64>,
+    /// Lanes that performed a global atomic.
+    pub global_atomics: Option<u64>,
+    /// Lanes that performed a shared atomic.
+    pub shared_atomics: Option<u64>,
+    /// Block barriers released.
+    pub barriers: Option<u64>,
+}
+
+impl RowCounters {
+    fn from(c: Option<&Counters>) -> Self {
+        let f = |g: fn(&Counters) -> u64| c.map(g);
+        RowCounters {
+            warp_instructions: f(|c| c.warp_instructions),
+            // Rounded to 1/100 of a lane, so that the JSON is stable text.
+            simt_efficiency: c.map(|c| (c.simt_efficiency() * 100.0).round() / 100.0),
+            divergent_steps: f(|c| c.divergent_steps),
+            global_load_requests: f(|c| c.global_load_requests),
+            global_load_sectors: f(|c| c.global_load_sectors),
+            global_store_requests: f(|c| c.global_store_requests),
+            global_store_sectors: f(|c| c.global_store_sectors),
+            global_atomics: f(|c| c.global_atomic_lanes),
+            shared_atomics: f(|c| c.shared_atomic_lanes),
+            barriers: f(|c| c.barriers),
+        }
+    }
+}
+
+/// One kernel of one step, run once.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Row {
+    /// The exercise id, `"5.4"`.
+    pub step: &'static str,
+    /// The kernel run.
+    pub kernel: String,
+    /// The launch, `<<<grid, block>>>` (with every dimension for 2-D and 3-D launches).
+    pub launch: String,
+    /// `"correct"`, `"wrong"`, `"order-dependent"`, `"not implemented"`, or the kind of
+    /// launch error (`"out of bounds"`, `"race"`, ...).
+    pub status: String,
+    /// Whether the output equals the CPU reference.
+    pub correct: bool,
+    /// Elements (bytes for 5.6, threads' elements for 5.2).
+    pub n: u64,
+    /// Blocks launched (all dimensions multiplied).
+    pub grid: u32,
+    /// Threads per block (all dimensions multiplied).
+    pub block: u32,
+    /// The counters.
+    pub counters: RowCounters,
+    /// A remark: the error's first line, the block orders that disagree.
+    pub note: Option<String>,
+    /// On a GPU, the launch's time (CUDA events) and the bytes it moved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuTime>,
+}
+
+/// A GPU launch's time and the bytes it moved: its throughput.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct GpuTime {
+    /// The launch's time, nanoseconds (one launch, bracketed by two CUDA events).
+    pub ns: u64,
+    /// Bytes the kernel read and wrote (inputs and outputs, not the histogram's bins).
+    pub bytes: u64,
+}
+
+impl GpuTime {
+    /// Milliseconds.
+    pub fn ms(&self) -> f64 {
+        self.ns as f64 / 1e6
+    }
+
+    /// Bytes per nanosecond: GB/s (10^9).
+    pub fn gbps(&self) -> f64 {
+        if self.ns == 0 {
+            0.0
+        } else {
+            self.bytes as f64 / self.ns as f64
+        }
+    }
+}
+
+/// The launch as the table prints it.
+fn describe(cfg: &LaunchConfig) -> String {
+    let d = |v: gpu_host::Dim3| {
+        if v.y == 1 && v.z == 1 {
+            v.x.to_string()
+        } else if v.z == 1 {
+            format!("({}, {})", v.x, v.y)
+        } else {
+            format!("({}, {}, {})", v.x, v.y, v.z)
+        }
+    };
+    format!("<<<{}, {}>>>", d(cfg.grid), d(cfg.block))
+}
+
+/// What a step's launch gave, turned into a row.
+struct Rowed<'a> {
+    step: &'static str,
+    kernel: &'a str,
+    cfg: LaunchConfig,
+    n: usize,
+    bytes: u64,
+}
+
+impl Rowed<'_> {
+    /// The row of `run` against `expected`.
+    fn row(self, run: Result<Run, LaunchError>, expected: &[u32]) -> Row {
+        let mut row = Row {
+            step: self.step,
+            kernel: self.kernel.to_string(),
+            launch: describe(&self.cfg),
+            status: String::new(),
+            correct: false,
+            n: self.n as u64,
+            grid: self.cfg.blocks() as u32,
+            block: self.cfg.threads_per_block() as u32,
+            counters: RowCounters::default(),
+            note: None,
+            gpu: None,
+        };
+        match run {
+            Err(e) => {
+                let o = Outcome::from_launch_error(&e);
+                row.status = o.status.label().to_string();
+                row.note = Some(o.reason);
+            }
+            Ok(run) => {
+                row.counters = RowCounters::from(run.report.counters());
+                row.gpu = run.report.gpu_time.map(|t| GpuTime {
+                    ns: t.as_nanos() as u64,
+                    bytes: self.bytes,
+                });
+                row.correct = run.out == expected;
+                let race = course::findings_outcome(run.report.findings());
+                row.status = match (&race, row.correct) {
+                    (Some(o), _) => {
+                        row.note = Some(o.reason.clone());
+                        o.status.label().to_string()
+                    }
+                    (None, true) => "correct".into(),
+                    (None, false) => "wrong".into(),
+                };
+            }
+        }
+        row
+    }
+}
+
+/// Runs `steps` (all of [`STEPS`] when empty) with the kernels `k` on `dev`, calling
+/// `progress` before each step. The rows come in step order.
+pub fn run(
+    dev: &mut Device,
+    k: &Kernels,
+    p: &Params,
+    steps: &[&str],
+    progress: &mut dyn FnMut(&str),
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let n = p.n;
+    let block = p.block.max(1);
+    let b = inputs::values(n, 1 << 15, p.seed);
+    let c = inputs::values(n, 1 << 15, p.seed + 1);
+    let mul_expected = reference::mul(&b, &c);
+    let linear = LaunchConfig::linear(one_per_thread(n, block), block);
+    for &step in STEPS
+        .iter()
+        .filter(|s| steps.is_empty() || steps.contains(s))
+    {
+        progress(&format!("step {step}"));
+        match step {
+            "5.1" => {
+                // One block of 128 threads, as the source text launches it, on the first
+                // 128 elements: with `--n` below 128 the unguarded kernel runs past the
+                // end of the arrays, which memcheck reports (the tail of 5.1).
+                let small = (SPMD_N as usize).min(n);
+                let cfg = LaunchConfig::linear(1, SPMD_N);
+                let r = Rowed {
+                    step,
+                    kernel: "mul_one_block",
+                    cfg,
+                    n: small,
+                    bytes: 12 * small as u64,
+                };
+                let run = launch::mul(dev, &k.mul_one_block, &b[..small], &c[..small], cfg);
+                rows.push(r.row(run, &mul_expected[..small]));
+                let r = Rowed {
+                    step,
+                    kernel: "mul_blocks",
+                    cfg: linear,
+                    n,
+                    bytes: 12 * n as u64,
+                };
+                rows.push(r.row(
+                    launch::mul(dev, &k.mul_blocks, &b, &c, linear),
+                    &mul_expected,
+                ));
+            }
+            "5.2" => {
+                let (g2, b2) = ((4, 2), (32, 8));
+                let cfg = LaunchConfig::dims((g2.0, g2.1, 1), (b2.0, b2.1, 1));
+                let expected = reference::coords_2d(g2, b2);
+                let r = Rowed {
+                    step,
+                    kernel: "write_coords_2d",
+                    cfg,
+                    n: expected.len(),
+                    bytes: 4 * expected.len() as u64,
+                };
+                rows.push(r.row(launch::coords(dev, &k.write_coords_2d, cfg), &expected));
+                let (g3, b3) = ((2, 2, 2), (32, 4, 2));
+                let cfg = LaunchConfig::dims(g3, b3);
+                let expected = reference::coords_3d(g3, b3);
+                let r = Rowed {
+                    step,
+                    kernel: "write_coords_3d",
+                    cfg,
+                    n: expected.len(),
+                    bytes: 4 * expected.len() as u64,
+                };
+                rows.push(r.row(launch::coords(dev, &k.write_coords_3d, cfg), &expected));
+            }
+            "5.3" => {
+                let grid = p
+                    .grid
+                    .unwrap_or_else(|| stride_grid(dev.props().sm_count, n as u32, block));
+                let cfg = LaunchConfig::linear(grid, block);
+                let r = Rowed {
+                    step,
+                    kernel: "mul_grid_stride",
+                    cfg,
+                    n,
+                    bytes: 12 * n as u64,
+                };
+                rows.push(r.row(
+                    launch::mul(dev, &k.mul_grid_stride, &b, &c, cfg),
+                    &mul_expected,
+                ));
+            }
+            "5.4" => {
+                let data = inputs::values(n, 1 << 20, p.seed + 2);
+                let expected = reference::classify(&data);
+                for (name, kernel, exp) in [
+                    ("classify_divergent", &k.classify_divergent, &expected),
+                    (
+                        "classify_half_warp",
+                        &k.classify_half_warp,
+                        &reference::classify_half_warp(&data),
+                    ),
+                    ("classify_uniform", &k.classify_uniform, &expected),
+                ] {
+                    let r = Rowed {
+                        step,
+                        kernel: name,
+                        cfg: linear,
+                        n,
+                        bytes: 8 * n as u64,
+                    };
+                    rows.push(r.row(launch::map(dev, kernel, &data, linear), exp));
+                }
+                // One block of 65 threads: a third warp with one lane.
+                let small = &data[..65.min(n)];
+                let cfg = LaunchConfig::linear(1, 65);
+                let r = Rowed {
+                    step,
+                    kernel: "classify_divergent",
+                    cfg,
+                    n: small.len(),
+                    bytes: 8 * small.len() as u64,
+                };
+                rows.push(r.row(
+                    launch::map(dev, &k.classify_divergent, small, cfg),
+                    &reference::classify(small),
+                ));
+            }
+            "5.5" => {
+                let data = inputs::values(n, 1 << 20, p.seed + 3);
+                let expected = reference::smooth(&data);
+                let r = Rowed {
+                    step,
+                    kernel: "smooth_in_place",
+                    cfg: linear,
+                    n,
+                    bytes: 8 * n as u64,
+                };
+                let mut row = r.row(
+                    launch::in_place(dev, &k.smooth_in_place, &data, linear),
+                    &expected,
+                );
+                order_note(dev, &mut row, Ok(&k.smooth_in_place), &data, linear);
+                rows.push(row);
+                let r = Rowed {
+                    step,
+                    kernel: "smooth",
+                    cfg: linear,
+                    n,
+                    bytes: 8 * n as u64,
+                };
+                let mut row = r.row(launch::map(dev, &k.smooth, &data, linear), &expected);
+                order_note(dev, &mut row, Err(&k.smooth), &data, linear);
+                rows.push(row);
+            }
+            "5.6" => {
+                let data = inputs::bytes(n, p.seed + 4);
+                let expected = reference::histogram(&data);
+                let nb = n as u64;
+                let cfg = linear;
+                let r = Rowed {
+                    step,
+                    kernel: "histo_byte",
+                    cfg,
+                    n,
+                    bytes: nb,
+                };
+                rows.push(r.row(launch::histo(dev, &k.histo_byte, &data, cfg), &expected));
+                let cfg = LaunchConfig::linear(word_grid(n, block), block);
+                let r = Rowed {
+                    step,
+                    kernel: "histo_word",
+                    cfg,
+                    n,
+                    bytes: nb,
+                };
+                rows.push(r.row(launch::histo(dev, &k.histo_word, &data, cfg), &expected));
+                let r = Rowed {
+                    step,
+                    kernel: "histo_shared",
+                    cfg,
+                    n,
+                    bytes: nb,
+                };
+                rows.push(r.row(launch::histo(dev, &k.histo_shared, &data, cfg), &expected));
+                let per = p.words_per_thread.max(1);
+                let cfg = LaunchConfig::linear(word_grid_n(n, block, per), block);
+                let name = format!("histo_shared_n (N = {per})");
+                let r = Rowed {
+                    step,
+                    kernel: &name,
+                    cfg,
+                    n,
+                    bytes: nb,
+                };
+                rows.push(r.row(
+                    launch::histo_n(dev, &k.histo_shared_n, &data, per, cfg),
+                    &expected,
+                ));
+            }
+            _ => {}
+        }
+    }
+    rows
+}
+
+/// On the emulator, a right row whose output changes with the order of the blocks
+/// becomes `"order-dependent"`, with the orders that disagree in its note.
+fn order_note(
+    dev: &mut Device,
+    row: &mut Row,
+    kernel: Result<&crate::kernels::OutKernel, &crate::kernels::MapKernel>,
+    data: &[u32],
+    cfg: LaunchConfig,
+) {
+    if !dev.is_emulator() || row.status == "not implemented" {
+        return;
+    }
+    if let Ok(Some((a, b, i))) = order_dependence(dev, kernel, data, cfg) {
+        row.status = "order-dependent".into();
+        row.correct = false;
+        row.note = Some(format!("element {i} differs between {a} and {b}"));
+    }
+}
+
+/// The rows as a table, one line per row: the counters the chapter is about (on the
+/// emulator), or each launch's time and GB/s (on a GPU, where there are no counters);
+/// with `notes`, followed by each row's note.
+pub fn table(rows: &[Row], notes: bool) -> String {
+    let on_gpu = rows.iter().any(|r| r.gpu.is_some());
+    let head: &[&str] = if on_gpu {
+        &["step", "kernel", "launch", "status", "n", "ms", "GB/s"]
+    } else {
+        &[
+            "step",
+            "kernel",
+            "launch",
+            "status",
+            "n",
+            "warp.instr",
+            "simt.eff",
+            "diverg",
+            "ld.req",
+            "ld.sect",
+            "st.req",
+            "st.sect",
+            "g.atomics",
+            "s.atomics",
+            "barriers",
+        ]
+    };
+    let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+    let mut cells: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
+    for r in rows {
+        let c = &r.counters;
+        let mut line = vec![
+            r.step.to_string(),
+            r.kernel.clone(),
+            r.launch.clone(),
+            r.status.clone(),
+            r.n.to_string(),
+        ];
+        if on_gpu {
+            line.push(r.gpu.map_or("-".into(), |g| format!("{:.3}", g.ms())));
+            line.push(r.gpu.map_or("-".into(), |g| format!("{:.1}", g.gbps())));
+        } else {
+            line.extend([
+                opt(c.warp_instructions),
+                c.simt_efficiency.map_or("-".into(), |e| format!("{e:.2}")),
+                opt(c.divergent_steps),
+                opt(c.global_load_requests),
+                opt(c.global_load_sectors),
+                opt(c.global_store_requests),
+                opt(c.global_store_sectors),
+                opt(c.global_atomics),
+                opt(c.shared_atomics),
+                opt(c.barriers),
+            ]);
+        }
+        cells.push(line);
+    }
+    let widths: Vec<usize> = (0..head.len())
+        .map(|i| {
+            cells
+                .iter()
+                .map(|row| row[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in &cells {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(i, cell)| {
+                if i < 4 {
+                    format!("{cell:<w$}", w = widths[i])
+                } else {
+                    format!("{cell:>w$}", w = widths[i])
+                }
+            })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    if notes {
+        let notes: Vec<String> = rows
+            .iter()
+            .filter_map(|r| {
+                r.note
+                    .as_ref()
+                    .map(|n| format!("  {} {}: {n}", r.step, r.kernel))
+            })
+            .collect();
+        if !notes.is_empty() {
+            out.push_str("notes:\n");
+            for n in notes {
+                out.push_str(&n);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
