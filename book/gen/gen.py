@@ -186,6 +186,22 @@ def ncu(kernel, metric, unit=None, file=NCU):
         if m and (unit is None or m.group(1) == unit):
             return m.group(2)
     raise SystemExit(f'no {metric} for {kernel} in {file}')
+# Chapter 5's GPU bench (`cargo run -p ch05 --release --features cuda -- bench`): rows of
+# step, kernel, input, blocks_per_sm (5.5), words_per_thread (5.6's kernel 4), gbps, mbps.
+CH05 = 'notes/ch05-bench-h100-2026-11-22.json'
+def c5(kernel, input='uniform', per=None, field='mbps', file=CH05):
+    """A field of chapter 5's bench row of `kernel` on `input` (5.5's sweep: input
+    'random u32', `per` blocks per SM; 5.6's kernel 4: `per` words per thread)."""
+    rows = [r for r in bench_data(file)['rows'] if r['kernel'] == kernel and r['input'] == input
+            and (per is None or per in (r.get('blocks_per_sm'), r.get('words_per_thread')))]
+    if len(rows) != 1:
+        raise SystemExit(f'{len(rows)} rows for {kernel} {input} {per} in {file}')
+    if not rows[0]['correct']:
+        raise SystemExit(f'{kernel} {input} {per} in {file} was not correct')
+    return rows[0][field]
+def c5mb(kernel, input='uniform', per=None):
+    """MB/s of a chapter-5 row, whole, with thousands separated by spaces."""
+    return f"{round(c5(kernel, input, per)):,}".replace(',', ' ')
 def out_file(name):
     return open(os.path.join(OUT, name)).read()
 def check(expr, env):
@@ -198,7 +214,8 @@ def fill(text):
            'gbps': gbps, 'pct': pct, 'ratio': ratio, 'faster': faster, 'read_bw': read_bw,
            'measured_on': measured_on, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
            'BENCH': BENCH, 'ncu': ncu, 'VARIANTS': VARIANTS, 'INPUTS': INPUTS,
-           'EXTENSIONS': EXTENSIONS, 'int': int, 'float': float}
+           'EXTENSIONS': EXTENSIONS, 'int': int, 'float': float,
+           'CH05': CH05, 'c5': c5, 'c5mb': c5mb}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
     def rep(m):

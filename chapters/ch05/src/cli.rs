@@ -27,9 +27,10 @@ pub struct Cli {
     /// GB/s; needs a build with `--features cuda` and an NVIDIA GPU).
     #[arg(long, value_enum, default_value_t = DeviceArg::Emulator)]
     pub device: DeviceArg,
-    /// Whose kernels to run: the reference solutions or yours (kernels/src/ch05.rs).
-    #[arg(long, value_enum, default_value_t = Source::Reference)]
-    pub kernels: Source,
+    /// Whose kernels to run: the reference solutions or yours (kernels/src/ch05.rs)
+    /// [default: reference; with --trace: student].
+    #[arg(long, value_enum)]
+    pub kernels: Option<Source>,
     /// Elements of the 1-D kernels (bytes for the histograms).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_N)]
     pub n: usize,
@@ -52,6 +53,13 @@ pub struct Cli {
     /// Print one JSON array of rows instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Instead of the table: run one step (--step, default 5.3) on a small input with the
+    /// emulator's trace on and draw its launch to FILE.svg: which thread of which warp
+    /// touched which element at each warp step, and the atomic contention per bin. Your
+    /// kernels unless --kernels reference; --n, --block, --grid and --words-per-thread
+    /// apply when given.
+    #[arg(long, value_name = "FILE.svg")]
+    pub trace: Option<PathBuf>,
 }
 
 const AFTER_HELP: &str = "Examples:
@@ -60,6 +68,7 @@ const AFTER_HELP: &str = "Examples:
   cargo run -p ch05 -- --step 5.4                    divergent vs warp-uniform branches
   cargo run -p ch05 -- --step 5.3 --grid 4           a grid-stride loop on four blocks
   cargo run -p ch05 -- --step 5.6 --words-per-thread 32   fewer blocks, fewer commits
+  cargo run -p ch05 -- --trace 5.2.svg --step 5.2    a picture of your 5.2: who wrote which element
   cargo run -p ch05 --features cuda -- --device gpu  the progression on the GPU, in GB/s
   cargo run -p ch05 --release --features cuda -- bench   blocks per SM, the four histograms (bench --help)
 

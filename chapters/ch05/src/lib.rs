@@ -32,6 +32,7 @@ pub mod kernels;
 pub mod launch;
 pub mod progression;
 pub mod reference;
+pub mod trace;
 
 use course::{Chapter, Exercise};
 

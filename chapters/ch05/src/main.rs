@@ -8,17 +8,79 @@ mod cli;
 use ch05::device;
 use ch05::kernels::kernels;
 use ch05::progression::{self, Params, Row};
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use course::KernelSource;
 use gpu_host::Device;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let matches = cli::Cli::command().get_matches();
+    let args = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     match &args.command {
         Some(cli::Command::Bench(b)) => bench(b),
-        None => progression_main(&args),
+        None => match &args.trace {
+            Some(path) => trace_main(&args, &matches, path),
+            None => progression_main(&args),
+        },
+    }
+}
+
+/// `--trace FILE.svg`: one step, traced, drawn. The options the student gave (--n,
+/// --block, --grid, --words-per-thread, --seed) apply; the rest are
+/// [`ch05::trace::trace_params`]'s.
+fn trace_main(args: &cli::Cli, matches: &clap::ArgMatches, path: &std::path::Path) -> ExitCode {
+    let (params, steps) = match args.params() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let step = match steps.as_slice() {
+        [] => ch05::trace::DEFAULT_STEP,
+        [one] => one,
+        _ => {
+            eprintln!("error: --trace draws one step: give one --step");
+            return ExitCode::from(2);
+        }
+    };
+    let given = |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    let mut p = ch05::trace::trace_params();
+    if given("n") {
+        p.n = params.n;
+    }
+    if given("block") {
+        p.block = params.block;
+    }
+    if given("grid") {
+        p.grid = params.grid;
+    }
+    if given("words_per_thread") {
+        p.words_per_thread = params.words_per_thread;
+    }
+    if given("seed") {
+        p.seed = params.seed;
+    }
+    let source = match args.kernels {
+        Some(cli::Source::Reference) => KernelSource::Reference,
+        Some(cli::Source::Student) | None => KernelSource::Student,
+    };
+    match ch05::trace::draw(source, step, &p) {
+        Ok(drawn) => match std::fs::write(path, &drawn.svg) {
+            Ok(()) => {
+                print(&format!("{}\nwrote {}\n", drawn.summary, path.display()));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                ExitCode::FAILURE
+            }
+        },
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 
@@ -39,8 +101,8 @@ fn progression_main(args: &cli::Cli) -> ExitCode {
         }
     };
     let source = match args.kernels {
-        cli::Source::Reference => KernelSource::Reference,
-        cli::Source::Student => KernelSource::Student,
+        Some(cli::Source::Reference) | None => KernelSource::Reference,
+        Some(cli::Source::Student) => KernelSource::Student,
     };
     let mut dev = match args.device {
         cli::DeviceArg::Emulator => Device::emulator(),

@@ -60,7 +60,7 @@ pub fn draw(source: KernelSource, step: &str, params: &Params) -> Result<Drawn, 
     });
     let rows = progression::run(&mut dev, kernels(source), params, &[step], &mut |_| {});
     let traces = sink.take();
-    let Some((i, trace)) = busiest(&traces) else {
+    let Some((i, trace)) = Trace::busiest(&traces) else {
         return Err(format!(
             "step {step} launched no kernel on the device (9.1 is host code), so there is \
              nothing to draw"
@@ -86,18 +86,6 @@ pub fn draw(source: KernelSource, step: &str, params: &Params) -> Result<Drawn, 
         svg: simt::render_svg(trace, &title),
         summary,
     })
-}
-
-/// The launch with the most atomic lanes (the first on a tie), or the first launch
-/// when none has atomics.
-fn busiest(traces: &[Trace]) -> Option<(usize, &Trace)> {
-    let mut best: Option<(usize, &Trace)> = None;
-    for (i, t) in traces.iter().enumerate() {
-        if best.is_none_or(|(_, b)| t.atomic_lanes() > b.atomic_lanes()) {
-            best = Some((i, t));
-        }
-    }
-    best
 }
 
 #[cfg(test)]

@@ -771,10 +771,29 @@ pub fn histograms_figure(p: &ch05::progression::Params) -> Result<Figure, String
     })
 }
 
+/// The trace of the reference 5.3 (the grid-stride loop) at the trace's default
+/// parameters: the same picture as `cargo run -p ch05 -- --trace FILE.svg --kernels
+/// reference` ([`ch05::trace`]), for the book's 5.3.
+pub fn ch05_trace_figure() -> Result<Figure, String> {
+    let drawn = ch05::trace::draw(
+        course::KernelSource::Reference,
+        ch05::trace::DEFAULT_STEP,
+        &ch05::trace::trace_params(),
+    )?;
+    Ok(Figure {
+        name: "ch05-trace-5.3.svg",
+        svg: drawn.svg,
+    })
+}
+
 /// The chapter-5 figures at `p` (the progression's defaults: `Params::default()`):
-/// `ch05-divergence.svg` and `ch05-histograms.svg`.
+/// `ch05-divergence.svg` and `ch05-histograms.svg`, and the trace of 5.3.
 pub fn ch05_figures(p: &ch05::progression::Params) -> Result<Vec<Figure>, String> {
-    Ok(vec![divergence_figure(p)?, histograms_figure(p)?])
+    Ok(vec![
+        divergence_figure(p)?,
+        histograms_figure(p)?,
+        ch05_trace_figure()?,
+    ])
 }
 
 /// Every figure: the GPU ones of `bench` (and the strategy figure of the extension sweep

@@ -59,8 +59,12 @@ fn ch05_figures_are_well_formed() {
         ..ch05::progression::Params::default()
     };
     let figs = figures::ch05_figures(&p).unwrap();
-    assert_eq!(figs.len(), 2);
-    for f in &figs {
+    assert_eq!(figs.len(), 3);
+    // The trace (third) has its own parameters, not `p`'s.
+    assert_eq!(figs[2].name, "ch05-trace-5.3.svg");
+    assert!(figs[2].svg.contains("mul_grid_stride"));
+    well_formed(&figs[2].svg).unwrap_or_else(|e| panic!("{}: {e}", figs[2].name));
+    for f in &figs[..2] {
         well_formed(&f.svg).unwrap_or_else(|e| panic!("{}: {e}", f.name));
         assert!(f.svg.contains("<title>"), "{}: no title", f.name);
         assert!(f.svg.contains("n = 4096"), "{}: no caption", f.name);

@@ -164,6 +164,20 @@ impl Trace {
             .sum()
     }
 
+    /// Of the launches `traces` (a sink's, in launch order), the one a picture should
+    /// show: the one with the most atomic lanes (the first on a tie), or the first when
+    /// none has atomics; with its index. A step of a chapter may launch several kernels
+    /// (a warm-up, a check, two strategies); the busiest is the one it is about.
+    pub fn busiest(traces: &[Trace]) -> Option<(usize, &Trace)> {
+        let mut best: Option<(usize, &Trace)> = None;
+        for (i, t) in traces.iter().enumerate() {
+            if best.is_none_or(|(_, b)| t.atomic_lanes() > b.atomic_lanes()) {
+                best = Some((i, t));
+            }
+        }
+        best
+    }
+
     /// Records one step (called by the scheduler). `buffer` identifies the handle.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn record(

@@ -1,0 +1,120 @@
+//! Pictures of one launch: which thread of which warp touched which element at each warp
+//! step, and the atomic contention per bin, from the emulator's trace (`simt::trace`).
+//!
+//! `cargo run -p ch05 -- --trace FILE.svg --step 5.3` runs step 5.3 once on a small input
+//! with tracing on and writes the SVG; the runner (`cargo run -p learn`, key `t`) does the
+//! same for the exercise in front of the student, on their own kernels. A step that
+//! launches several kernels (5.1's one block and two blocks, 5.6's four histograms) is
+//! drawn from its launch with the most atomics, else its first.
+
+use crate::kernels::kernels;
+use crate::progression::{self, Params};
+use course::KernelSource;
+use gpu_host::{Config, Device};
+use simt::trace::{Trace, TraceSink};
+
+/// The elements a trace counts unless asked otherwise: a few blocks of warps, few enough
+/// that every warp step stays a visible column.
+pub const TRACE_N: usize = 1024;
+
+/// The step a trace draws unless asked otherwise: 5.3, the grid-stride loop, whose
+/// picture shows each warp sweeping the array a grid's width at a time.
+pub const DEFAULT_STEP: &str = "5.3";
+
+/// Parameters that make a readable picture: [`TRACE_N`] elements, 64 threads a block (two
+/// warps, so that the warps of one block can be told apart), a grid of 4 blocks for 5.3.
+pub fn trace_params() -> Params {
+    Params {
+        n: TRACE_N,
+        block: 64,
+        grid: Some(4),
+        words_per_thread: 4,
+        ..Params::default()
+    }
+}
+
+/// A drawn trace: the SVG and what the run said.
+#[derive(Clone, Debug)]
+pub struct Drawn {
+    /// The SVG document.
+    pub svg: String,
+    /// One line for the terminal: the step, the kernel, its status, the launch drawn.
+    pub summary: String,
+}
+
+/// Runs `step` with the kernels of `source` on a traced emulator and draws its busiest
+/// launch. `Err` (one line) for an unknown step or a step that launched no kernel.
+pub fn draw(source: KernelSource, step: &str, params: &Params) -> Result<Drawn, String> {
+    let Some(&step) = progression::STEPS.iter().find(|&&s| s == step) else {
+        return Err(format!(
+            "no step {step} (the steps are {})",
+            progression::STEPS.join(", ")
+        ));
+    };
+    let sink = TraceSink::new();
+    let mut dev = Device::emulator_with(Config {
+        trace: Some(sink.clone()),
+        ..Config::default()
+    });
+    let rows = progression::run(&mut dev, kernels(source), params, &[step], &mut |_| {});
+    let traces = sink.take();
+    let Some((i, trace)) = Trace::busiest(&traces) else {
+        let status = rows.first().map_or("no row", |r| r.status.as_str());
+        return Err(format!(
+            "step {step} launched no kernel on the device ({status}), so there is nothing to draw"
+        ));
+    };
+    let row = rows.get(i.min(rows.len().saturating_sub(1)));
+    let kernel = row.map_or("?", |r| r.kernel.as_str());
+    let status = row.map_or("?", |r| r.status.as_str());
+    let title = format!(
+        "{step} {kernel} ({} kernels): {} elements, blocks of {}: {status}",
+        source.name(),
+        params.n,
+        params.block
+    );
+    let summary = format!(
+        "{step} {kernel}: {status}; traced launch {} of {} ({} warp steps touched memory, {} atomic lanes)",
+        i + 1,
+        traces.len(),
+        trace.steps.len(),
+        trace.atomic_lanes()
+    );
+    Ok(Drawn {
+        svg: simt::render_svg(trace, &title),
+        summary,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_grid_stride_loop_is_drawn() {
+        let d = draw(KernelSource::Reference, "5.3", &trace_params()).unwrap();
+        assert!(d.svg.starts_with("<svg"), "{}", d.summary);
+        assert!(d.summary.starts_with("5.3 "), "{}", d.summary);
+        assert!(d.summary.contains("0 atomic lanes"), "{}", d.summary);
+    }
+
+    #[test]
+    fn the_histograms_are_drawn_from_a_launch_with_atomics() {
+        let d = draw(KernelSource::Reference, "5.6", &trace_params()).unwrap();
+        assert!(!d.summary.contains(" 0 atomic lanes"), "{}", d.summary);
+        assert!(d.svg.contains("atomic contention"), "{}", d.summary);
+    }
+
+    #[test]
+    fn unknown_steps_and_stubs_say_why() {
+        assert!(
+            draw(KernelSource::Reference, "5.9", &trace_params())
+                .unwrap_err()
+                .contains("5.1, 5.2")
+        );
+        // A stub panics in its first warp: the launch is still traced (the trace is kept
+        // when a launch fails), and the summary says what happened.
+        let d = draw(KernelSource::Student, "5.3", &trace_params()).unwrap();
+        assert!(d.summary.contains("not implemented"), "{}", d.summary);
+    }
+}
