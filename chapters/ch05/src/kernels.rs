@@ -100,11 +100,5 @@ pub fn kernels(source: KernelSource) -> &'static Kernels {
     }
 }
 
-/// The kernel source the tests use: the student's, unless the environment variable
-/// `COURSE_KERNELS` is `reference` (how the course checks its own solutions).
-pub fn source_from_env() -> KernelSource {
-    match std::env::var("COURSE_KERNELS").as_deref().map(str::trim) {
-        Ok("reference") | Ok("solutions") => KernelSource::Reference,
-        _ => KernelSource::Student,
-    }
-}
+/// The kernel source the tests use (`COURSE_KERNELS`), as every chapter reads it.
+pub use chapter::harness::source_from_env;

@@ -22,8 +22,6 @@
 
 pub mod bench;
 pub mod checks;
-pub mod device;
-pub mod harness;
 pub mod inputs;
 pub mod kernels;
 pub mod launch;
@@ -261,3 +259,17 @@ pub static CHAPTER: Chapter = Chapter {
     title: "The parallel histogram",
     exercises: &EXERCISES,
 };
+
+/// Which device the chapter runs on, and the embedded PTX (shared by every chapter: see
+/// the `chapter` crate).
+pub use chapter::device;
+
+/// Running an exercise's check from a `#[test]` (see [`harness::check_exercise`]).
+pub mod harness {
+    pub use chapter::harness::*;
+
+    /// For a `#[test]`: [`chapter::harness::check_exercise`] on this chapter.
+    pub fn check_exercise(id: &str) {
+        chapter::harness::check_exercise(&crate::CHAPTER, id);
+    }
+}

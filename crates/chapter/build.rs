@@ -1,10 +1,12 @@
-//! Build script of `ch09`: with the `cuda` feature, builds the kernels to PTX.
+//! Build script of `chapter`: with the `cuda` feature, builds the kernels to PTX, once for
+//! every chapter crate.
 //!
 //! The role `cuda_builder` plays in Rust-CUDA: the student's `kernels` crate and the
 //! reference `solutions` crate are compiled for `nvptx64-nvidia-cuda` by
 //! `ptx_builder` (the pinned nightly, rustc's own NVPTX backend, a target directory of
 //! its own), and the PTX is written to `OUT_DIR`, where `src/device.rs` embeds it with
-//! `include_str!`. A `ch09` binary built with `--features cuda` therefore carries the PTX
+//! `include_str!`. A chapter binary (`ch05`, `ch09`) or the grader built with `--features
+//! cuda` therefore carries the PTX
 //! of the very kernels it was built with, and needs no file beside it on the GPU machine.
 //!
 //! Without the feature this script does nothing: the default build needs no nightly.
@@ -63,7 +65,7 @@ mod ptx {
         let tc = match ptx_builder::Toolchain::locate(&toolchain) {
             Ok(tc) => tc,
             Err(e) => {
-                // One clean line (cargo prints `error: ch09@0.1.0: MESSAGE`), no dump of
+                // One clean line (cargo prints `error: chapter@0.1.0: MESSAGE`), no dump of
                 // this script's output: the message says what to install.
                 println!(
                     "cargo::error=the `cuda` feature builds the kernels to PTX with a pinned \
@@ -112,7 +114,7 @@ mod ptx {
     /// The nvptx64 build's own target directory, `nvptx/` inside the host build's target
     /// directory (so `CARGO_TARGET_DIR` and `cargo clean` cover it, and it never shares
     /// locks or artifacts with the host build). `OUT_DIR` is
-    /// `TARGET_DIR[/TRIPLE]/PROFILE/build/ch09-HASH/out`; when that shape is not found,
+    /// `TARGET_DIR[/TRIPLE]/PROFILE/build/chapter-HASH/out`; when that shape is not found,
     /// the workspace's `target/nvptx`.
     fn nvptx_target_dir(out_dir: &Path, workspace: &Path) -> PathBuf {
         let build = out_dir

@@ -1,6 +1,6 @@
 //! Running an exercise's check from a `#[test]`, on the emulator or on a GPU.
 //!
-//! `cargo test -p ch09` calls [`check_exercise`] once per exercise. On the emulator that
+//! `cargo test -p ch09` (or `ch05`) calls [`check_exercise`] once per exercise. On the emulator that
 //! is [`Exercise::assert_passes`]; a failure prints the student's report and fails the
 //! test ([`Exercise::assert_outcome`]). On a GPU (the `cuda` feature, a CUDA device, and
 //! `COURSE_DEVICE` not saying otherwise) two things differ:
@@ -20,10 +20,8 @@
 //!   with the GPU's finding as a detail; if it passes, the GPU's failure stands, marked as
 //!   one only the hardware shows.
 
-use crate::CHAPTER;
 use crate::device::{self, Selected};
-use crate::kernels::source_from_env;
-use course::{Exercise, KernelSource, Outcome, Status};
+use course::{Chapter, Exercise, KernelSource, Outcome, Status};
 use gpu_host::Device;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -31,10 +29,11 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Set in the child: the id of the exercise it checks on the GPU.
-const CHILD_ID_ENV: &str = "CH09_GPU_CHILD_ID";
+/// Set in the child: the id of the exercise it checks on the GPU (ids are unique across
+/// chapters: `5.3`, `9.3`).
+const CHILD_ID_ENV: &str = "COURSE_GPU_CHILD_ID";
 /// Set in the child: the file it writes its outcome to.
-const CHILD_OUT_ENV: &str = "CH09_GPU_CHILD_OUT";
+const CHILD_OUT_ENV: &str = "COURSE_GPU_CHILD_OUT";
 /// Seconds a GPU check may take before it is stopped (default [`DEFAULT_TIMEOUT_S`]).
 pub const TIMEOUT_ENV: &str = "COURSE_GPU_TIMEOUT";
 /// The default of [`TIMEOUT_ENV`]: far above what a check of a right kernel takes
@@ -63,12 +62,21 @@ fn note_once(text: &str) {
     });
 }
 
-/// For a `#[test]`: checks exercise `id` with the kernels `COURSE_KERNELS` picks, on the
-/// device `COURSE_DEVICE` and the build pick, and fails the test with the student's
-/// report unless it passes.
-pub fn check_exercise(id: &str) {
-    let Some(ex) = CHAPTER.exercise(id) else {
-        panic!("exercise {id} is not registered in chapter 9");
+/// The kernel source the tests use: the student's, unless the environment variable
+/// `COURSE_KERNELS` is `reference` (how the course checks its own solutions).
+pub fn source_from_env() -> KernelSource {
+    match std::env::var("COURSE_KERNELS").as_deref().map(str::trim) {
+        Ok("reference") | Ok("solutions") => KernelSource::Reference,
+        _ => KernelSource::Student,
+    }
+}
+
+/// For a `#[test]`: checks exercise `id` of `chapter` with the kernels `COURSE_KERNELS`
+/// picks ([`source_from_env`]), on the device `COURSE_DEVICE` and the build pick, and
+/// fails the test with the student's report unless it passes.
+pub fn check_exercise(chapter: &Chapter, id: &str) {
+    let Some(ex) = chapter.exercise(id) else {
+        panic!("exercise {id} is not registered in {}", chapter.id);
     };
     let source = source_from_env();
     if let Ok(child_id) = std::env::var(CHILD_ID_ENV) {
@@ -207,7 +215,7 @@ fn outcome_file(id: &str) -> PathBuf {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
     std::env::temp_dir().join(format!(
-        "ch09-gpu-check-{}-{}-{nanos}.json",
+        "course-gpu-check-{}-{}-{nanos}.json",
         std::process::id(),
         id.replace('.', "_")
     ))

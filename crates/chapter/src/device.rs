@@ -1,11 +1,12 @@
-//! Which device the chapter runs on, and the PTX a GPU needs.
+//! Which device a chapter runs on, and the PTX a GPU needs.
 //!
-//! Everything in the chapter (checks, progression, bench) takes a `&mut Device`; this
+//! Everything in a chapter (checks, progression, bench) takes a `&mut Device`; this
 //! module decides which one. The SIMT emulator is always there. A real GPU needs the
 //! `cuda` feature: then `build.rs` has compiled the student's `kernels` and the reference
-//! `solutions` to PTX with the pinned nightly, and this crate embeds both
-//! ([`KERNELS_PTX`], [`SOLUTIONS_PTX`]), so a `ch09` binary carries the PTX of the very
-//! kernels it was built with and runs on a GPU machine that has no Rust.
+//! `solutions` to PTX with the pinned nightly (the kernels of every chapter), and this
+//! crate embeds both ([`KERNELS_PTX`], [`SOLUTIONS_PTX`]), so a chapter's binary carries
+//! the PTX of the very kernels it was built with and runs on a GPU machine that has no
+//! Rust.
 //!
 //! The checks pick their device from the environment ([`choice_from_env`]):
 //! `COURSE_DEVICE=emulator` or `gpu`, and by default the GPU when the build has the `cuda`
@@ -22,7 +23,7 @@ pub const DEVICE_ENV: &str = "COURSE_DEVICE";
 #[cfg(feature = "cuda")]
 pub const KERNELS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
-/// The PTX of the reference `solutions` crate (the chapter's kernels and the bench's),
+/// The PTX of the reference `solutions` crate (every chapter's kernels and the benches'),
 /// built by `build.rs` (feature `cuda`).
 #[cfg(feature = "cuda")]
 pub const SOLUTIONS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/solutions.ptx"));
@@ -190,6 +191,10 @@ mod tests {
             (KernelSource::Reference, "histo_fastest"),
             (KernelSource::Reference, "read_bandwidth"),
             (KernelSource::Reference, "histo_shared_no_barrier"),
+            (KernelSource::Student, "histo_shared_n"),
+            (KernelSource::Reference, "histo_shared_n"),
+            (KernelSource::Reference, "mul_grid_stride"),
+            (KernelSource::Reference, "smooth_in_place"),
         ] {
             let (_, text) = ptx(source);
             assert!(
