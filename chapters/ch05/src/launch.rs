@@ -22,11 +22,8 @@ pub struct Run {
     pub block: u32,
 }
 
-/// Blocks for one element per thread: `ceil(n / block)`, at least 1 (a grid of zero
-/// blocks is not a launch).
-pub fn one_per_thread(n: usize, block: u32) -> u32 {
-    n.div_ceil(block as usize).max(1) as u32
-}
+/// Blocks for one element per thread ([`chapter::launch::one_per_thread`]).
+pub use chapter::launch::one_per_thread;
 
 /// Downloads `out` after a launch, then frees it and the inputs (best effort: a device
 /// lost to a faulted launch cannot free, and the launch's error is the one that matters).

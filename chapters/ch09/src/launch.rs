@@ -67,10 +67,8 @@ impl Shape {
     }
 }
 
-/// Blocks for one element per thread: `ceil(n / block)`, at least 1.
-pub fn one_per_thread(n: usize, block: u32) -> u32 {
-    n.div_ceil(block as usize).max(1) as u32
-}
+/// Blocks for one element per thread ([`chapter::launch::one_per_thread`]).
+pub use chapter::launch::one_per_thread;
 
 /// Blocks when each thread counts `coarsen` elements: `ceil(n / (block * coarsen))`, at
 /// least 1 (9.6: coarsening by `C` cuts the blocks by `C`).
