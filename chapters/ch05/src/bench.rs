@@ -297,9 +297,7 @@ pub fn run(
             } else {
                 chapter::provenance::nvidia_driver_version()
             },
-            cuda_version: dev
-                .driver_version()
-                .map_or("none (emulator)".into(), |(a, b)| format!("{a}.{b}")),
+            cuda_version: chapter::provenance::cuda_version(dev),
             date_utc: chapter::provenance::utc_now(),
             command: opts.command.clone(),
             input_bytes: opts.size_bytes,

@@ -18,6 +18,7 @@
 //! - [`inputs`]: one named input of a check.
 //! - [`launch`]: the grid of one element per thread.
 //! - [`cli`]: `--device`, printing, `--trace`, the table or JSON, the end of `bench`.
+//! - [`check_tests`]: what a chapter's tests of its checks share.
 //! - [`checking`]: what every check context does: a seeded block order, the replay line.
 //!
 //! A chapter crate re-exports `device` and `harness` (`ch09::device`, `ch09::harness`), so
@@ -25,6 +26,7 @@
 
 #![deny(missing_docs)]
 
+pub mod check_tests;
 pub mod checking;
 pub mod cli;
 pub mod device;

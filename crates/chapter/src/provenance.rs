@@ -29,6 +29,13 @@ pub fn nvidia_driver_version() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+/// The CUDA version `dev`'s driver supports (`13.0`), or `"none (emulator)"`: a
+/// report's numbers are only comparable between the same driver and CUDA.
+pub fn cuda_version(dev: &gpu_host::Device) -> String {
+    dev.driver_version()
+        .map_or("none (emulator)".into(), |(a, b)| format!("{a}.{b}"))
+}
+
 /// Does `w` look like a driver version (`580.159.04`)?
 fn is_version(w: &str) -> bool {
     w.contains('.')

@@ -1413,9 +1413,7 @@ fn header(dev: &Device, opts: &Options) -> Header {
         compute_capability: format!("{}.{}", p.compute_capability.0, p.compute_capability.1),
         l2_bytes: p.l2_bytes,
         driver_version: chapter::provenance::nvidia_driver_version(),
-        cuda_version: dev
-            .driver_version()
-            .map_or("none (emulator)".into(), |(a, b)| format!("{a}.{b}")),
+        cuda_version: chapter::provenance::cuda_version(dev),
         date_utc: report::now_utc(),
         host_cpu: host_cpu(),
         host_threads: opts.cpu_threads,
