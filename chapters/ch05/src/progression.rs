@@ -478,8 +478,7 @@ pub fn table(rows: &[Row], notes: bool) -> String {
             r.n.to_string(),
         ];
         if on_gpu {
-            line.push(r.gpu.map_or("-".into(), |g| format!("{:.3}", g.ms())));
-            line.push(r.gpu.map_or("-".into(), |g| format!("{:.1}", g.gbps())));
+            line.extend(chapter::table::gpu_cells(r.gpu));
         } else {
             line.extend([
                 opt(c.warp_instructions),

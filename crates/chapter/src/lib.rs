@@ -16,7 +16,7 @@
 //! - [`rehearsal`]: the student's kernels rehearsed on the emulator before a GPU.
 //! - [`trace`]: one step traced on the emulator and its busiest launch drawn.
 //! - [`inputs`]: one named input of a check.
-//! - [`launch`]: the grid of one element per thread.
+//! - [`launch`]: the grid of one element per thread, the download-and-free of a launch.
 //! - [`cli`]: `--device`, printing, `--trace`, the table or JSON, the end of `bench`.
 //! - [`check_tests`]: what a chapter's tests of its checks share.
 //! - [`checking`]: what every check context does: a seeded block order, the replay line.

@@ -6,11 +6,21 @@
 //! a chapter chooses its columns and cells, this module lines them up.
 
 use crate::row::StepRow;
+use crate::timing::GpuTime;
 
 /// A counter's cell: its value, or `-` where there is none (on a GPU, or for host code),
 /// so that a missing counter is not mistaken for a zero.
 pub fn opt(v: Option<u64>) -> String {
     v.map_or("-".to_string(), |v| v.to_string())
+}
+
+/// A GPU row's `ms` and `GB/s` cells (`-` for a row that did not run on the GPU): the
+/// columns that replace the counters on a GPU, in both chapters' tables.
+pub fn gpu_cells(gpu: Option<GpuTime>) -> [String; 2] {
+    [
+        gpu.map_or("-".into(), |g| format!("{:.3}", g.ms())),
+        gpu.map_or("-".into(), |g| format!("{:.1}", g.gbps())),
+    ]
 }
 
 /// `cells` (the head first, then one line a row) as lines of columns two spaces apart,
