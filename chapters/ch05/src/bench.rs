@@ -132,12 +132,8 @@ pub struct Report {
     pub rows: Vec<Row>,
 }
 
-/// The median of `times`.
-pub fn median(times: &[Duration]) -> Duration {
-    let mut t = times.to_vec();
-    t.sort();
-    t.get(t.len() / 2).copied().unwrap_or_default()
-}
+/// The median of `times` ([`chapter::timing::median`]).
+pub use chapter::timing::median;
 
 impl Row {
     fn new(step: &str, kernel: &str, input: &str, grid: u32, bytes: u64) -> Row {
@@ -299,12 +295,10 @@ pub fn run(
             driver_version: if dev.is_emulator() {
                 "none (emulator)".into()
             } else {
-                nvidia_driver_version()
+                chapter::provenance::nvidia_driver_version()
             },
-            cuda_version: dev
-                .driver_version()
-                .map_or("none (emulator)".into(), |(a, b)| format!("{a}.{b}")),
-            date_utc: utc_now(),
+            cuda_version: chapter::provenance::cuda_version(dev),
+            date_utc: chapter::provenance::utc_now(),
             command: opts.command.clone(),
             input_bytes: opts.size_bytes,
             warmup: opts.warmup,
@@ -382,59 +376,6 @@ impl Report {
     }
 }
 
-/// The NVIDIA driver's version: the first word that looks like one after "Module" in
-/// `/proc/driver/nvidia/version`, else what `nvidia-smi` says, else `"unknown"`.
-fn nvidia_driver_version() -> String {
-    let is_version = |w: &str| w.contains('.') && w.chars().all(|c| c.is_ascii_digit() || c == '.');
-    if let Ok(text) = std::fs::read_to_string("/proc/driver/nvidia/version")
-        && let Some(v) = text
-            .split_whitespace()
-            .skip_while(|w| *w != "Module")
-            .find(|w| is_version(w))
-    {
-        return v.to_string();
-    }
-    std::process::Command::new("nvidia-smi")
-        .args(["--query-gpu=driver_version", "--format=csv,noheader"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .and_then(|s| s.lines().next().map(|l| l.trim().to_string()))
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".into())
-}
-
-/// The time now, `YYYY-MM-DDTHH:MM:SSZ`.
-fn utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    utc(secs)
-}
-
-/// `secs` since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (Howard Hinnant's
-/// days-to-civil algorithm).
-fn utc(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -455,7 +396,5 @@ mod tests {
         assert_eq!(report.rows.len(), 2 + 2 * 4, "{}", report.table());
         assert!(report.all_correct(), "{}", report.table());
         assert!(report.table().contains("histo_shared_n"));
-        assert_eq!(utc(0), "1970-01-01T00:00:00Z");
-        assert_eq!(utc(1_795_305_600), "2026-11-22T00:00:00Z");
     }
 }

@@ -3,6 +3,9 @@
 
 use ch05::bench::Options;
 use ch05::progression::{DEFAULT_N, Params, STEPS};
+// `--device`, printing, `--trace`, the table or JSON and the end of `bench` are the
+// same in every chapter: `cli::DeviceArg`, `cli::print`, ... are `chapter::cli`'s.
+pub use chapter::cli::*;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -73,15 +76,6 @@ const AFTER_HELP: &str = "Examples:
   cargo run -p ch05 --release --features cuda -- bench   blocks per SM, the four histograms (bench --help)
 
 Counters come from the emulator: a model of the hardware, not a GPU measurement.";
-
-/// Where the progression runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DeviceArg {
-    /// The SIMT emulator: counters, races, deterministic.
-    Emulator,
-    /// CUDA device 0 (a build with `--features cuda`).
-    Gpu,
-}
 
 /// Whose kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

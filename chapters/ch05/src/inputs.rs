@@ -3,29 +3,8 @@
 
 use course::Rng;
 
-/// One input of a check: its data and a description for messages ("n = 100, block 64").
-#[derive(Clone, Debug)]
-pub struct Case<T> {
-    /// What the input is, for a student reading a failure.
-    pub name: String,
-    /// The elements.
-    pub data: Vec<T>,
-}
-
-impl<T> Case<T> {
-    /// A case named `name` holding `data`.
-    pub fn new(name: impl Into<String>, data: Vec<T>) -> Self {
-        Case {
-            name: name.into(),
-            data,
-        }
-    }
-
-    /// Number of elements.
-    pub fn n(&self) -> usize {
-        self.data.len()
-    }
-}
+/// One input of a check, data and name ([`chapter::inputs::Case`]).
+pub use chapter::inputs::Case;
 
 /// `n` values below `limit`, from `seed`: small enough that the products of two of them
 /// (5.1, 5.3) and sums of three (5.5) stay far from wrapping, so a wrong index shows as

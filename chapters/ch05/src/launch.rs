@@ -22,14 +22,11 @@ pub struct Run {
     pub block: u32,
 }
 
-/// Blocks for one element per thread: `ceil(n / block)`, at least 1 (a grid of zero
-/// blocks is not a launch).
-pub fn one_per_thread(n: usize, block: u32) -> u32 {
-    n.div_ceil(block as usize).max(1) as u32
-}
+/// Blocks for one element per thread ([`chapter::launch::one_per_thread`]).
+pub use chapter::launch::one_per_thread;
 
-/// Downloads `out` after a launch, then frees it and the inputs (best effort: a device
-/// lost to a faulted launch cannot free, and the launch's error is the one that matters).
+/// Downloads `out` after a launch and frees the buffers
+/// ([`chapter::launch::download_and_free`]): the run of `cfg`.
 fn finish<I: DeviceValue>(
     dev: &mut Device,
     launched: Result<LaunchReport, LaunchError>,
@@ -37,19 +34,13 @@ fn finish<I: DeviceValue>(
     inputs: Vec<DeviceBuffer<I>>,
     cfg: LaunchConfig,
 ) -> Result<Run, LaunchError> {
-    let result = launched.and_then(|report| {
-        Ok(Run {
-            out: dev.download(&out)?,
-            report,
-            grid: cfg.blocks() as u32,
-            block: cfg.threads_per_block() as u32,
-        })
-    });
-    let _ = dev.free(out);
-    for buf in inputs {
-        let _ = dev.free(buf);
-    }
-    result
+    let (out, report) = chapter::launch::download_and_free(dev, launched, out, inputs)?;
+    Ok(Run {
+        out,
+        report,
+        grid: cfg.blocks() as u32,
+        block: cfg.threads_per_block() as u32,
+    })
 }
 
 /// Runs `a[i] = b[i] * c[i]` (5.1, 5.3): `a` is allocated zeroed, `b.len()` long.

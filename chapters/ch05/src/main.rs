@@ -9,9 +9,10 @@ use ch05::device;
 use ch05::kernels::kernels;
 use ch05::progression::{self, Params, Row};
 use clap::{CommandFactory, FromArgMatches};
+use cli::usage_error;
 use course::KernelSource;
 use gpu_host::Device;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -32,20 +33,13 @@ fn main() -> ExitCode {
 fn trace_main(args: &cli::Cli, matches: &clap::ArgMatches, path: &std::path::Path) -> ExitCode {
     let (params, steps) = match args.params() {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return usage_error(e),
     };
-    let step = match steps.as_slice() {
-        [] => ch05::trace::DEFAULT_STEP,
-        [one] => one,
-        _ => {
-            eprintln!("error: --trace draws one step: give one --step");
-            return ExitCode::from(2);
-        }
+    let step = match cli::trace_step(&steps, ch05::trace::DEFAULT_STEP) {
+        Ok(step) => step,
+        Err(code) => return code,
     };
-    let given = |id: &str| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+    let given = |id: &str| cli::given(matches, id);
     let mut p = ch05::trace::trace_params();
     if given("n") {
         p.n = params.n;
@@ -66,91 +60,42 @@ fn trace_main(args: &cli::Cli, matches: &clap::ArgMatches, path: &std::path::Pat
         Some(cli::Source::Reference) => KernelSource::Reference,
         Some(cli::Source::Student) | None => KernelSource::Student,
     };
-    match ch05::trace::draw(source, step, &p) {
-        Ok(drawn) => match std::fs::write(path, &drawn.svg) {
-            Ok(()) => {
-                print(&format!("{}\nwrote {}\n", drawn.summary, path.display()));
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: cannot write {}: {e}", path.display());
-                ExitCode::FAILURE
-            }
-        },
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
-}
-
-/// Writes `text` to stdout; a closed pipe (`| head`) is not an error worth a message.
-fn print(text: &str) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout
-        .write_all(text.as_bytes())
-        .and_then(|_| stdout.flush());
+    cli::write_trace(path, ch05::trace::draw(source, step, &p))
 }
 
 fn progression_main(args: &cli::Cli) -> ExitCode {
     let (params, steps) = match args.params() {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return usage_error(e),
     };
     let source = match args.kernels {
         Some(cli::Source::Reference) | None => KernelSource::Reference,
         Some(cli::Source::Student) => KernelSource::Student,
     };
-    let mut dev = match args.device {
-        cli::DeviceArg::Emulator => Device::emulator(),
-        cli::DeviceArg::Gpu => match device::open_gpu(&[source]) {
-            Ok(d) => d,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return ExitCode::from(2);
-            }
-        },
-    };
     // Progress goes to stderr, so that stdout stays a clean table or JSON document.
     let show_progress = std::io::stderr().is_terminal();
-    let mut progress = |line: &str| {
-        if show_progress {
-            eprintln!("{line}");
-        }
-    };
     let k = kernels(source);
-    let rows = if dev.is_emulator() || source == KernelSource::Reference {
-        progression::run(&mut dev, k, &params, &steps, &mut progress)
-    } else {
-        gpu_student_rows(&mut dev, k, &params, &steps, &mut progress)
-    };
-    let out = if args.json {
-        match serde_json::to_string_pretty(&rows) {
-            Ok(s) => s + "\n",
-            Err(e) => {
-                eprintln!("error: cannot write the rows as JSON: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
-    } else {
-        format!(
-            "{}\n{}",
-            header(&dev, source, &params),
-            progression::table(&rows, true)
-        )
-    };
-    print(&out);
     // The progression reports, it does not judge (`cargo test -p ch05` does).
-    ExitCode::SUCCESS
+    cli::progression(
+        args.device,
+        source,
+        args.json,
+        show_progress,
+        |dev, progress| {
+            if dev.is_emulator() || source == KernelSource::Reference {
+                progression::run(dev, k, &params, &steps, progress)
+            } else {
+                gpu_student_rows(dev, k, &params, &steps, progress)
+            }
+        },
+        |dev| header(dev, source, &params),
+        |rows| progression::table(rows, true),
+    )
 }
 
-/// The student's kernels on a GPU, step by step, after a rehearsal of each step on the
-/// emulator with a small input: a step that is not implemented (a `todo!()`), panics,
-/// deadlocks or runs out of bounds there is not launched on the GPU, where it would trap
-/// and take every later launch of the process down with it; its row is the emulator's.
+/// The student's kernels on a GPU, step by step, each rehearsed first on the emulator
+/// with a small input ([`chapter::rehearsal`]): a step that would trap there keeps the
+/// emulator's rows.
 fn gpu_student_rows(
     dev: &mut Device,
     k: &ch05::kernels::Kernels,
@@ -158,52 +103,24 @@ fn gpu_student_rows(
     steps: &[&'static str],
     progress: &mut dyn FnMut(&str),
 ) -> Vec<Row> {
-    const UNSAFE_ON_GPU: [&str; 5] = [
-        "not implemented",
-        "panicked",
-        "out of bounds",
-        "timed out",
-        "barrier error",
-    ];
     let small = Params {
         n: params.n.min(2048),
         grid: None,
         ..params.clone()
     };
-    let all: Vec<&'static str> = if steps.is_empty() {
-        progression::STEPS.to_vec()
+    let all = if steps.is_empty() {
+        &progression::STEPS[..]
     } else {
-        steps.to_vec()
+        steps
     };
-    let mut rows = Vec::new();
-    for step in all {
-        let rehearsal = progression::run(&mut Device::emulator(), k, &small, &[step], &mut |_| {});
-        if let Some(bad) = rehearsal
-            .iter()
-            .find(|r| UNSAFE_ON_GPU.contains(&r.status.as_str()))
-        {
-            progress(&format!(
-                "step {step}: {} on the emulator, not run on the GPU",
-                bad.status
-            ));
-            rows.extend(rehearsal.into_iter().map(|mut r| {
-                let why = format!(
-                    "{} on the emulator (n = {}), so not launched on the GPU, where a \
-                     fault ends every later launch of the process",
-                    r.status, small.n
-                );
-                r.n = params.n as u64;
-                r.note = Some(match r.note.take() {
-                    Some(n) => format!("{why}: {n}"),
-                    None => why,
-                });
-                r
-            }));
-            continue;
-        }
-        rows.extend(progression::run(dev, k, params, &[step], progress));
-    }
-    rows
+    chapter::rehearsal::rehearse_then_run(
+        all,
+        small.n,
+        params.n as u64,
+        |step| progression::run(&mut Device::emulator(), k, &small, &[step], &mut |_| {}),
+        |step, progress| progression::run(dev, k, params, &[step], progress),
+        progress,
+    )
 }
 
 /// What the table is about: kernels, device, sizes.
@@ -240,50 +157,29 @@ fn bench(b: &cli::BenchArgs) -> ExitCode {
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let opts = match b.options(command) {
         Ok(o) => o,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return usage_error(e),
     };
-    if !device::has_cuda() {
-        eprintln!(
-            "error: no CUDA device: this ch05 was built without the `cuda` feature; run \
-             cargo run -p ch05 --release --features cuda -- bench"
-        );
-        return ExitCode::from(2);
+    if let Err(code) = cli::require_cuda("ch05") {
+        return code;
     }
     let mut dev = match device::open_gpu(&[KernelSource::Reference]) {
         Ok(d) => d,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return usage_error(e),
     };
     let mut progress = |line: &str| eprintln!("bench: {line}");
     let report = match ch05::bench::run(&mut dev, &opts, &mut progress) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return usage_error(e),
     };
-    print(&report.table());
-    match report.write(&opts.out_dir) {
-        Ok(json) => eprintln!("bench: wrote {}", json.display()),
-        Err(e) => {
-            eprintln!(
-                "error: cannot write the results to {}: {e}",
-                opts.out_dir.display()
-            );
-            return ExitCode::FAILURE;
-        }
-    }
-    if report.all_correct() {
-        ExitCode::SUCCESS
-    } else {
-        eprintln!("bench: some results were wrong or failed (rows with correct = false)");
-        ExitCode::FAILURE
-    }
+    let written = report
+        .write(&opts.out_dir)
+        .map(|json| format!("wrote {}", json.display()));
+    cli::finish_bench(
+        &report.table(),
+        written,
+        &opts.out_dir,
+        report.all_correct(),
+    )
 }
 
 #[cfg(test)]

@@ -12,10 +12,9 @@ use gpu::prelude::*;
 use gpu_host::Device;
 use solutions::ch05::{BINS, count_tail, even_work, odd_work, pack_xy};
 
-/// Runs the check of `id` on `k` (leaked: a check wants a `'static` table).
+/// Runs the check of `id` on `k` on the emulator ([`chapter::check_tests::run_on_emulator`]).
 fn run(id: &str, k: Kernels) -> Outcome {
-    let k: &'static Kernels = Box::leak(Box::new(k));
-    check_with(id, &mut Device::emulator(), k).expect("a registered exercise")
+    chapter::check_tests::run_on_emulator(check_with, id, k)
 }
 
 /// Asserts the outcome's status and that its reason or details mention `says`.
@@ -33,21 +32,11 @@ fn expect(out: Outcome, status: Status, says: &str) {
 /// in the progression.
 #[test]
 fn every_exercise_has_a_test() {
-    let ids: Vec<&str> = ch05::CHAPTER.exercises.iter().map(|e| e.id).collect();
-    assert_eq!(
-        ids,
-        ch05::progression::STEPS,
-        "update tests/exercises.rs and progression::STEPS to match the registry"
+    chapter::check_tests::assert_every_exercise_tested(
+        &ch05::CHAPTER,
+        &ch05::progression::STEPS,
+        include_str!("exercises.rs"),
     );
-    let tests = include_str!("exercises.rs");
-    for id in ids {
-        let name = format!("fn ex_{}_", id.replace('.', "_"));
-        assert!(
-            tests.contains(&name),
-            "tests/exercises.rs has no test `{name}...`"
-        );
-        assert!(tests.contains(&format!("check(\"{id}\")")));
-    }
 }
 
 #[test]

@@ -5,6 +5,9 @@ use ch09::bench::data::Input;
 use ch09::bench::{Dtype, Options, Tool};
 use ch09::inputs::InputKind;
 use ch09::progression::{Params, STEPS};
+// `--device`, printing, `--trace`, the table or JSON and the end of `bench` are the
+// same in every chapter: `cli::DeviceArg`, `cli::print`, ... are `chapter::cli`'s.
+pub use chapter::cli::*;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -84,15 +87,6 @@ const AFTER_HELP: &str = "Examples:
   cargo run -p ch09 --release --features cuda -- bench   the GPU benchmark (bench --help)
 
 Counters come from the emulator: a model of the hardware, not a GPU measurement.";
-
-/// Where the progression runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DeviceArg {
-    /// The SIMT emulator: counters, races, deterministic.
-    Emulator,
-    /// CUDA device 0 (a build with `--features cuda`).
-    Gpu,
-}
 
 /// What to run instead of the progression.
 #[derive(Debug, Subcommand)]

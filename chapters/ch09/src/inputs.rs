@@ -12,30 +12,8 @@ thread slips in between them, one of the two updates is lost. Atomic operations 
 three steps one, privatization gives each block its own counters, and aggregation merges \
 the updates to one counter before they are made. ";
 
-/// One input of a check: its data and a description for messages ("uniform random,
-/// n = 1000, seed 42").
-#[derive(Clone, Debug)]
-pub struct Case<T> {
-    /// What the input is, for a student reading a failure.
-    pub name: String,
-    /// The elements.
-    pub data: Vec<T>,
-}
-
-impl<T> Case<T> {
-    /// A case named `name` holding `data`.
-    pub fn new(name: impl Into<String>, data: Vec<T>) -> Self {
-        Case {
-            name: name.into(),
-            data,
-        }
-    }
-
-    /// Number of elements.
-    pub fn n(&self) -> usize {
-        self.data.len()
-    }
-}
+/// One input of a check, data and name ([`chapter::inputs::Case`]).
+pub use chapter::inputs::Case;
 
 /// How the progression's input is generated (`--input`).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -67,10 +67,8 @@ impl Shape {
     }
 }
 
-/// Blocks for one element per thread: `ceil(n / block)`, at least 1.
-pub fn one_per_thread(n: usize, block: u32) -> u32 {
-    n.div_ceil(block as usize).max(1) as u32
-}
+/// Blocks for one element per thread ([`chapter::launch::one_per_thread`]).
+pub use chapter::launch::one_per_thread;
 
 /// Blocks when each thread counts `coarsen` elements: `ceil(n / (block * coarsen))`, at
 /// least 1 (9.6: coarsening by `C` cuts the blocks by `C`).
@@ -109,8 +107,8 @@ pub fn fastest_shape(
     })
 }
 
-/// Downloads `out` after a launch, then frees it and the inputs (best effort: a device
-/// lost to a timed-out launch cannot free, and its error is the one that matters).
+/// Downloads `out` after a launch and frees the buffers
+/// ([`chapter::launch::download_and_free`]): the run of `shape`.
 fn finish<T: gpu_host::DeviceValue, I: gpu_host::DeviceValue>(
     dev: &mut Device,
     launched: Result<LaunchReport, LaunchError>,
@@ -118,19 +116,13 @@ fn finish<T: gpu_host::DeviceValue, I: gpu_host::DeviceValue>(
     inputs: Vec<gpu_host::DeviceBuffer<I>>,
     shape: Shape,
 ) -> Result<Run<T>, LaunchError> {
-    let result = launched.and_then(|report| {
-        Ok(Run {
-            bins: dev.download(&out)?,
-            report,
-            grid: shape.grid,
-            block: shape.block,
-        })
-    });
-    let _ = dev.free(out);
-    for buf in inputs {
-        let _ = dev.free(buf);
-    }
-    result
+    let (bins, report) = chapter::launch::download_and_free(dev, launched, out, inputs)?;
+    Ok(Run {
+        bins,
+        report,
+        grid: shape.grid,
+        block: shape.block,
+    })
 }
 
 /// Runs a byte kernel `(data, histo)` with `bins` zeroed bins.

@@ -153,28 +153,28 @@ pub struct Row {
     pub gpu: Option<GpuTime>,
 }
 
-/// A GPU launch's time and the input it read: its throughput.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct GpuTime {
-    /// The launch's time, nanoseconds (one launch, bracketed by two CUDA events).
-    pub ns: u64,
-    /// Bytes of input the kernel read (elements times their size; weights included).
-    pub bytes: u64,
-}
+/// A GPU launch's time and the bytes it moved ([`chapter::timing::GpuTime`]).
+pub use chapter::timing::GpuTime;
 
-impl GpuTime {
-    /// Milliseconds.
-    pub fn ms(&self) -> f64 {
-        self.ns as f64 / 1e6
+/// What the shared table, rehearsal and trace read of a row.
+impl chapter::row::StepRow for Row {
+    fn step(&self) -> &str {
+        self.step
     }
-
-    /// Input bytes per second, in GB/s (10^9).
-    pub fn gbps(&self) -> f64 {
-        if self.ns == 0 {
-            0.0
-        } else {
-            self.bytes as f64 / self.ns as f64
-        }
+    fn kernel(&self) -> &str {
+        &self.kernel
+    }
+    fn status(&self) -> &str {
+        &self.status
+    }
+    fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+    fn set_note(&mut self, note: Option<String>) {
+        self.note = note;
+    }
+    fn set_n(&mut self, n: u64) {
+        self.n = n;
     }
 }
 
@@ -711,7 +711,7 @@ pub fn table(rows: &[Row], notes: bool) -> String {
             "lost",
         ]
     };
-    let opt = |v: Option<u64>| v.map_or("-".to_string(), |v| v.to_string());
+    let opt = chapter::table::opt;
     let mut cells: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
     for r in rows {
         let c = &r.counters;
@@ -733,8 +733,7 @@ pub fn table(rows: &[Row], notes: bool) -> String {
             },
         ];
         if on_gpu {
-            line.push(r.gpu.map_or("-".into(), |g| format!("{:.3}", g.ms())));
-            line.push(r.gpu.map_or("-".into(), |g| format!("{:.1}", g.gbps())));
+            line.extend(chapter::table::gpu_cells(r.gpu));
         } else {
             line.extend([
                 opt(c.global_atomics),
@@ -750,48 +749,9 @@ pub fn table(rows: &[Row], notes: bool) -> String {
         line.push(opt(c.lost_updates));
         cells.push(line);
     }
-    let widths: Vec<usize> = (0..head.len())
-        .map(|i| {
-            cells
-                .iter()
-                .map(|row| row[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in &cells {
-        let line: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(i, cell)| {
-                if i < 3 {
-                    format!("{cell:<w$}", w = widths[i])
-                } else {
-                    format!("{cell:>w$}", w = widths[i])
-                }
-            })
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-    }
-    let notes: Vec<String> = if notes {
-        rows.iter()
-            .filter_map(|r| {
-                r.note
-                    .as_ref()
-                    .map(|n| format!("  {} {}: {n}", r.step, r.kernel))
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    if !notes.is_empty() {
-        out.push_str("notes:\n");
-        for n in notes {
-            out.push_str(&n);
-            out.push('\n');
-        }
+    let mut out = chapter::table::render(&cells, 3);
+    if notes {
+        out.push_str(&chapter::table::notes(rows));
     }
     out
 }

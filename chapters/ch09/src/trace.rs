@@ -10,8 +10,6 @@
 use crate::kernels::kernels;
 use crate::progression::{self, Params};
 use course::KernelSource;
-use gpu_host::{Config, Device};
-use simt::trace::{Trace, TraceSink};
 
 /// The elements a trace counts unless asked otherwise: enough for several blocks and
 /// warps, few enough that every warp step stays a visible column.
@@ -34,58 +32,32 @@ pub fn trace_params() -> Params {
     }
 }
 
-/// A drawn trace: the SVG and what the run said.
-#[derive(Clone, Debug)]
-pub struct Drawn {
-    /// The SVG document.
-    pub svg: String,
-    /// One line for the terminal: the step, the kernel, its status, the launch drawn.
-    pub summary: String,
-}
+/// A drawn trace: the SVG and what the run said ([`chapter::trace::Drawn`]).
+pub use chapter::trace::Drawn;
 
 /// Runs `step` with the kernels of `source` on a traced emulator and draws its busiest
-/// launch. `Err` (one line) for an unknown step or a step that launched no kernel (9.1
-/// is host code).
+/// launch ([`chapter::trace::draw`]). `Err` (one line) for an unknown step or a step
+/// that launched no kernel (9.1 is host code).
 pub fn draw(source: KernelSource, step: &str, params: &Params) -> Result<Drawn, String> {
-    let Some(&step) = progression::STEPS.iter().find(|&&s| s == step) else {
-        return Err(format!(
-            "no step {step} (the steps are {})",
-            progression::STEPS.join(", ")
-        ));
-    };
-    let sink = TraceSink::new();
-    let mut dev = Device::emulator_with(Config {
-        trace: Some(sink.clone()),
-        ..Config::default()
-    });
-    let rows = progression::run(&mut dev, kernels(source), params, &[step], &mut |_| {});
-    let traces = sink.take();
-    let Some((i, trace)) = Trace::busiest(&traces) else {
-        return Err(format!(
-            "step {step} launched no kernel on the device (9.1 is host code), so there is \
-             nothing to draw"
-        ));
-    };
-    let row = rows.get(i.min(rows.len().saturating_sub(1)));
-    let kernel = row.map_or("?", |r| r.kernel.as_str());
-    let status = row.map_or("?", |r| r.status.as_str());
-    let title = format!(
-        "{step} {kernel} ({} kernels): {} elements, {} bins: {status}",
-        source.name(),
-        params.elements(),
-        params.bins
-    );
-    let summary = format!(
-        "{step} {kernel}: {status}; traced launch {} of {} ({} warp steps touched memory, {} atomic lanes)",
-        i + 1,
-        traces.len(),
-        trace.steps.len(),
-        trace.atomic_lanes()
-    );
-    Ok(Drawn {
-        svg: simt::render_svg(trace, &title),
-        summary,
-    })
+    chapter::trace::draw(
+        &progression::STEPS,
+        step,
+        |dev, step| progression::run(dev, kernels(source), params, &[step], &mut |_| {}),
+        |step, _| {
+            format!(
+                "step {step} launched no kernel on the device (9.1 is host code), so there is \
+                 nothing to draw"
+            )
+        },
+        |step, kernel, status| {
+            format!(
+                "{step} {kernel} ({} kernels): {} elements, {} bins: {status}",
+                source.name(),
+                params.elements(),
+                params.bins
+            )
+        },
+    )
 }
 
 #[cfg(test)]

@@ -9,13 +9,11 @@ use ch09::checks::check_with;
 use ch09::kernels::{Kernels, REFERENCE, Strategy};
 use course::{Outcome, Status};
 use gpu::prelude::*;
-use gpu_host::Device;
 use solutions::ch09::{NO_BIN, byte_bin};
 
-/// Runs the check of `id` on `k` (leaked: a check wants a `'static` table).
+/// Runs the check of `id` on `k` on the emulator ([`chapter::check_tests::run_on_emulator`]).
 fn run(id: &str, k: Kernels) -> Outcome {
-    let k: &'static Kernels = Box::leak(Box::new(k));
-    check_with(id, &mut Device::emulator(), k).expect("a registered exercise")
+    chapter::check_tests::run_on_emulator(check_with, id, k)
 }
 
 /// Asserts the outcome's status and that its reason mentions `says`.
@@ -36,27 +34,15 @@ fn expect(out: Outcome, status: Status, says: &str) {
     );
 }
 
-/// Every registered exercise has its test in `tests/exercises.rs`, in order.
+/// Every registered exercise has its test in `tests/exercises.rs`, in order, and a step
+/// in the progression.
 #[test]
 fn every_exercise_has_a_test() {
-    let ids: Vec<&str> = ch09::CHAPTER.exercises.iter().map(|e| e.id).collect();
-    assert_eq!(
-        ids,
-        ch09::progression::STEPS,
-        "update tests/exercises.rs and progression::STEPS to match the registry"
+    chapter::check_tests::assert_every_exercise_tested(
+        &ch09::CHAPTER,
+        &ch09::progression::STEPS,
+        include_str!("exercises.rs"),
     );
-    let tests = include_str!("exercises.rs");
-    for id in ids {
-        let name = format!("fn ex_{}_", id.replace('.', "_"));
-        assert!(
-            tests.contains(&name),
-            "tests/exercises.rs has no test `{name}...` for exercise {id}"
-        );
-        assert!(
-            tests.contains(&format!("check(\"{id}\")")),
-            "tests/exercises.rs never checks exercise {id}"
-        );
-    }
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! What every chapter crate (`ch05`, `ch09`) shares: the device its checks, progression
-//! and bench run on, the PTX of the kernels a GPU needs, and the harness that runs an
-//! exercise's check from a `#[test]`.
+//! and bench run on, the PTX of the kernels a GPU needs, the harness that runs an
+//! exercise's check from a `#[test]`, and the parts of the progression command that are
+//! the same in every chapter.
 //!
 //! - [`device`]: the SIMT emulator or a real GPU (`COURSE_DEVICE`, the `cuda` feature), and
 //!   the PTX of `kernels` and `solutions` that this crate's `build.rs` compiles with the
@@ -8,9 +9,33 @@
 //!   every chapter's kernels.
 //! - [`harness`]: `cargo test -p ch09` (or `ch05`) on the emulator or a GPU, each GPU check
 //!   in its own process, a failing GPU check explained by the emulator.
+//! - [`row`]: the little a shared piece reads of a chapter's progression row.
+//! - [`table`]: the progression's aligned text table and its notes.
+//! - [`timing`]: a GPU launch's time and throughput, a bench's median and repetitions.
+//! - [`provenance`]: the driver version and UTC date a bench report records.
+//! - [`rehearsal`]: the student's kernels rehearsed on the emulator before a GPU.
+//! - [`trace`]: one step traced on the emulator and its busiest launch drawn.
+//! - [`inputs`]: one named input of a check.
+//! - [`launch`]: the grid of one element per thread, the download-and-free of a launch.
+//! - [`cli`]: `--device`, printing, `--trace`, the table or JSON, the end of `bench`.
+//! - [`check_tests`]: what a chapter's tests of its checks share.
+//! - [`checking`]: what every check context does: a seeded block order, the replay line.
 //!
-//! A chapter crate re-exports both (`ch09::device`, `ch09::harness`), so its users need
-//! not know this crate.
+//! A chapter crate re-exports `device` and `harness` (`ch09::device`, `ch09::harness`), so
+//! its users need not know this crate.
 
+#![deny(missing_docs)]
+
+pub mod check_tests;
+pub mod checking;
+pub mod cli;
 pub mod device;
 pub mod harness;
+pub mod inputs;
+pub mod launch;
+pub mod provenance;
+pub mod rehearsal;
+pub mod row;
+pub mod table;
+pub mod timing;
+pub mod trace;

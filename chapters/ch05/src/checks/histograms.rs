@@ -1,6 +1,6 @@
 //! 5.6: the chapter's four histogram kernels, each with the counters of its technique.
 
-use super::{Checked, Ctx, counters};
+use super::{Checked, Ctx, Verify, counters};
 use crate::inputs::{Case, bytes, random_len, skewed_bytes, sorted_runs};
 use crate::launch::{self, Run, word_grid, word_grid_n};
 use crate::reference::{self, Access};

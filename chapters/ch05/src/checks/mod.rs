@@ -14,32 +14,8 @@ mod warps;
 
 pub use warps::{BLOCK_ORDER_SEEDS, order_dependence};
 
-/// Defines, for each exercise, the `fn(&mut Device, KernelSource) -> Outcome` the
-/// registry holds, and [`check_with`], which runs a check on any kernel table.
-macro_rules! checks {
-    ($($id:literal $entry:ident => $check:path: $doc:literal;)*) => {
-        $(
-            #[doc = $doc]
-            pub(crate) fn $entry(dev: &mut Device, source: KernelSource) -> Outcome {
-                finish($check(&mut Ctx::new(dev, kernels(source))))
-            }
-        )*
-
-        /// Runs the check of exercise `id` against the kernels of `k`: how the course
-        /// tests its checks on deliberately wrong kernels (a table that is the reference
-        /// but for one kernel). `None` for an unknown id.
-        pub fn check_with(id: &str, dev: &mut Device, k: &'static Kernels) -> Option<Outcome> {
-            let mut ctx = Ctx::new(dev, k);
-            let out = match id {
-                $($id => finish($check(&mut ctx)),)*
-                _ => return None,
-            };
-            Some(Outcome { exercise: match id { $($id => $id,)* _ => "" }, ..out })
-        }
-    };
-}
-
-checks! {
+// One check function per exercise and `check_with`: `chapter::check_registry`.
+chapter::check_registry! {
     "5.1" ex_5_1 => threads::check_5_1: "5.1: one block, then two, then any length: right, guarded, one store per element.";
     "5.2" ex_5_2 => threads::check_5_2: "5.2: every element of 2-D and 3-D grids holds its own coordinates, written once.";
     "5.3" ex_5_3 => threads::check_5_3: "5.3: any n on a fixed grid, loads and stores exactly as coalesced as the model; the grid from the SM count.";
@@ -50,68 +26,54 @@ checks! {
 
 use crate::kernels::{Kernels, kernels};
 use crate::launch::Run;
-use course::{KernelSource, Outcome, Status, seed_from_env};
+use course::{KernelSource, Outcome, Status};
 use gpu_host::{Counters, Device, LaunchError};
 
 /// The seed of a check's random inputs when `COURSE_SEED` is not set.
 pub const DEFAULT_SEED: u64 = 2005;
 
 /// A check in progress: `Ok` carries the pass message, `Err` the failure.
-pub(crate) type Checked = Result<String, Outcome>;
+pub(crate) use chapter::checking::Checked;
 
-/// What a check works with: the device, the kernels of the source under test, the seed.
-///
-/// On the emulator the blocks of every launch run in a seeded shuffled order (blocks
-/// run in no fixed order on a GPU, so a kernel that relies on one is wrong); the
-/// device's own order is restored when the check ends.
-pub(crate) struct Ctx<'a> {
-    pub(crate) dev: &'a mut Device,
-    pub(crate) k: &'static Kernels,
-    pub(crate) seed: u64,
-    /// The device's block order before the check, to restore.
-    block_order: Option<Option<u64>>,
+/// What a check works with ([`chapter::checking::Ctx`]) over this chapter's kernels.
+pub(crate) type Ctx<'a> = chapter::checking::Ctx<'a, Kernels>;
+
+/// The context of a check of `k` on `dev`: this chapter's seed and replay command.
+fn new_ctx<'a>(dev: &'a mut Device, k: &'static Kernels) -> Ctx<'a> {
+    Ctx::new(dev, k, DEFAULT_SEED, "ch05")
 }
 
-impl<'a> Ctx<'a> {
-    pub(crate) fn new(dev: &'a mut Device, k: &'static Kernels) -> Self {
-        let seed = seed_from_env(DEFAULT_SEED);
-        let block_order = dev
-            .emulator_config_mut()
-            .map(|c| c.block_order_seed.replace(seed));
-        Ctx {
-            dev,
-            k,
-            seed,
-            block_order,
-        }
-    }
-
-    /// The emulator-only note for pass messages on a GPU.
-    pub(crate) fn technique_note(&self) -> &'static str {
-        if self.dev.is_emulator() {
-            ""
-        } else {
-            " (technique not checked: counters need the emulator)"
-        }
-    }
-
-    /// Adds "input: ..." and the replay line to a failure on `case`.
-    pub(crate) fn on(&self, case: &str) -> impl Fn(Outcome) -> Outcome + '_ {
-        let case = case.to_string();
-        move |o: Outcome| {
-            if o.status == Status::NotImplemented {
-                return o;
-            }
-            o.detail(format!("input: {case}")).detail(format!(
-                "inputs are seeded: replay with COURSE_SEED={} cargo test -p ch05",
-                self.seed
-            ))
-        }
-    }
-
+/// How this chapter verifies a launch: what its kernels output, compared with the CPU
+/// references.
+pub(crate) trait Verify {
     /// The outcome of a failed launch on `case`: a `todo!` is "not implemented", an access
     /// past a buffer "out of bounds" (with `oob` as a hint when it is not empty).
-    pub(crate) fn launch_error(&self, case: &str, e: &LaunchError, oob: &str) -> Outcome {
+    fn launch_error(&self, case: &str, e: &LaunchError, oob: &str) -> Outcome;
+
+    /// A launch's result and findings, checked: a launch error becomes its outcome (a
+    /// `todo!` is "not implemented", an access past a buffer "out of bounds", with `oob`
+    /// as a hint), and a race fails. Returns the run for the output and technique checks.
+    fn launched(
+        &self,
+        case: &str,
+        run: Result<Run, LaunchError>,
+        oob: &str,
+    ) -> Result<Run, Outcome>;
+
+    /// [`launched`](Verify::launched), then the output must equal `expected` (each element
+    /// named `what` in the message).
+    fn verify(
+        &self,
+        case: &str,
+        run: Result<Run, LaunchError>,
+        what: &str,
+        expected: &[u32],
+        oob: &str,
+    ) -> Result<Run, Outcome>;
+}
+
+impl Verify for Ctx<'_> {
+    fn launch_error(&self, case: &str, e: &LaunchError, oob: &str) -> Outcome {
         let o = Outcome::from_launch_error(e);
         let o = if o.status == Status::OutOfBounds && !oob.is_empty() {
             o.detail(oob.to_string())
@@ -121,10 +83,7 @@ impl<'a> Ctx<'a> {
         self.on(case)(o)
     }
 
-    /// A launch's result and findings, checked: a launch error becomes its outcome (a
-    /// `todo!` is "not implemented", an access past a buffer "out of bounds", with `oob`
-    /// as a hint), and a race fails. Returns the run for the output and technique checks.
-    pub(crate) fn launched(
+    fn launched(
         &self,
         case: &str,
         run: Result<Run, LaunchError>,
@@ -137,9 +96,7 @@ impl<'a> Ctx<'a> {
         Ok(run)
     }
 
-    /// [`launched`](Self::launched), then the output must equal `expected` (each element
-    /// named `what` in the message).
-    pub(crate) fn verify(
+    fn verify(
         &self,
         case: &str,
         run: Result<Run, LaunchError>,
@@ -151,48 +108,9 @@ impl<'a> Ctx<'a> {
         course::compare(what, expected, &run.out).map_err(self.on(case))?;
         Ok(run)
     }
-
-    /// A [`Status::WrongTechnique`] failure on `case`.
-    pub(crate) fn technique(&self, case: &str, reason: impl Into<String>) -> Outcome {
-        self.on(case)(Outcome::fail(Status::WrongTechnique, reason))
-    }
-
-    /// Runs `f` with the emulator's blocks in the order of `seed` (`None`: in index
-    /// order), then restores the check's order. On a GPU `f` just runs.
-    pub(crate) fn with_block_order<R>(
-        &mut self,
-        seed: Option<u64>,
-        f: impl FnOnce(&mut Self) -> R,
-    ) -> R {
-        let before = self
-            .dev
-            .emulator_config_mut()
-            .map(|c| std::mem::replace(&mut c.block_order_seed, seed));
-        let r = f(self);
-        if let (Some(b), Some(c)) = (before, self.dev.emulator_config_mut()) {
-            c.block_order_seed = b;
-        }
-        r
-    }
-}
-
-impl Drop for Ctx<'_> {
-    fn drop(&mut self) {
-        if let (Some(before), Some(c)) = (self.block_order, self.dev.emulator_config_mut()) {
-            c.block_order_seed = before;
-        }
-    }
 }
 
 /// The emulator's counters of a run, if it was emulated.
 pub(crate) fn counters(run: &Run) -> Option<&Counters> {
     run.report.counters()
-}
-
-/// Turns a finished check into its outcome.
-pub(crate) fn finish(r: Checked) -> Outcome {
-    match r {
-        Ok(reason) => Outcome::pass(reason),
-        Err(o) => o,
-    }
 }

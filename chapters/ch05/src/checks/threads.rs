@@ -1,7 +1,7 @@
 //! 5.1 to 5.3: from the loop to a kernel, indices in 1, 2 and 3 dimensions, and the
 //! grid-stride loop.
 
-use super::{Checked, Ctx, counters};
+use super::{Checked, Ctx, Verify, counters};
 use crate::inputs::{random_len, values};
 use crate::launch::{self, one_per_thread};
 use crate::reference::{self, Access};

@@ -1,6 +1,6 @@
 //! 5.4 and 5.5: warps and divergence, and the order of blocks.
 
-use super::{Checked, Ctx, counters};
+use super::{Checked, Ctx, Verify, counters};
 use crate::inputs::{random_len, values};
 use crate::kernels::{MapKernel, OutKernel};
 use crate::launch::{self, Run, one_per_thread};

@@ -538,23 +538,8 @@ impl Measured {
     }
 }
 
-/// The median of `times` (the upper one of an even count, as CUB's and PyTorch's
-/// programs take it).
-pub fn median(times: &[Duration]) -> Duration {
-    let mut t = times.to_vec();
-    t.sort();
-    t.get(t.len() / 2).copied().unwrap_or_default()
-}
-
-/// How many warm-ups and timed runs fit in `budget` when one takes `one`: up to
-/// `warmup` and `reps`, at least one timed run.
-pub fn plan(one: Duration, warmup: u32, reps: u32, budget: Duration) -> (u32, u32) {
-    let one = one.max(Duration::from_micros(1)).as_secs_f64();
-    let fit = (budget.as_secs_f64() / one).floor().min(1e9) as u32;
-    let reps = fit.clamp(1, reps.max(1));
-    let warmup = fit.saturating_sub(reps).min(warmup);
-    (warmup, reps)
-}
+/// The median of `times` and how many runs fit a budget ([`chapter::timing`]).
+pub use chapter::timing::{median, plan};
 
 /// The first difference between a result and the CPU's histogram, if any.
 fn difference<T: PartialEq + std::fmt::Display + Copy>(
@@ -1427,10 +1412,8 @@ fn header(dev: &Device, opts: &Options) -> Header {
         sm_count: p.sm_count,
         compute_capability: format!("{}.{}", p.compute_capability.0, p.compute_capability.1),
         l2_bytes: p.l2_bytes,
-        driver_version: nvidia_driver_version(),
-        cuda_version: dev
-            .driver_version()
-            .map_or("none (emulator)".into(), |(a, b)| format!("{a}.{b}")),
+        driver_version: chapter::provenance::nvidia_driver_version(),
+        cuda_version: chapter::provenance::cuda_version(dev),
         date_utc: report::now_utc(),
         host_cpu: host_cpu(),
         host_threads: opts.cpu_threads,
@@ -1456,36 +1439,6 @@ fn header(dev: &Device, opts: &Options) -> Header {
             .into(),
         ..Header::default()
     }
-}
-
-/// The NVIDIA driver's version: `/proc/driver/nvidia/version`, else `nvidia-smi`.
-fn nvidia_driver_version() -> String {
-    // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...":
-    // the first word after "Module" that looks like a version.
-    if let Ok(text) = std::fs::read_to_string("/proc/driver/nvidia/version")
-        && let Some(v) = text
-            .split_whitespace()
-            .skip_while(|w| *w != "Module")
-            .find(|w| is_version(w))
-    {
-        return v.to_string();
-    }
-    std::process::Command::new("nvidia-smi")
-        .args(["--query-gpu=driver_version", "--format=csv,noheader"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .and_then(|s| s.lines().next().map(|l| l.trim().to_string()))
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".into())
-}
-
-/// Does `w` look like a driver version (`580.159.04`)?
-fn is_version(w: &str) -> bool {
-    w.contains('.')
-        && w.chars().all(|c| c.is_ascii_digit() || c == '.')
-        && w.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// The host CPU's model name, from `/proc/cpuinfo`.

@@ -1,7 +1,7 @@
 //! Checks of 9.1 to 9.4: the sequential loop, the race, global atomics, and
 //! privatization in global memory.
 
-use super::{Checked, Ctx, counters};
+use super::{Checked, Ctx, Verify, counters};
 use crate::inputs::{self, Case, TEXT};
 use crate::launch::{self, Shape, one_per_thread};
 use crate::reference;

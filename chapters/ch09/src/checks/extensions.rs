@@ -1,6 +1,6 @@
 //! Checks of the extensions 9.10 to 9.16.
 
-use super::{Checked, Ctx, counters};
+use super::{Checked, Ctx, Verify, counters};
 use crate::inputs::{self, Case, InputKind};
 use crate::kernels::{REFERENCE, Strategy, U32Kernel};
 use crate::launch::{self, Shape, coarsened, one_per_thread};

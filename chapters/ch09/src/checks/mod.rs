@@ -17,32 +17,8 @@ pub use extensions::{
     table_strategy,
 };
 
-/// Defines, for each exercise, the `fn(&mut Device, KernelSource) -> Outcome` the
-/// registry holds, and [`check_with`], which runs a check on any kernel table.
-macro_rules! checks {
-    ($($id:literal $entry:ident => $check:path: $doc:literal;)*) => {
-        $(
-            #[doc = $doc]
-            pub(crate) fn $entry(dev: &mut Device, source: KernelSource) -> Outcome {
-                finish($check(&mut Ctx::new(dev, kernels(source))))
-            }
-        )*
-
-        /// Runs the check of exercise `id` against the kernels of `k`: how the course
-        /// tests its checks on deliberately wrong kernels (a table that is the reference
-        /// but for one kernel). `None` for an unknown id.
-        pub fn check_with(id: &str, dev: &mut Device, k: &'static Kernels) -> Option<Outcome> {
-            let mut ctx = Ctx::new(dev, k);
-            let out = match id {
-                $($id => finish($check(&mut ctx)),)*
-                _ => return None,
-            };
-            Some(Outcome { exercise: match id { $($id => $id,)* _ => "" }, ..out })
-        }
-    };
-}
-
-checks! {
+// One check function per exercise and `check_with`: `chapter::check_registry`.
+chapter::check_registry! {
     "9.1" ex_9_1 => basics::check_9_1: "9.1: the sequential byte histogram and the letter histogram, against the references.";
     "9.2" ex_9_2 => basics::check_9_2: "9.2: right without collisions, updates lost with them (the race is the lesson), and the prediction matches the emulator.";
     "9.3" ex_9_3 => basics::check_9_3: "9.3: right on every input and grid, one global atomic per element, interleaved (coalesced) loads.";
@@ -63,7 +39,7 @@ checks! {
 
 use crate::kernels::{Kernels, kernels};
 use crate::launch::Run;
-use course::{KernelSource, Outcome, Status, seed_from_env};
+use course::{KernelSource, Outcome};
 use gpu_host::{Counters, Device, LaunchError};
 use std::fmt::Display;
 
@@ -71,62 +47,41 @@ use std::fmt::Display;
 pub const DEFAULT_SEED: u64 = 2009;
 
 /// A check in progress: `Ok` carries the pass message, `Err` the failure.
-pub(crate) type Checked = Result<String, Outcome>;
+pub(crate) use chapter::checking::Checked;
 
-/// What a check works with: the device, the kernels of the source under test, the seed.
-///
-/// On the emulator the blocks of every launch run in a seeded shuffled order (blocks
-/// run in no fixed order on a GPU, so a kernel that relies on one is wrong); the
-/// device's own order is restored when the check ends.
-pub(crate) struct Ctx<'a> {
-    pub(crate) dev: &'a mut Device,
-    pub(crate) k: &'static Kernels,
-    pub(crate) seed: u64,
-    /// The device's block order before the check, to restore.
-    block_order: Option<Option<u64>>,
+/// What a check works with ([`chapter::checking::Ctx`]) over this chapter's kernels.
+pub(crate) type Ctx<'a> = chapter::checking::Ctx<'a, Kernels>;
+
+/// The context of a check of `k` on `dev`: this chapter's seed and replay command.
+fn new_ctx<'a>(dev: &'a mut Device, k: &'static Kernels) -> Ctx<'a> {
+    Ctx::new(dev, k, DEFAULT_SEED, "ch09")
 }
 
-impl<'a> Ctx<'a> {
-    pub(crate) fn new(dev: &'a mut Device, k: &'static Kernels) -> Self {
-        let seed = seed_from_env(DEFAULT_SEED);
-        let block_order = dev
-            .emulator_config_mut()
-            .map(|c| c.block_order_seed.replace(seed));
-        Ctx {
-            dev,
-            k,
-            seed,
-            block_order,
-        }
-    }
-
-    /// The emulator-only note for pass messages on a GPU.
-    pub(crate) fn technique_note(&self) -> &'static str {
-        if self.dev.is_emulator() {
-            ""
-        } else {
-            " (technique not checked: counters need the emulator)"
-        }
-    }
-
-    /// Adds "input: ..." and the replay line to a failure on `case`.
-    pub(crate) fn on(&self, case: &str) -> impl Fn(Outcome) -> Outcome + '_ {
-        let case = case.to_string();
-        move |o: Outcome| {
-            if o.status == Status::NotImplemented {
-                return o;
-            }
-            o.detail(format!("input: {case}")).detail(format!(
-                "inputs are seeded: replay with COURSE_SEED={} cargo test -p ch09",
-                self.seed
-            ))
-        }
-    }
-
+/// How this chapter verifies a launch: what its kernels output, compared with the CPU
+/// references.
+pub(crate) trait Verify {
     /// A launch's result, its findings and its bins, checked: a launch error becomes its
     /// outcome (a `todo!` is "not implemented"), a race fails, and the bins must equal
     /// `expected` (by `same(index, expected, got)`). Returns the run for the technique checks.
-    pub(crate) fn verify<T: Display>(
+    fn verify<T: Display>(
+        &self,
+        case: &str,
+        run: Result<Run<T>, LaunchError>,
+        expected: &[T],
+        same: impl Fn(usize, &T, &T) -> bool,
+    ) -> Result<Run<T>, Outcome>;
+
+    /// [`verify`](Verify::verify) with exact equality.
+    fn verify_eq<T: Display + PartialEq>(
+        &self,
+        case: &str,
+        run: Result<Run<T>, LaunchError>,
+        expected: &[T],
+    ) -> Result<Run<T>, Outcome>;
+}
+
+impl Verify for Ctx<'_> {
+    fn verify<T: Display>(
         &self,
         case: &str,
         run: Result<Run<T>, LaunchError>,
@@ -142,8 +97,7 @@ impl<'a> Ctx<'a> {
         Ok(run)
     }
 
-    /// [`verify`](Self::verify) with exact equality.
-    pub(crate) fn verify_eq<T: Display + PartialEq>(
+    fn verify_eq<T: Display + PartialEq>(
         &self,
         case: &str,
         run: Result<Run<T>, LaunchError>,
@@ -151,30 +105,9 @@ impl<'a> Ctx<'a> {
     ) -> Result<Run<T>, Outcome> {
         self.verify(case, run, expected, |_, a, b| a == b)
     }
-
-    /// A [`Status::WrongTechnique`] failure on `case`.
-    pub(crate) fn technique(&self, case: &str, reason: impl Into<String>) -> Outcome {
-        self.on(case)(Outcome::fail(Status::WrongTechnique, reason))
-    }
-}
-
-impl Drop for Ctx<'_> {
-    fn drop(&mut self) {
-        if let (Some(before), Some(c)) = (self.block_order, self.dev.emulator_config_mut()) {
-            c.block_order_seed = before;
-        }
-    }
 }
 
 /// The emulator's counters of a run, if it was emulated.
 pub(crate) fn counters<T>(run: &Run<T>) -> Option<&Counters> {
     run.report.counters()
-}
-
-/// Turns a finished check into its outcome.
-pub(crate) fn finish(r: Checked) -> Outcome {
-    match r {
-        Ok(reason) => Outcome::pass(reason),
-        Err(o) => o,
-    }
 }

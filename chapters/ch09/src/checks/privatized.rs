@@ -1,7 +1,7 @@
 //! Checks of 9.5 to 9.9: shared-memory privatization, coarsening, aggregation, warp
 //! aggregation, and the fastest kernel.
 
-use super::{Checked, Ctx, counters};
+use super::{Checked, Ctx, Verify, counters};
 use crate::inputs::{self, Case};
 use crate::launch::{self, Run, Shape, coarsened, one_per_thread};
 use crate::reference;

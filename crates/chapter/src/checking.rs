@@ -1,0 +1,148 @@
+//! What every chapter's checks share: the context a check runs in (the device, the
+//! kernels under test, the seed, a shuffled block order), the replay line of a failure,
+//! and the macro that registers one check function per exercise.
+//!
+//! A chapter adds its own ways of verifying a launch (its outputs differ: ch05 compares
+//! arrays, ch09 bins with a tolerance) as a trait on [`Ctx`] over its kernel table.
+
+use course::{Outcome, Status, seed_from_env};
+use gpu_host::Device;
+
+/// A check in progress: `Ok` carries the pass message, `Err` the failure.
+pub type Checked = Result<String, Outcome>;
+
+/// What a check works with: the device, the kernels `K` of the source under test, the
+/// seed.
+///
+/// On the emulator the blocks of every launch run in a seeded shuffled order (blocks
+/// run in no fixed order on a GPU, so a kernel that relies on one is wrong); the
+/// device's own order is restored when the check ends.
+pub struct Ctx<'a, K: 'static> {
+    /// The device the kernels run on.
+    pub dev: &'a mut Device,
+    /// The kernel table under test: the student's, the reference, or a deliberately
+    /// wrong one from the course's own tests.
+    pub k: &'static K,
+    /// The seed of the check's random inputs (`COURSE_SEED`, else the chapter's).
+    pub seed: u64,
+    /// The package a failure's replay line names (`cargo test -p ch05`).
+    package: &'static str,
+    /// The device's block order before the check, to restore.
+    block_order: Option<Option<u64>>,
+}
+
+impl<'a, K> Ctx<'a, K> {
+    /// A context for checking `k` on `dev` with the seed `COURSE_SEED` gives, else
+    /// `default_seed`; a failure says how to replay it with `cargo test -p {package}`.
+    pub fn new(
+        dev: &'a mut Device,
+        k: &'static K,
+        default_seed: u64,
+        package: &'static str,
+    ) -> Self {
+        let seed = seed_from_env(default_seed);
+        let block_order = dev
+            .emulator_config_mut()
+            .map(|c| c.block_order_seed.replace(seed));
+        Ctx {
+            dev,
+            k,
+            seed,
+            package,
+            block_order,
+        }
+    }
+
+    /// The emulator-only note for pass messages on a GPU: a pass there checked the
+    /// output, not the technique, and should say so.
+    pub fn technique_note(&self) -> &'static str {
+        if self.dev.is_emulator() {
+            ""
+        } else {
+            " (technique not checked: counters need the emulator)"
+        }
+    }
+
+    /// Adds "input: ..." and the replay line to a failure on `case`, so that a student
+    /// can rerun exactly the input that failed (not to a `todo!`, which has no input to
+    /// blame).
+    pub fn on(&self, case: &str) -> impl Fn(Outcome) -> Outcome + '_ {
+        let case = case.to_string();
+        move |o: Outcome| {
+            if o.status == Status::NotImplemented {
+                return o;
+            }
+            o.detail(format!("input: {case}")).detail(format!(
+                "inputs are seeded: replay with COURSE_SEED={} cargo test -p {}",
+                self.seed, self.package
+            ))
+        }
+    }
+
+    /// A [`Status::WrongTechnique`] failure on `case`: right output, but not by the
+    /// technique the exercise teaches.
+    pub fn technique(&self, case: &str, reason: impl Into<String>) -> Outcome {
+        self.on(case)(Outcome::fail(Status::WrongTechnique, reason))
+    }
+
+    /// Runs `f` with the emulator's blocks in the order of `seed` (`None`: in index
+    /// order), then restores the check's order: how a check shows that an output
+    /// depends on the order of the blocks. On a GPU `f` just runs.
+    pub fn with_block_order<R>(&mut self, seed: Option<u64>, f: impl FnOnce(&mut Self) -> R) -> R {
+        let before = self
+            .dev
+            .emulator_config_mut()
+            .map(|c| std::mem::replace(&mut c.block_order_seed, seed));
+        let r = f(self);
+        if let (Some(b), Some(c)) = (before, self.dev.emulator_config_mut()) {
+            c.block_order_seed = b;
+        }
+        r
+    }
+}
+
+impl<K> Drop for Ctx<'_, K> {
+    fn drop(&mut self) {
+        if let (Some(before), Some(c)) = (self.block_order, self.dev.emulator_config_mut()) {
+            c.block_order_seed = before;
+        }
+    }
+}
+
+/// Turns a finished check into its outcome.
+pub fn finish(r: Checked) -> Outcome {
+    match r {
+        Ok(reason) => Outcome::pass(reason),
+        Err(o) => o,
+    }
+}
+
+/// Defines, for each exercise, the `fn(&mut Device, KernelSource) -> Outcome` a
+/// chapter's registry holds, and `check_with`, which runs a check on any kernel table
+/// (how the course tests its checks on deliberately wrong kernels).
+///
+/// At the call site, `Device`, `KernelSource`, `Outcome`, the chapter's `Kernels`, its
+/// `kernels(source)` and a `new_ctx(dev, k)` that makes its [`Ctx`] must be in scope.
+#[macro_export]
+macro_rules! check_registry {
+    ($($id:literal $entry:ident => $check:path: $doc:literal;)*) => {
+        $(
+            #[doc = $doc]
+            pub(crate) fn $entry(dev: &mut Device, source: KernelSource) -> Outcome {
+                $crate::checking::finish($check(&mut new_ctx(dev, kernels(source))))
+            }
+        )*
+
+        /// Runs the check of exercise `id` against the kernels of `k`: how the course
+        /// tests its checks on deliberately wrong kernels (a table that is the reference
+        /// but for one kernel). `None` for an unknown id.
+        pub fn check_with(id: &str, dev: &mut Device, k: &'static Kernels) -> Option<Outcome> {
+            let mut ctx = new_ctx(dev, k);
+            let out = match id {
+                $($id => $crate::checking::finish($check(&mut ctx)),)*
+                _ => return None,
+            };
+            Some(Outcome { exercise: match id { $($id => $id,)* _ => "" }, ..out })
+        }
+    };
+}

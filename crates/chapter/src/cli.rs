@@ -1,0 +1,184 @@
+//! The pieces of `cargo run -p ch05` and `cargo run -p ch09` that are the same contract:
+//! the `--device` choice, printing to a pipe, the `--trace` file, the table or JSON of
+//! the progression, and how the `bench` subcommand ends.
+//!
+//! Each chapter keeps its own options and help text (its knobs and file names differ);
+//! what the two commands do with them alike, and the messages they print, live here so
+//! that they cannot drift apart.
+
+use crate::device;
+use crate::trace::Drawn;
+use clap::ValueEnum;
+use course::KernelSource;
+use gpu_host::Device;
+use serde::Serialize;
+use std::fmt::Display;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Where to run (`--device`): both chapters offer the same two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DeviceArg {
+    /// The SIMT emulator: counters, races, deterministic.
+    Emulator,
+    /// CUDA device 0 (a build with `--features cuda`).
+    Gpu,
+}
+
+/// Writes `text` to stdout; a closed pipe (`| head`) is not an error worth a message.
+pub fn print(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush());
+}
+
+/// Prints `error: {e}` and returns exit status 2: the command was asked for something
+/// it cannot do (bad options, no GPU), as opposed to a run that went wrong (status 1).
+pub fn usage_error(e: impl Display) -> ExitCode {
+    eprintln!("error: {e}");
+    ExitCode::from(2)
+}
+
+/// Whether the option `id` was given on the command line (not a default): `--trace`
+/// keeps its own readable defaults for the rest.
+pub fn given(matches: &clap::ArgMatches, id: &str) -> bool {
+    matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+}
+
+/// The one step `--trace` draws: `default` when no `--step` was given; an error when
+/// several were (a picture is of one launch).
+pub fn trace_step<'a>(steps: &[&'a str], default: &'a str) -> Result<&'a str, ExitCode> {
+    match steps {
+        [] => Ok(default),
+        [one] => Ok(one),
+        _ => Err(usage_error("--trace draws one step: give one --step")),
+    }
+}
+
+/// Writes a drawn trace to `path` and prints its summary: how `--trace FILE.svg` ends.
+pub fn write_trace(path: &Path, drawn: Result<Drawn, String>) -> ExitCode {
+    match drawn {
+        Ok(drawn) => match std::fs::write(path, &drawn.svg) {
+            Ok(()) => {
+                print(&format!("{}\nwrote {}\n", drawn.summary, path.display()));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                ExitCode::FAILURE
+            }
+        },
+        Err(e) => usage_error(e),
+    }
+}
+
+/// The device `--device` names, with the PTX of `source` loaded on a GPU; an error
+/// already printed (status 2) when no GPU can be opened.
+fn open_device(arg: DeviceArg, source: KernelSource) -> Result<Device, ExitCode> {
+    match arg {
+        DeviceArg::Emulator => Ok(Device::emulator()),
+        DeviceArg::Gpu => device::open_gpu(&[source]).map_err(usage_error),
+    }
+}
+
+/// Progress lines to stderr, so that stdout stays a clean table or JSON document; only
+/// when `show` (a person watching, or a run long enough to need it).
+pub fn progress(show: bool) -> impl FnMut(&str) {
+    move |line: &str| {
+        if show {
+            eprintln!("{line}");
+        }
+    }
+}
+
+/// The progression's output: `rows` as one pretty JSON array with `--json`, else
+/// `header` and the table `table()` renders. An error already printed (status 1) when
+/// the rows cannot be written as JSON.
+fn rows_output<R: Serialize>(
+    rows: &[R],
+    json: bool,
+    header: impl FnOnce() -> String,
+    table: impl FnOnce() -> String,
+) -> Result<String, ExitCode> {
+    if json {
+        match serde_json::to_string_pretty(rows) {
+            Ok(s) => Ok(s + "\n"),
+            Err(e) => {
+                eprintln!("error: cannot write the rows as JSON: {e}");
+                Err(ExitCode::FAILURE)
+            }
+        }
+    } else {
+        Ok(format!("{}\n{}", header(), table()))
+    }
+}
+
+/// `bench` needs a GPU: an error (status 2) naming the command to run when this build of
+/// `chapter` (`ch05`, `ch09`) has no `cuda` feature.
+pub fn require_cuda(chapter: &str) -> Result<(), ExitCode> {
+    if device::has_cuda() {
+        Ok(())
+    } else {
+        Err(usage_error(format!(
+            "no CUDA device: this {chapter} was built without the `cuda` feature; run \
+             cargo run -p {chapter} --release --features cuda -- bench"
+        )))
+    }
+}
+
+/// How `bench` ends: the table to stdout, what `written` wrote (`Ok("wrote ...")`) or why
+/// it could not write to `out_dir`, and a failure when not `all_correct`, so that a
+/// script running the bench notices a wrong kernel.
+pub fn finish_bench(
+    table: &str,
+    written: std::io::Result<String>,
+    out_dir: &Path,
+    all_correct: bool,
+) -> ExitCode {
+    print(table);
+    match written {
+        Ok(what) => eprintln!("bench: {what}"),
+        Err(e) => {
+            eprintln!(
+                "error: cannot write the results to {}: {e}",
+                out_dir.display()
+            );
+            return ExitCode::FAILURE;
+        }
+    }
+    if all_correct {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("bench: some results were wrong or failed (rows with correct = false)");
+        ExitCode::FAILURE
+    }
+}
+
+/// The progression command: opens the device `device_arg` names, runs the rows by
+/// `run(dev, progress)` (progress to stderr when `show_progress`), and prints them as
+/// JSON with `json`, else as `header(dev)` and `table(rows)`. It reports, it does not
+/// judge (`cargo test -p ch05` does): a wrong row still exits 0.
+pub fn progression<R: Serialize>(
+    device_arg: DeviceArg,
+    source: KernelSource,
+    json: bool,
+    show_progress: bool,
+    run: impl FnOnce(&mut Device, &mut dyn FnMut(&str)) -> Vec<R>,
+    header: impl FnOnce(&Device) -> String,
+    table: impl FnOnce(&[R]) -> String,
+) -> ExitCode {
+    let mut dev = match open_device(device_arg, source) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
+    let rows = run(&mut dev, &mut progress(show_progress));
+    match rows_output(&rows, json, || header(&dev), || table(&rows)) {
+        Ok(out) => {
+            print(&out);
+            ExitCode::SUCCESS
+        }
+        Err(code) => code,
+    }
+}

@@ -1,0 +1,63 @@
+//! The student's kernels on a GPU, rehearsed on the emulator first.
+//!
+//! On a GPU a `todo!()` is a trap, and a trap (or an access past a buffer) ends every
+//! later launch of the process: one unsolved step would blank the rest of the table. So
+//! `cargo run -p ch05 -- --device gpu --kernels student` (and `ch09`) runs each step on
+//! the emulator with a small input first, and only a step that ran there goes to the GPU.
+
+use crate::row::StepRow;
+
+/// The statuses of a rehearsal that keep a step off the GPU: what would trap or hang
+/// there (a wrong answer does not, and is worth timing).
+pub const UNSAFE_ON_GPU: [&str; 5] = [
+    "not implemented",
+    "panicked",
+    "out of bounds",
+    "timed out",
+    "barrier error",
+];
+
+/// Runs `steps` one at a time: `rehearse(step)` on the emulator with a small input of
+/// `small_n` elements, then, unless a row of it has a status of [`UNSAFE_ON_GPU`],
+/// `run(step, progress)` on the GPU. A step kept off the GPU keeps the rehearsal's rows,
+/// reporting `n` (the size asked for) and saying why in their notes, so that the table
+/// still has a row for every kernel.
+pub fn rehearse_then_run<R: StepRow>(
+    steps: &[&'static str],
+    small_n: usize,
+    n: u64,
+    mut rehearse: impl FnMut(&'static str) -> Vec<R>,
+    mut run: impl FnMut(&'static str, &mut dyn FnMut(&str)) -> Vec<R>,
+    progress: &mut dyn FnMut(&str),
+) -> Vec<R> {
+    let mut rows = Vec::new();
+    for &step in steps {
+        let rehearsal = rehearse(step);
+        if let Some(bad) = rehearsal
+            .iter()
+            .find(|r| UNSAFE_ON_GPU.contains(&r.status()))
+        {
+            progress(&format!(
+                "step {step}: {} on the emulator, not run on the GPU",
+                bad.status()
+            ));
+            rows.extend(rehearsal.into_iter().map(|mut r| {
+                let why = format!(
+                    "{} on the emulator (n = {small_n}), so not launched on the GPU, where a \
+                     fault ends every later launch of the process",
+                    r.status()
+                );
+                r.set_n(n);
+                let note = match r.note() {
+                    Some(n) => format!("{why}: {n}"),
+                    None => why,
+                };
+                r.set_note(Some(note));
+                r
+            }));
+            continue;
+        }
+        rows.extend(run(step, progress));
+    }
+    rows
+}

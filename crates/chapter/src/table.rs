@@ -1,0 +1,90 @@
+//! The progression's text table: columns padded to their widest cell, and the notes
+//! under it.
+//!
+//! Both chapters print their progression this way (`cargo run -p ch05`, `-p ch09`), and
+//! the snapshot tests and the book quote the result, so the layout lives in one place:
+//! a chapter chooses its columns and cells, this module lines them up.
+
+use crate::row::StepRow;
+use crate::timing::GpuTime;
+
+/// A counter's cell: its value, or `-` where there is none (on a GPU, or for host code),
+/// so that a missing counter is not mistaken for a zero.
+pub fn opt(v: Option<u64>) -> String {
+    v.map_or("-".to_string(), |v| v.to_string())
+}
+
+/// A GPU row's `ms` and `GB/s` cells (`-` for a row that did not run on the GPU): the
+/// columns that replace the counters on a GPU, in both chapters' tables.
+pub fn gpu_cells(gpu: Option<GpuTime>) -> [String; 2] {
+    [
+        gpu.map_or("-".into(), |g| format!("{:.3}", g.ms())),
+        gpu.map_or("-".into(), |g| format!("{:.1}", g.gbps())),
+    ]
+}
+
+/// `cells` (the head first, then one line a row) as lines of columns two spaces apart,
+/// each column as wide as its widest cell: the first `left` columns (names, statuses)
+/// left-aligned, the rest (numbers) right-aligned so that their digits line up. Trailing
+/// spaces are trimmed, so that the text snapshots do not depend on them.
+pub fn render(cells: &[Vec<String>], left: usize) -> String {
+    let columns = cells.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|i| {
+            cells
+                .iter()
+                .map(|row| row[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in cells {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(i, cell)| {
+                if i < left {
+                    format!("{cell:<w$}", w = widths[i])
+                } else {
+                    format!("{cell:>w$}", w = widths[i])
+                }
+            })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The notes of `rows` (errors, races, why a step was skipped), one indented line each
+/// after a `notes:` line; empty when no row has one. They come after the table because
+/// they are too long for a column.
+pub fn notes<R: StepRow>(rows: &[R]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        if let Some(n) = r.note() {
+            if out.is_empty() {
+                out.push_str("notes:\n");
+            }
+            out.push_str(&format!("  {} {}: {n}\n", r.step(), r.kernel()));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_line_up_and_lines_are_trimmed() {
+        let cells = vec![
+            vec!["step".to_string(), "n".to_string(), "note".to_string()],
+            vec!["5.1".to_string(), "1024".to_string(), String::new()],
+        ];
+        assert_eq!(render(&cells, 1), "step     n  note\n5.1   1024\n");
+        assert_eq!(opt(None), "-");
+        assert_eq!(opt(Some(3)), "3");
+    }
+}
