@@ -359,14 +359,15 @@ impl App {
         }
     }
 
-    /// `3/16 solved`.
-    fn score(&self) -> String {
-        let solved = self
+    /// `3/16 solved` over the exercises of `chapter`, or of every chapter (`None`).
+    fn score(&self, chapter: Option<&str>) -> String {
+        let of: Vec<&ExerciseInfo> = self
             .exercises
             .iter()
-            .filter(|e| self.progress.is_solved(&e.id))
-            .count();
-        format!("{solved}/{} solved", self.exercises.len())
+            .filter(|e| chapter.is_none_or(|c| e.chapter == c))
+            .collect();
+        let solved = of.iter().filter(|e| self.progress.is_solved(&e.id)).count();
+        format!("{solved}/{} solved", of.len())
     }
 
     /// The screen, as plain text (no colour: it must read the same in every terminal
@@ -392,7 +393,7 @@ impl App {
             e.title,
             e.points,
             e.chapter,
-            self.score()
+            self.score(Some(&e.chapter))
         );
         let _ = writeln!(
             s,
@@ -451,7 +452,7 @@ impl App {
     }
 
     fn render_list(&self, s: &mut String) {
-        let _ = writeln!(s, "exercises ({})", self.score());
+        let _ = writeln!(s, "exercises ({})", self.score(None));
         for (i, e) in self.exercises.iter().enumerate() {
             let mark = if self.progress.is_solved(&e.id) {
                 "done"

@@ -11,7 +11,6 @@ use crate::app::{ExerciseInfo, Verdict};
 use crate::progress::{self, Progress, STATE_DIR};
 use crate::{Backend, regions};
 use serde_json::Value;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -231,9 +230,7 @@ impl Backend for CargoBackend {
 
     fn busy(&mut self, what: &str) {
         if self.chatty {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{what}");
-            let _ = out.flush();
+            crate::term::print(&format!("{what}\n"));
         }
     }
 }

@@ -26,6 +26,7 @@ pub mod app;
 pub mod cargo;
 pub mod progress;
 pub mod regions;
+pub mod term;
 
 pub use app::{App, Effect, Event, ExerciseInfo, Key, Verdict, View};
 pub use progress::Progress;

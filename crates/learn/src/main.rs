@@ -3,17 +3,17 @@
 use clap::{Parser, Subcommand};
 use learn::app::KEYS;
 use learn::cargo::{CargoBackend, PRISTINE_DIR, fingerprint};
-use learn::{App, Event, Key, Progress, View, drive, progress};
-use std::io::{BufRead, IsTerminal, Write};
+use learn::{App, Event, Progress, View, drive, progress, term};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::Duration;
 
 /// The exercise runner: opens on your first unsolved exercise, re-checks it whenever you
-/// save a file under kernels/, and shows pass or fail with the reason. Type a key, then
-/// Enter: h hint, l list, r reset the stub, n next, t trace (SVG), s solution, c check,
-/// q quit. Progress is kept in .course/progress.json. With no terminal (CI) or --once it
+/// save a file under kernels/, and shows pass or fail with the reason. Keys (a single
+/// press; a letter then Enter where the terminal has no raw mode): h hint, l list, r reset
+/// the stub, n next, t trace (SVG), s solution, c check, q quit. Progress is kept in .course/progress.json. With no terminal (CI) or --once it
 /// prints the status once and exits 0.
 #[derive(Debug, Parser)]
 #[command(name = "learn", version, long_about = None, after_help = AFTER_HELP)]
@@ -107,22 +107,10 @@ fn run(cli: &Cli, root: &Path) -> Result<(), String> {
         print(&text);
         return Ok(());
     }
+    // Single keys where the terminal allows it; the guard gives the terminal back.
+    let _raw = term::RawMode::enter();
     let (tx, rx) = mpsc::channel();
-    let keys = tx.clone();
-    std::thread::spawn(move || {
-        for line in std::io::stdin().lock().lines() {
-            let Ok(line) = line else { break };
-            let event = match Key::parse(&line) {
-                Some(k) => Event::Key(k),
-                None if line.trim().is_empty() => continue,
-                None => Event::Message(format!("unknown key `{}`", line.trim())),
-            };
-            if keys.send(event).is_err() {
-                return;
-            }
-        }
-        let _ = keys.send(Event::Key(Key::Quit));
-    });
+    term::spawn_key_reader(tx.clone());
     let watched = root.join("kernels");
     std::thread::spawn(move || {
         let mut last = fingerprint(&watched);
@@ -162,14 +150,18 @@ fn run(cli: &Cli, root: &Path) -> Result<(), String> {
 /// Clears the terminal (ANSI, which the terminals of Linux, macOS and Windows 10+
 /// understand) and draws the screen.
 fn draw(app: &App) {
+    let how = if term::single_keys() {
+        "press a key"
+    } else {
+        "type a key, then Enter"
+    };
     print(&format!(
-        "\x1b[2J\x1b[H{}\n{KEYS}\n(type a key, then Enter; saving a file under kernels/ checks again)\n",
+        "\x1b[2J\x1b[H{}\n{KEYS}\n({how}; saving a file under kernels/ checks again)\n",
         app.render()
     ));
 }
 
-/// Writes `text` to stdout; a closed pipe is not worth a message.
+/// Writes `text` to stdout (see [`term::print`]).
 fn print(text: &str) {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    term::print(text);
 }

@@ -234,3 +234,23 @@ fn progress_round_trips_through_its_file() {
     assert!(Progress::load(&path).unwrap_err().contains("delete it"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_score_of_the_screen_is_the_chapters_and_the_lists_is_the_courses() {
+    let mut exercises = course();
+    let mut other = ex("2.1", &["h"]);
+    other.chapter = "ch02".into();
+    exercises.push(other);
+    let mut p = Progress::default();
+    p.set_solved("1.1", true);
+    p.set_solved("2.1", true);
+    let mut app = App::new(exercises, p, None);
+    let mut fake = Fake::default();
+    assert!(drive(&mut app, &mut fake, Event::Start));
+    assert_eq!(app.current().id, "1.2");
+    let screen = app.render();
+    assert!(screen.contains("[ch01: 1/3 solved]"), "{screen}");
+    app.view = View::List;
+    let list = app.render();
+    assert!(list.contains("exercises (2/4 solved)"), "{list}");
+}
