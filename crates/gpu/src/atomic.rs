@@ -57,7 +57,7 @@ pub trait AtomicInt: AtomicAdd {
 }
 
 macro_rules! int_atomics {
-    ($($t:ty, $atomic:ident, $ty:ident;)*) => {$(
+    ($($t:ty, $atomic:ident, $ty:ident, $bits:literal, $reg:ident;)*) => {$(
         impl AtomicAdd for $t {
             #[cfg(not(target_arch = "nvptx64"))]
             const TY: simt::AtomicType = simt::AtomicType::$ty;
@@ -89,20 +89,32 @@ macro_rules! int_atomics {
             #[cfg(target_arch = "nvptx64")]
             #[inline(always)]
             unsafe fn device_cas(p: *mut Self, compare: Self, v: Self) -> Self {
-                use core::sync::atomic::{$atomic, Ordering::Relaxed};
+                // CUDA's `atomicCAS`: `atom.cas` at the default scope, the GPU (`.gpu`).
+                // Rust's `compare_exchange` would be `atom.relaxed.sys.cas`: system
+                // scope, coherent with the host and peer GPUs, which a kernel's own
+                // counters never need.
+                let old: Self;
                 // SAFETY: the caller passes a valid, aligned device pointer.
-                match unsafe { $atomic::from_ptr(p) }.compare_exchange(compare, v, Relaxed, Relaxed) {
-                    Ok(old) | Err(old) => old,
+                unsafe {
+                    core::arch::asm!(
+                        concat!("atom.cas.", $bits, " {o}, [{p}], {c}, {v};"),
+                        o = out($reg) old,
+                        p = in(reg64) p,
+                        c = in($reg) compare,
+                        v = in($reg) v,
+                        options(nostack, preserves_flags)
+                    );
                 }
+                old
             }
         }
     )*};
 }
 
 int_atomics! {
-    u32, AtomicU32, U32;
-    i32, AtomicI32, I32;
-    u64, AtomicU64, U64;
+    u32, AtomicU32, U32, "b32", reg32;
+    i32, AtomicI32, I32, "b32", reg32;
+    u64, AtomicU64, U64, "b64", reg64;
 }
 
 impl AtomicAdd for f32 {
