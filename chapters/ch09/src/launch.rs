@@ -83,11 +83,31 @@ pub fn device_grid(props: &DeviceProps, n: usize, block: u32, per_thread: u32) -
     resident.min(coarsened(n, block, per_thread))
 }
 
+/// A grid of one wave for a grid-stride byte kernel over `n` bytes, `block` threads and
+/// `shared_bytes` of shared memory: [`fastest_grid`] of the blocks per SM asked of the
+/// device for `kernel` with that block and shared memory (the driver's occupancy query on
+/// a GPU, which knows the kernel's registers; threads and shared memory on the emulator).
+pub fn one_wave(
+    dev: &mut Device,
+    kernel: &ByteKernel,
+    n: usize,
+    block: u32,
+    shared_bytes: u32,
+) -> Result<Shape, LaunchError> {
+    let shape = Shape {
+        grid: 1,
+        block,
+        shared_bytes,
+    };
+    let per_sm = dev.max_active_blocks_per_sm(kernel, shape.config())?;
+    Ok(Shape {
+        grid: fastest_grid(dev.props().sm_count, per_sm, block, n),
+        ..shape
+    })
+}
+
 /// 9.9's launch for `n` bytes and `bins` bins with `block` threads: a column of counters
-/// per lane in shared memory ([`fastest_shared_bytes`]) and a grid of one wave
-/// ([`fastest_grid`]), the blocks per SM asked of the device for `kernel` with that block
-/// and shared memory (the driver's occupancy query on a GPU, which knows the kernel's
-/// registers; threads and shared memory on the emulator).
+/// per lane in shared memory ([`fastest_shared_bytes`]) and a grid of [`one_wave`].
 pub fn fastest_shape(
     dev: &mut Device,
     kernel: &ByteKernel,
@@ -95,16 +115,7 @@ pub fn fastest_shape(
     bins: u32,
     block: u32,
 ) -> Result<Shape, LaunchError> {
-    let shape = Shape {
-        grid: 1,
-        block,
-        shared_bytes: fastest_shared_bytes(bins),
-    };
-    let per_sm = dev.max_active_blocks_per_sm(kernel, shape.config())?;
-    Ok(Shape {
-        grid: fastest_grid(dev.props().sm_count, per_sm, block, n),
-        ..shape
-    })
+    one_wave(dev, kernel, n, block, fastest_shared_bytes(bins))
 }
 
 /// Downloads `out` after a launch and frees the buffers

@@ -265,7 +265,13 @@ pub enum StepKernel {
 /// device, 9.9 by its own policy).
 pub fn byte_steps(k: &Kernels, dev: &mut Device, n: usize) -> Vec<Step> {
     let bins = U8_BINS;
-    let fastest = occupancy_shape(dev, &k.histo_fastest, n, FastestPolicy::BLOCK_THREADS);
+    let fastest = wave(
+        dev,
+        &k.histo_fastest,
+        n,
+        FastestPolicy::BLOCK_THREADS,
+        fastest_shared_bytes(bins),
+    );
     let props = dev.props();
     let grid = device_grid(props, n, BLOCK, COARSEN);
     let resident = Shape::new(grid, BLOCK);
@@ -345,17 +351,16 @@ pub fn byte_steps(k: &Kernels, dev: &mut Device, n: usize) -> Vec<Step> {
     ]
 }
 
-/// 9.9's launch ([`launch::fastest_shape`]) for `n` bytes of 256 bins; if the device cannot
-/// answer the occupancy query, a grid from its thread and shared-memory limits.
-fn occupancy_shape(dev: &mut Device, kernel: &ByteKernel, n: usize, block: u32) -> Shape {
-    crate::launch::fastest_shape(dev, kernel, n, U8_BINS, block).unwrap_or_else(|_| {
-        let shared = fastest_shared_bytes(U8_BINS);
+/// [`launch::one_wave`] for `kernel` on `n` bytes; if the device cannot answer the
+/// occupancy query, a grid from its thread and shared-memory limits.
+fn wave(dev: &mut Device, kernel: &ByteKernel, n: usize, block: u32, shared_bytes: u32) -> Shape {
+    crate::launch::one_wave(dev, kernel, n, block, shared_bytes).unwrap_or_else(|_| {
         let props = dev.props();
-        let per_sm = props.blocks_per_sm_with_shared(block, shared);
+        let per_sm = props.blocks_per_sm_with_shared(block, shared_bytes);
         Shape {
             grid: fastest_grid(props.sm_count, per_sm, block, n),
             block,
-            shared_bytes: shared,
+            shared_bytes,
         }
     })
 }
@@ -366,24 +371,10 @@ fn occupancy_shape(dev: &mut Device, kernel: &ByteKernel, n: usize, block: u32) 
 /// (the first 9.9), [`fast_popc`](solutions::bench::fast_popc()),
 /// [`fast_warp_bins`](solutions::bench::fast_warp_bins()) and
 /// [`fast_lane_bins`](solutions::bench::fast_lane_bins()). Every grid is one wave, sized
-/// from the device's occupancy for that kernel, block and shared memory (`blocks_per_sm`
-/// answers it: the driver's occupancy query on a GPU).
-pub fn variant_steps(
-    n: usize,
-    sm_count: u32,
-    mut blocks_per_sm: impl FnMut(&ByteKernel, Shape) -> u32,
-) -> Vec<Step> {
+/// from the device's occupancy for that kernel, block and shared memory ([`wave`]).
+pub fn variant_steps(dev: &mut Device, n: usize) -> Vec<Step> {
     use solutions::bench as b;
     let bins = U8_BINS;
-    let mut wave = |kernel: &ByteKernel, block: u32, shared_bins: u32| {
-        let shape = Shape::new(1, block).with_bins(shared_bins);
-        let per_sm = blocks_per_sm(kernel, shape);
-        let needed = n.div_ceil(block as usize * 256).max(1) as u32;
-        Shape {
-            grid: (sm_count * per_sm).min(needed),
-            ..shape
-        }
-    };
     let fastest = solutions::ch09::histo_fastest::KERNEL;
     let columns = fastest_shared_bytes(bins) / 4;
     let policy = FastestPolicy::BLOCK_THREADS;
@@ -421,7 +412,7 @@ pub fn variant_steps(
             step,
             kernel: name,
             launch: StepKernel::Bytes(kernel),
-            shape: wave(&kernel, block, shared_bins),
+            shape: wave(dev, &kernel, n, block, shared_bins * 4),
             out_len: bins,
         })
         .collect()
@@ -830,16 +821,7 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                     let steps = match dtype {
                         // The extension sweep's byte kernels run below, on their own sizes.
                         Dtype::U8 if opts.extensions => Vec::new(),
-                        Dtype::U8 if opts.variants => {
-                            let sm_count = dev.props().sm_count;
-                            variant_steps(data.len_bytes() as usize, sm_count, |k, shape| {
-                                let props = dev.props();
-                                let fallback = props
-                                    .blocks_per_sm_with_shared(shape.block, shape.shared_bytes);
-                                dev.max_active_blocks_per_sm(k, shape.config())
-                                    .unwrap_or(fallback)
-                            })
-                        }
+                        Dtype::U8 if opts.variants => variant_steps(dev, data.len_bytes() as usize),
                         Dtype::U8 => byte_steps(&REFERENCE, dev, data.len_bytes() as usize),
                         Dtype::U32 => {
                             value_steps(&REFERENCE, dev.props(), data.len_bytes() as usize / 4)

@@ -456,19 +456,8 @@ impl CudaBackend {
             Err(e) => return Err(self.fail("cuModuleGetFunction", error::code_of(e))),
         };
         let shared = spec.shared_bytes;
-        if opt_in.is_some() || shared > DEFAULT_SHARED_LIMIT {
-            let want = opt_in.unwrap_or(shared).max(shared);
-            // SAFETY: a live function handle; the attribute takes a byte count.
-            let r = unsafe {
-                cust_raw::cuFuncSetAttribute(
-                    func,
-                    cust_raw::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    want as i32,
-                )
-            };
-            if r != cust_raw::CUresult::CUDA_SUCCESS {
-                return Err(self.fail("cuFuncSetAttribute", r as i32));
-            }
+        if let Err(r) = opt_in_shared(func, shared, opt_in) {
+            return Err(self.fail("cuFuncSetAttribute", r));
         }
         let threads = spec.block.iter().product::<u32>();
         let mut blocks = 0i32;
@@ -528,22 +517,8 @@ impl CudaBackend {
             Ok(f) => f,
             Err(e) => return Err(self.fail("cuModuleGetFunction", error::code_of(e))),
         };
-        // Above 48 KiB a kernel must opt in (cudaFuncAttributeMaxDynamicSharedMemorySize).
-        // All of the kernel's shared memory, its `shared_array!`s included, is dynamic
-        // shared memory on the GPU, so the attribute covers it all.
-        if opt_in.is_some() || shared > DEFAULT_SHARED_LIMIT {
-            let want = opt_in.unwrap_or(shared).max(shared);
-            // SAFETY: a live function handle; the attribute takes a byte count.
-            let r = unsafe {
-                cust_raw::cuFuncSetAttribute(
-                    func.to_raw(),
-                    cust_raw::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    want as i32,
-                )
-            };
-            if r != cust_raw::CUresult::CUDA_SUCCESS {
-                return Err(self.fail("cuFuncSetAttribute", r as i32));
-            }
+        if let Err(r) = opt_in_shared(func.to_raw(), shared, opt_in) {
+            return Err(self.fail("cuFuncSetAttribute", r));
         }
         let launch_one = |this: &CudaBackend| {
             let [gx, gy, gz] = spec.grid;
@@ -763,6 +738,36 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
     })
+}
+
+/// Above 48 KiB a kernel must opt in to more shared memory
+/// (`cudaFuncAttributeMaxDynamicSharedMemorySize`), for a launch and for the occupancy
+/// query alike: sets the attribute of `func` to `shared` bytes, or the launch's explicit
+/// `opt_in` if larger, when either asks for it. All of a kernel's shared memory, its
+/// `shared_array!`s included, is dynamic shared memory on the GPU, so the attribute
+/// covers it all. `Err` is the driver's code.
+fn opt_in_shared(
+    func: cust_raw::CUfunction,
+    shared: u32,
+    opt_in: Option<u32>,
+) -> std::result::Result<(), i32> {
+    if opt_in.is_none() && shared <= DEFAULT_SHARED_LIMIT {
+        return Ok(());
+    }
+    let want = opt_in.unwrap_or(shared).max(shared);
+    // SAFETY: a live function handle; the attribute takes a byte count.
+    let r = unsafe {
+        cust_raw::cuFuncSetAttribute(
+            func,
+            cust_raw::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            want as i32,
+        )
+    };
+    if r == cust_raw::CUresult::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(r as i32)
+    }
 }
 
 /// A device attribute `cust`'s `DeviceAttribute` does not list, by its raw number.
