@@ -24,52 +24,25 @@ pub struct Split {
     pub regions: Vec<Region>,
 }
 
-/// Splits `text` into skeleton and regions. Errors name the line of an unbalanced marker.
+/// Splits `text` into skeleton and regions ([`course::regions::regions`] finds them).
+/// Errors name the line of an unbalanced marker.
 pub fn split(text: &str) -> Result<Split, String> {
     let mut skeleton = Vec::new();
     let mut regions = Vec::new();
-    let mut open: Option<(String, usize, Vec<&str>)> = None;
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if let Some(rest) = t.strip_prefix("// STUDENT-BEGIN") {
-            if let Some((id, at, _)) = &open {
-                return Err(format!(
-                    "line {}: STUDENT-BEGIN inside the region {id} opened at line {at}",
-                    i + 1
-                ));
-            }
-            let id = rest.trim().to_string();
-            if id.is_empty() {
-                return Err(format!(
-                    "line {}: STUDENT-BEGIN needs an exercise id",
-                    i + 1
-                ));
-            }
-            skeleton.push(format!(
-                "{}// STUDENT-REGION {id}",
-                &line[..line.len() - line.trim_start().len()]
-            ));
-            open = Some((id, i + 1, Vec::new()));
-        } else if t == "// STUDENT-END" {
-            let Some((id, at, body)) = open.take() else {
-                return Err(format!("line {}: STUDENT-END without STUDENT-BEGIN", i + 1));
-            };
-            regions.push(Region {
-                id,
-                line: at,
-                body: body.join("\n"),
-            });
-        } else if let Some((_, _, body)) = &mut open {
-            body.push(line);
-        } else {
-            skeleton.push(line.to_string());
-        }
+    let mut pos = 0;
+    for r in course::regions::regions(text)? {
+        skeleton.extend(text[pos..r.begin.start].lines().map(str::to_string));
+        let marker = &text[r.begin.clone()];
+        let indent = &marker[..marker.len() - marker.trim_start().len()];
+        skeleton.push(format!("{indent}// STUDENT-REGION {}", r.id));
+        regions.push(Region {
+            body: text[r.body.clone()].lines().collect::<Vec<_>>().join("\n"),
+            id: r.id,
+            line: r.line,
+        });
+        pos = r.end;
     }
-    if let Some((id, at, _)) = open {
-        return Err(format!(
-            "line {at}: region {id} is never closed with STUDENT-END"
-        ));
-    }
+    skeleton.extend(text[pos..].lines().map(str::to_string));
     Ok(Split { skeleton, regions })
 }
 

@@ -11,6 +11,7 @@
 mod check;
 mod exercise;
 mod outcome;
+pub mod regions;
 mod rng;
 
 pub use check::{catch_host, compare, compare_by, findings_outcome};

@@ -9,33 +9,15 @@
 //! not needed (a student may have committed their work).
 
 /// Where the regions `id` lie in `text`, in file order: the byte range of each body (the
-/// lines between the markers, each with its newline). An exercise may have several (9.1
-/// has one per function it asks for); at least one, or an error.
+/// lines between the markers, each with its newline), as [`course::regions`] finds them.
+/// An exercise may have several (9.1 has one per function it asks for); at least one, or
+/// an error.
 pub fn body_ranges(text: &str, id: &str) -> Result<Vec<std::ops::Range<usize>>, String> {
-    let mut pos = 0;
-    let mut start = None;
-    let mut found = Vec::new();
-    for line in text.split_inclusive('\n') {
-        let t = line.trim();
-        if let Some(rest) = t.strip_prefix("// STUDENT-BEGIN") {
-            if start.is_some() {
-                return Err(format!(
-                    "a `// STUDENT-BEGIN` inside region {id}: its `// STUDENT-END` is missing"
-                ));
-            }
-            if rest.trim() == id {
-                start = Some(pos + line.len());
-            }
-        } else if t == "// STUDENT-END"
-            && let Some(s) = start.take()
-        {
-            found.push(s..pos);
-        }
-        pos += line.len();
-    }
-    if start.is_some() {
-        return Err(format!("the region {id} has no `// STUDENT-END`"));
-    }
+    let found: Vec<_> = course::regions::regions(text)?
+        .into_iter()
+        .filter(|r| r.id == id)
+        .map(|r| r.body)
+        .collect();
     if found.is_empty() {
         return Err(format!("no `// STUDENT-BEGIN {id}` marker"));
     }
