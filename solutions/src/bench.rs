@@ -22,7 +22,10 @@
 //!   [`fast_lane_bins()`] (a column of counters per lane index, 9.9's design, with the
 //!   bin count a constant).
 
-use crate::ch09::{NO_BIN, STATIC_BINS, byte_bin, init_private_bins, store_output};
+use crate::ch09::{
+    FastestPolicy, NO_BIN, STATIC_BINS, byte_bin, init_private_bins, store_lane_columns,
+    store_output,
+};
 use gpu::prelude::*;
 use gpu::value::U32x4;
 
@@ -247,16 +250,21 @@ pub fn fast_popc(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     store_output(bins, histo);
 }
 
-/// The body of [`fast_warp_bins()`]: one sub-histogram of
-/// `num_bins` counters per warp of the block, warp `w`'s at `bins[w * num_bins ..]`.
+/// Variant 2: [`fast_popc()`] with one private sub-histogram of `num_bins` counters per
+/// warp of the block, warp `w`'s at `bins[w * num_bins ..]` (privatization one level
+/// further than 9.5, as CUB does with several copies per block).
 ///
 /// A shared atomic instruction comes from one warp, so its bank conflicts are between
 /// that warp's lanes only (the bytes' bins modulo 32, as with one copy); what the copies
 /// remove is contention between warps on the same counters (a hot bin is updated by
 /// one warp's instructions at a time). Phase 3 adds the warps' copies of each bin and
 /// commits the nonzero sums with one global atomic each.
-#[inline(always)]
-fn warp_bins_body(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, bins: DynamicShared<u32>) {
+///
+/// Launch: `<<<grid, block, warps * histo.len() * 4 bytes>>>` where `warps = ceil(block /
+/// 32)` (8 KiB for 256 threads and 256 bins).
+#[kernel]
+pub fn fast_warp_bins(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
     let num_bins = histo.len();
     let warps = thread::block_dim_x().div_ceil(32);
     init_private_bins(bins, warps * num_bins);
@@ -280,62 +288,26 @@ fn warp_bins_body(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, bins: DynamicS
     }
 }
 
-/// Variant 2: [`fast_popc()`] with one private sub-histogram per warp (privatization one
-/// level further than 9.5, as CUB does with several copies per block).
-///
-/// Launch: `<<<grid, block, warps * histo.len() * 4 bytes>>>` where `warps = ceil(block / 32)` (8 KiB for 256 threads and 256 bins).
-#[kernel]
-pub fn fast_warp_bins(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
-    let bins = dynamic_shared![u32];
-    warp_bins_body(data, histo, bins);
-}
-
-/// The body of [`fast_lane_bins()`], 9.9's design: one counter per bin *and lane index* in the block's
-/// shared memory, bin `b` of lane `l` at `bins[b * 32 + l]`, shared by the lanes `l` of
-/// every warp of the block.
-///
-/// Why: a shared atomic instruction costs one pass per distinct address in the busiest
-/// of the 32 banks. With one counter per bin, uniform bytes put their 32 lanes in random
-/// banks (`bin % 32`), about 3.5 distinct addresses in the busiest one; with a column
-/// per lane, lane `l` always hits bank `l`: every instruction is one pass. Phase 3 adds
-/// each bin's 32 columns, each thread starting at its own column (`(k + bin) % 32`) so
-/// that the warp's 32 loads are in 32 banks, and commits the nonzero sums.
-#[inline(always)]
-fn lane_bins_body(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, bins: DynamicShared<u32>) {
-    let num_bins = histo.len();
-    init_private_bins(bins, num_bins * 32);
-    let lane = warp::lane_id();
-    count_bytes(data, num_bins, |bin| {
-        bins.atomic_add(bin * 32 + lane, 1);
-    });
-    thread::sync_threads();
-    let mut bin = thread::thread_idx_x();
-    while bin < num_bins {
-        let mut sum = 0;
-        let mut k = 0;
-        while k < 32 {
-            sum += bins.load(bin * 32 + ((k + bin) & 31));
-            k += 1;
-        }
-        if sum > 0 {
-            histo.atomic_add(bin, sum);
-        }
-        bin += thread::block_dim_x();
-    }
-}
-
-/// Variant 3: [`fast_popc()`] with a column of counters per lane index (see
-/// `lane_bins_body`): conflict-free shared atomics. This is 9.9's
-/// [`histo_fastest`](crate::ch09::histo_fastest()) but for one thing: its byte loop is
-/// compiled a second time with the bin count a constant for 256 bins (no multiply and
-/// shift per byte), which measures what the general `byte_bin` costs.
+/// Variant 3: [`fast_popc()`] with a column of counters per lane index, 9.9's design
+/// (counter `bin * 32 + lane`: see [`FastestPolicy::LANE_COPIES`]): conflict-free shared
+/// atomics. This is 9.9's [`histo_fastest`](crate::ch09::histo_fastest()) but for one
+/// thing: its byte loop is compiled a second time with the bin count a constant for 256
+/// bins (no multiply and shift per byte), which measures what the general `byte_bin`
+/// costs.
 ///
 /// Launch: `<<<grid, block, histo.len() * 32 * 4 bytes>>>` (32 KiB for 256 bins), block a
 /// multiple of 32.
 #[kernel]
 pub fn fast_lane_bins(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     let bins = dynamic_shared![u32];
-    lane_bins_body(data, histo, bins);
+    let num_bins = histo.len();
+    let copies = FastestPolicy::LANE_COPIES;
+    init_private_bins(bins, num_bins * copies);
+    let lane = warp::lane_id();
+    count_bytes(data, num_bins, |bin| {
+        bins.atomic_add(bin * copies + lane, 1);
+    });
+    store_lane_columns(bins, histo);
 }
 
 // ANCHOR_END: variants
