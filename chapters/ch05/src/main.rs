@@ -186,8 +186,40 @@ fn bench(b: &cli::BenchArgs) -> ExitCode {
 mod tests {
     use super::*;
 
-    /// The rehearsal keeps a stub off the GPU: every step of the untouched stubs is "not
-    /// implemented" on the emulator, so no step reaches the device (here an emulator
+    /// Stand-ins for unsolved exercises, so that this test never depends on what the
+    /// student has (or has not yet) written in `kernels/`.
+    #[gpu::kernel]
+    fn unsolved_mul(a: gpu::GlobalSlice<u32>, b: gpu::GlobalSlice<u32>, c: gpu::GlobalSlice<u32>) {
+        let _ = (a, b, c);
+        todo!("5.x: an unsolved stand-in")
+    }
+
+    #[gpu::kernel]
+    fn unsolved_histo(data: gpu::GlobalSlice<u8>, histo: gpu::GlobalSlice<u32>) {
+        let _ = (data, histo);
+        todo!("5.x: an unsolved stand-in")
+    }
+
+    #[gpu::kernel]
+    fn unsolved_histo_n(data: gpu::GlobalSlice<u8>, histo: gpu::GlobalSlice<u32>, n: u32) {
+        let _ = (data, histo, n);
+        todo!("5.x: an unsolved stand-in")
+    }
+
+    /// The reference table with the kernels of 5.3 and 5.6 left unsolved.
+    fn unsolved_kernels() -> ch05::kernels::Kernels {
+        ch05::kernels::Kernels {
+            mul_grid_stride: unsolved_mul::KERNEL,
+            histo_byte: unsolved_histo::KERNEL,
+            histo_word: unsolved_histo::KERNEL,
+            histo_shared: unsolved_histo::KERNEL,
+            histo_shared_n: unsolved_histo_n::KERNEL,
+            ..ch05::kernels::REFERENCE
+        }
+    }
+
+    /// The rehearsal keeps a stub off the GPU: a step whose kernels are still `todo!` is
+    /// "not implemented" on the emulator, so no step reaches the device (here an emulator
     /// standing in for it), and each row says why.
     #[test]
     fn stubs_are_not_launched_on_the_gpu() {
@@ -198,7 +230,7 @@ mod tests {
         let mut dev = Device::emulator();
         let rows = gpu_student_rows(
             &mut dev,
-            &ch05::kernels::STUDENT,
+            &unsolved_kernels(),
             &params,
             &["5.3", "5.6"],
             &mut |_| {},
