@@ -71,6 +71,7 @@ pub const NO_BIN: u32 = u32::MAX;
 /// It runs on the host, in one thread, so `histo[b] += 1` is safe here; it is exactly the
 /// line that becomes a race when thousands of threads run it at once (9.2).
 #[cfg(not(target_arch = "nvptx64"))]
+#[host]
 pub fn histogram_sequential(data: &[u8]) -> [u32; 256] {
     // STUDENT-BEGIN 9.1
     // TODO: one counter per byte value: what type holds 256 counters, all starting at 0?
@@ -99,6 +100,7 @@ pub fn letter_bins(letters_per_bin: u32) -> u32 {
 /// puts more of the text into each bin: more collisions for the parallel versions.
 /// `letters_per_bin` is at least 1.
 #[cfg(not(target_arch = "nvptx64"))]
+#[host]
 pub fn letter_histogram(text: &[u8], letters_per_bin: u32) -> [u32; 26] {
     // STUDENT-BEGIN 9.1
     // TODO: which bytes are letters PMPP counts, and how far is a letter from 'a'?
@@ -155,6 +157,7 @@ pub const PREDICT_GRID: u32 = 3;
 /// warps of a block take turns, one step each; the blocks run one after another. Work
 /// out what each warp reads and writes.
 #[cfg(not(target_arch = "nvptx64"))]
+#[host]
 pub fn predict_naive_count() -> u32 {
     // STUDENT-BEGIN 9.2
     // TODO: in one block, do both warps load the bin before either stores? What do they store?
@@ -627,6 +630,7 @@ pub fn histo_u32_shared(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
 /// and commits. (The blog post in the chapter's sources measured the shared version
 /// slower there.)
 #[cfg(not(target_arch = "nvptx64"))]
+#[host]
 pub fn privatized_worst_global_atomics(n: u32, num_bins: u32, block: u32) -> u32 {
     // STUDENT-BEGIN 9.14
     // TODO: how many elements does each block count, and how many nonzero bins can it have?
@@ -677,6 +681,7 @@ pub fn histo_cas(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 /// The emulator's rules: the lanes of the warp execute each step together; the lanes of
 /// one atomic step apply in lane order, each seeing the writes of the lanes before it.
 #[cfg(not(target_arch = "nvptx64"))]
+#[host]
 pub fn predict_cas_failures(lanes: u32) -> u32 {
     // STUDENT-BEGIN 9.15
     // TODO: all lanes read the same value; in one CAS step, how many succeed and how many fail?
@@ -688,7 +693,7 @@ pub fn predict_cas_failures(lanes: u32) -> u32 {
 
 // ANCHOR: strategy
 /// A way to privatize a histogram, by where the private counters live.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, HostValue)]
 pub enum Strategy {
     /// Per-thread counters in registers (9.10): no atomics while counting.
     Registers,
@@ -710,6 +715,7 @@ pub enum Strategy {
 /// and each block's private copy would cost more to zero and commit than it saves.
 /// `cargo run -p ch09 -- --step 9.16 --bins B` measures all three on the emulator.
 #[cfg(not(target_arch = "nvptx64"))]
+#[host]
 pub fn choose_strategy(num_bins: u32) -> Strategy {
     // STUDENT-BEGIN 9.16
     // TODO: below how many bins do registers pay, and above how many do global atomics win?

@@ -182,6 +182,7 @@ pub fn mul_grid_stride(a: GlobalSlice<u32>, b: GlobalSlice<u32>, c: GlobalSlice<
 /// Sized from the device, the grid fills every SM once whatever `n` is; a grid sized
 /// from `n` alone launches millions of blocks for a large input, each paying its
 /// start-up, and leaves SMs idle for a small one.
+#[host]
 pub fn stride_grid(sm_count: u32, n: u32, block: u32) -> u32 {
     // STUDENT-BEGIN 5.3
     (sm_count * BLOCKS_PER_SM).min(n.div_ceil(block)).max(1)
@@ -287,6 +288,7 @@ pub fn classify_uniform(data: GlobalSlice<u32>, out: GlobalSlice<u32>) {
 /// masked off for its whole life. A block of 65 threads is three warps, the third with
 /// one active lane: every instruction of that warp does 1/32 of the work a full one
 /// could.
+#[host]
 pub fn warps_per_block(threads: u32) -> u32 {
     // STUDENT-BEGIN 5.4
     threads.div_ceil(32)

@@ -71,6 +71,7 @@ pub const NO_BIN: u32 = u32::MAX;
 /// It runs on the host, in one thread, so `histo[b] += 1` is safe here; it is exactly the
 /// line that becomes a race when thousands of threads run it at once (9.2).
 #[cfg(not(target_arch = "nvptx64"))]
+#[host]
 pub fn histogram_sequential(data: &[u8]) -> [u32; 256] {
     // STUDENT-BEGIN 9.1
     let mut histo = [0u32; 256];
@@ -101,6 +102,7 @@ pub fn letter_bins(letters_per_bin: u32) -> u32 {
 /// puts more of the text into each bin: more collisions for the parallel versions.
 /// `letters_per_bin` is at least 1.
 #[cfg(not(target_arch = "nvptx64"))]
+#[host]
 pub fn letter_histogram(text: &[u8], letters_per_bin: u32) -> [u32; 26] {
     // STUDENT-BEGIN 9.1
     let mut histo = [0u32; 26];
@@ -164,6 +166,7 @@ pub const PREDICT_GRID: u32 = 3;
 /// warps of a block take turns, one step each; the blocks run one after another. Work
 /// out what each warp reads and writes.
 #[cfg(not(target_arch = "nvptx64"))]
+#[host]
 pub fn predict_naive_count() -> u32 {
     // STUDENT-BEGIN 9.2
     // Block 0: warp 0 and warp 1 both load the bin (0) in the same round, before either
@@ -855,6 +858,7 @@ pub fn histo_u32_shared(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
 /// and commits. (The blog post in the chapter's sources measured the shared version
 /// slower there.)
 #[cfg(not(target_arch = "nvptx64"))]
+#[host]
 pub fn privatized_worst_global_atomics(n: u32, num_bins: u32, block: u32) -> u32 {
     // STUDENT-BEGIN 9.14
     // A block commits at most one atomic per nonzero bin: no more than its bins, and no
@@ -922,6 +926,7 @@ pub fn histo_cas(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 /// The emulator's rules: the lanes of the warp execute each step together; the lanes of
 /// one atomic step apply in lane order, each seeing the writes of the lanes before it.
 #[cfg(not(target_arch = "nvptx64"))]
+#[host]
 pub fn predict_cas_failures(lanes: u32) -> u32 {
     // STUDENT-BEGIN 9.15
     // All lanes read 0; in each round the lowest waiting lane succeeds and every other
@@ -933,7 +938,7 @@ pub fn predict_cas_failures(lanes: u32) -> u32 {
 
 // ANCHOR: strategy
 /// A way to privatize a histogram, by where the private counters live.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, HostValue)]
 pub enum Strategy {
     /// Per-thread counters in registers (9.10): no atomics while counting.
     Registers,
@@ -955,6 +960,7 @@ pub enum Strategy {
 /// and each block's private copy would cost more to zero and commit than it saves.
 /// `cargo run -p ch09 -- --step 9.16 --bins B` measures all three on the emulator.
 #[cfg(not(target_arch = "nvptx64"))]
+#[host]
 pub fn choose_strategy(num_bins: u32) -> Strategy {
     // STUDENT-BEGIN 9.16
     if num_bins < REGISTER_BINS {

@@ -62,35 +62,64 @@ pub struct Kernels {
     pub histo_shared_n: HistoKernelN,
 }
 
-/// Builds a [`Kernels`] table from a crate's `ch05` module path.
+/// The `#[kernel]` metadata of a reference kernel (names, signatures and the source file's
+/// name are the same in both crates), moved to crate `$krate`: the emulator runs it from
+/// that crate's WebAssembly build, which also says how much static shared memory the
+/// kernel declares. So no native code of the student's crate is linked into any binary of
+/// the course.
+macro_rules! sandboxed {
+    ($krate:literal, $name:ident) => {
+        gpu::Kernel {
+            module: $krate,
+            file: concat!($krate, "/src/ch05.rs"),
+            ..solutions::ch05::$name::KERNEL
+        }
+    };
+}
+
+/// Builds a [`Kernels`] table of crate `$krate` (`kernels` or `solutions`).
+///
+/// Its kernels run in the emulator's sandbox (the `Kernel`s name their crate) and so do
+/// its host functions: each entry calls the function's `#[gpu::host]` export in a
+/// WebAssembly lane ([`gpu_host::lanes::host_call`]), never the native code.
 macro_rules! kernel_table {
-    ($source:expr, $($m:ident)::+) => {
+    ($source:expr, $krate:literal) => {
         Kernels {
             source: $source,
-            mul_one_block: $($m)::+::mul_one_block::KERNEL,
-            mul_blocks: $($m)::+::mul_blocks::KERNEL,
-            write_coords_2d: $($m)::+::write_coords_2d::KERNEL,
-            write_coords_3d: $($m)::+::write_coords_3d::KERNEL,
-            mul_grid_stride: $($m)::+::mul_grid_stride::KERNEL,
-            stride_grid: $($m)::+::stride_grid,
-            classify_divergent: $($m)::+::classify_divergent::KERNEL,
-            classify_half_warp: $($m)::+::classify_half_warp::KERNEL,
-            classify_uniform: $($m)::+::classify_uniform::KERNEL,
-            warps_per_block: $($m)::+::warps_per_block,
-            smooth_in_place: $($m)::+::smooth_in_place::KERNEL,
-            smooth: $($m)::+::smooth::KERNEL,
-            histo_byte: $($m)::+::histo_byte::KERNEL,
-            histo_word: $($m)::+::histo_word::KERNEL,
-            histo_shared: $($m)::+::histo_shared::KERNEL,
-            histo_shared_n: $($m)::+::histo_shared_n::KERNEL,
+            mul_one_block: sandboxed!($krate, mul_one_block),
+            mul_blocks: sandboxed!($krate, mul_blocks),
+            write_coords_2d: sandboxed!($krate, write_coords_2d),
+            write_coords_3d: sandboxed!($krate, write_coords_3d),
+            mul_grid_stride: sandboxed!($krate, mul_grid_stride),
+            stride_grid: {
+                fn f(sm_count: u32, n: u32, block: u32) -> u32 {
+                    gpu_host::lanes::host_call($krate, "stride_grid", (sm_count, n, block))
+                }
+                f
+            },
+            classify_divergent: sandboxed!($krate, classify_divergent),
+            classify_half_warp: sandboxed!($krate, classify_half_warp),
+            classify_uniform: sandboxed!($krate, classify_uniform),
+            warps_per_block: {
+                fn f(threads: u32) -> u32 {
+                    gpu_host::lanes::host_call($krate, "warps_per_block", (threads,))
+                }
+                f
+            },
+            smooth_in_place: sandboxed!($krate, smooth_in_place),
+            smooth: sandboxed!($krate, smooth),
+            histo_byte: sandboxed!($krate, histo_byte),
+            histo_word: sandboxed!($krate, histo_word),
+            histo_shared: sandboxed!($krate, histo_shared),
+            histo_shared_n: sandboxed!($krate, histo_shared_n),
         }
     };
 }
 
 /// The student's kernels (`kernels::ch05`).
-pub static STUDENT: Kernels = kernel_table!(KernelSource::Student, kernels::ch05);
+pub static STUDENT: Kernels = kernel_table!(KernelSource::Student, "kernels");
 /// The reference kernels (`solutions::ch05`).
-pub static REFERENCE: Kernels = kernel_table!(KernelSource::Reference, solutions::ch05);
+pub static REFERENCE: Kernels = kernel_table!(KernelSource::Reference, "solutions");
 
 /// The table of `source`.
 pub fn kernels(source: KernelSource) -> &'static Kernels {

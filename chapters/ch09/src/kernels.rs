@@ -102,46 +102,99 @@ pub struct Kernels {
     pub choose_strategy: fn(u32) -> Strategy,
 }
 
-/// Builds a [`Kernels`] table from a crate's `ch09` module path.
+/// The `#[kernel]` metadata of a reference kernel (names, signatures and the source file's
+/// name are the same in both crates), moved to crate `$krate`: the emulator runs it from
+/// that crate's WebAssembly build, which also says how much static shared memory the
+/// kernel declares. So no native code of the student's crate is linked into any binary of
+/// the course.
+macro_rules! sandboxed {
+    ($krate:literal, $name:ident) => {
+        gpu::Kernel {
+            module: $krate,
+            file: concat!($krate, "/src/ch09.rs"),
+            ..solutions::ch09::$name::KERNEL
+        }
+    };
+}
+
+/// Builds a [`Kernels`] table of crate `$krate` (`kernels` or `solutions`). Its kernels run in the
+/// emulator's sandbox (the `Kernel`s name their crate) and so do its host functions: each
+/// entry calls the function's `#[gpu::host]` export in a WebAssembly lane
+/// ([`gpu_host::lanes::host_call`]), never the native code.
 macro_rules! kernel_table {
-    ($source:expr, $($m:ident)::+) => {
+    ($source:expr, $krate:literal) => {
         Kernels {
             source: $source,
-            histogram_sequential: $($m)::+::histogram_sequential,
-            letter_histogram: $($m)::+::letter_histogram,
-            predict_naive_count: $($m)::+::predict_naive_count,
-            histo_naive: $($m)::+::histo_naive::KERNEL,
-            histo_atomic: $($m)::+::histo_atomic::KERNEL,
-            histo_private_global: $($m)::+::histo_private_global::KERNEL,
-            histo_private_shared: $($m)::+::histo_private_shared::KERNEL,
-            histo_private_dynamic: $($m)::+::histo_private_dynamic::KERNEL,
-            histo_coarse_contiguous: $($m)::+::histo_coarse_contiguous::KERNEL,
-            histo_coarse_interleaved: $($m)::+::histo_coarse_interleaved::KERNEL,
-            histo_aggregate: $($m)::+::histo_aggregate::KERNEL,
-            histo_warp_aggregate: $($m)::+::histo_warp_aggregate::KERNEL,
-            histo_fastest: $($m)::+::histo_fastest::KERNEL,
-            histo_registers: $($m)::+::histo_registers::KERNEL,
-            histo_rgb: $($m)::+::histo_rgb::KERNEL,
-            histo_weighted: $($m)::+::histo_weighted::KERNEL,
-            histo_joint: $($m)::+::histo_joint::KERNEL,
-            histo_u32_global: $($m)::+::histo_u32_global::KERNEL,
-            histo_u32_shared: $($m)::+::histo_u32_shared::KERNEL,
-            privatized_worst_global_atomics: $($m)::+::privatized_worst_global_atomics,
-            histo_cas: $($m)::+::histo_cas::KERNEL,
-            predict_cas_failures: $($m)::+::predict_cas_failures,
-            choose_strategy: |bins| match $($m)::+::choose_strategy(bins) {
-                $($m)::+::Strategy::Registers => Strategy::Registers,
-                $($m)::+::Strategy::Shared => Strategy::Shared,
-                $($m)::+::Strategy::Global => Strategy::Global,
+            histogram_sequential: {
+                fn f(data: &[u8]) -> [u32; 256] {
+                    gpu_host::lanes::host_call($krate, "histogram_sequential", (data,))
+                }
+                f
+            },
+            letter_histogram: {
+                fn f(text: &[u8], letters_per_bin: u32) -> [u32; 26] {
+                    gpu_host::lanes::host_call($krate, "letter_histogram", (text, letters_per_bin))
+                }
+                f
+            },
+            predict_naive_count: {
+                fn f() -> u32 {
+                    gpu_host::lanes::host_call($krate, "predict_naive_count", ())
+                }
+                f
+            },
+            histo_naive: sandboxed!($krate, histo_naive),
+            histo_atomic: sandboxed!($krate, histo_atomic),
+            histo_private_global: sandboxed!($krate, histo_private_global),
+            histo_private_shared: sandboxed!($krate, histo_private_shared),
+            histo_private_dynamic: sandboxed!($krate, histo_private_dynamic),
+            histo_coarse_contiguous: sandboxed!($krate, histo_coarse_contiguous),
+            histo_coarse_interleaved: sandboxed!($krate, histo_coarse_interleaved),
+            histo_aggregate: sandboxed!($krate, histo_aggregate),
+            histo_warp_aggregate: sandboxed!($krate, histo_warp_aggregate),
+            histo_fastest: sandboxed!($krate, histo_fastest),
+            histo_registers: sandboxed!($krate, histo_registers),
+            histo_rgb: sandboxed!($krate, histo_rgb),
+            histo_weighted: sandboxed!($krate, histo_weighted),
+            histo_joint: sandboxed!($krate, histo_joint),
+            histo_u32_global: sandboxed!($krate, histo_u32_global),
+            histo_u32_shared: sandboxed!($krate, histo_u32_shared),
+            privatized_worst_global_atomics: {
+                fn f(n: u32, bins: u32, block: u32) -> u32 {
+                    gpu_host::lanes::host_call(
+                        $krate,
+                        "privatized_worst_global_atomics",
+                        (n, bins, block),
+                    )
+                }
+                f
+            },
+            histo_cas: sandboxed!($krate, histo_cas),
+            predict_cas_failures: {
+                fn f(lanes: u32) -> u32 {
+                    gpu_host::lanes::host_call($krate, "predict_cas_failures", (lanes,))
+                }
+                f
+            },
+            choose_strategy: {
+                fn f(bins: u32) -> Strategy {
+                    use solutions::ch09::Strategy as S;
+                    match gpu_host::lanes::host_call::<_, S>($krate, "choose_strategy", (bins,)) {
+                        S::Registers => Strategy::Registers,
+                        S::Shared => Strategy::Shared,
+                        S::Global => Strategy::Global,
+                    }
+                }
+                f
             },
         }
     };
 }
 
 /// The student's kernels (`kernels::ch09`).
-pub static STUDENT: Kernels = kernel_table!(KernelSource::Student, kernels::ch09);
+pub static STUDENT: Kernels = kernel_table!(KernelSource::Student, "kernels");
 /// The reference kernels (`solutions::ch09`).
-pub static REFERENCE: Kernels = kernel_table!(KernelSource::Reference, solutions::ch09);
+pub static REFERENCE: Kernels = kernel_table!(KernelSource::Reference, "solutions");
 
 /// The table of `source`.
 pub fn kernels(source: KernelSource) -> &'static Kernels {

@@ -25,10 +25,14 @@ fn install_quiet_hook() {
             if QUIET.with(Cell::get) {
                 let message = gpu_host::panic_message(info.payload())
                     .unwrap_or_else(|| "(a panic without a message)".to_string());
-                let at = info
-                    .location()
-                    .map(|l| format!(" (at {}:{})", l.file(), l.line()))
-                    .unwrap_or_default();
+                // A sandboxed host function's panic carries the lane's own location.
+                let at = match info.payload().downcast_ref::<gpu_host::LanePanic>() {
+                    Some(p) => p.at.as_ref().map(|at| format!(" (at {at})")),
+                    None => info
+                        .location()
+                        .map(|l| format!(" (at {}:{})", l.file(), l.line())),
+                }
+                .unwrap_or_default();
                 CAUGHT.with(|c| *c.borrow_mut() = Some(format!("{message}{at}")));
             } else {
                 previous(info);

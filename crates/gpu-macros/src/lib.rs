@@ -194,6 +194,8 @@ fn expand(f: &mut ItemFn) -> syn::Result<proc_macro2::TokenStream> {
          the typed launchable."
     );
     let _ = format_ident!("unused");
+    let export = format!("__gpu_kernel_{name_str}");
+    let shared_export = format!("__gpu_shared_{name_str}");
     Ok(quote! {
         #(#attrs)*
         #[cfg(target_arch = "nvptx64")]
@@ -203,6 +205,30 @@ fn expand(f: &mut ItemFn) -> syn::Result<proc_macro2::TokenStream> {
         #(#attrs)*
         #[cfg(not(target_arch = "nvptx64"))]
         #vis fn #name(#inputs) #block
+
+        // In the sandbox (wasm32), each lane calls this export; it reads the arguments
+        // the launch passed and runs the kernel.
+        #[cfg(target_arch = "wasm32")]
+        const _: () = {
+            #[unsafe(export_name = #export)]
+            extern "C" fn __gpu_kernel_export() {
+                ::gpu::__wasm::lane_start();
+                let mut __word = 0u32;
+                let mut __next = || {
+                    let w = ::gpu::__wasm::arg(__word);
+                    __word += 1;
+                    w
+                };
+                let #tuple_pat = <(#(#types,)*) as ::gpu::KernelArgs>::__from_words(&mut __next);
+                #name(#(#names),*)
+            }
+
+            /// The kernel's static shared memory, for the host's launch.
+            #[unsafe(export_name = #shared_export)]
+            extern "C" fn __gpu_shared_export() -> u32 {
+                #name::STATIC_SHARED_BYTES as u32
+            }
+        };
 
         #[doc = #meta_doc]
         #[allow(non_snake_case, unused_imports, unused_assignments, clippy::all)]
@@ -236,7 +262,134 @@ fn expand(f: &mut ItemFn) -> syn::Result<proc_macro2::TokenStream> {
                 host: |#tuple_pat| super::#name(#(#names),*),
                 file: file!(),
                 line: line!(),
+                module: env!("CARGO_PKG_NAME"),
             };
         }
     })
+}
+
+/// Marks a plain Rust function of a kernel crate (an exercise that is host code, such as
+/// `histogram_sequential`) as callable from the emulator's sandbox.
+///
+/// The function is unchanged; in the WebAssembly build the attribute adds an export,
+/// `__gpu_host_<name>`, that decodes the arguments the host passes, calls the function
+/// and encodes its result (`gpu::host_value`). Arguments are `&[u8]` or values
+/// implementing `gpu::HostValue` (`u32`, arrays of them, enums deriving it); so is the
+/// result.
+#[proc_macro_attribute]
+pub fn host(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if !attr.is_empty() {
+        return syn::Error::new(Span::call_site(), "#[host] takes no arguments")
+            .to_compile_error()
+            .into();
+    }
+    let f = parse_macro_input!(item as ItemFn);
+    match expand_host(&f) {
+        Ok(export) => quote! { #f #export }.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+fn expand_host(f: &ItemFn) -> syn::Result<proc_macro2::TokenStream> {
+    let name = &f.sig.ident;
+    if !f.sig.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &f.sig.generics,
+            "a #[host] function cannot be generic",
+        ));
+    }
+    let mut decode = Vec::new();
+    let mut pass = Vec::new();
+    for (i, arg) in f.sig.inputs.iter().enumerate() {
+        let FnArg::Typed(pt) = arg else {
+            return Err(syn::Error::new_spanned(
+                arg,
+                "a #[host] function cannot take `self`",
+            ));
+        };
+        let var = format_ident!("__arg{i}");
+        match &*pt.ty {
+            Type::Reference(r) => {
+                let is_bytes =
+                    matches!(&*r.elem, Type::Slice(s) if quote!(#s).to_string() == "[u8]");
+                if !is_bytes || r.mutability.is_some() {
+                    return Err(syn::Error::new_spanned(
+                        &pt.ty,
+                        "a #[host] function takes `&[u8]` or values (`u32`, ...)",
+                    ));
+                }
+                decode.push(quote! {
+                    let #var: ::std::vec::Vec<u8> = ::gpu::host_value::HostValue::take(__input)
+                        .expect("invariant: the emulator encodes the arguments");
+                });
+                pass.push(quote! { &#var[..] });
+            }
+            ty => {
+                decode.push(quote! {
+                    let #var: #ty = ::gpu::host_value::HostValue::take(__input)
+                        .expect("invariant: the emulator encodes the arguments");
+                });
+                pass.push(quote! { #var });
+            }
+        }
+    }
+    let export = format!("__gpu_host_{name}");
+    Ok(quote! {
+        #[cfg(target_arch = "wasm32")]
+        const _: () = {
+            #[unsafe(export_name = #export)]
+            extern "C" fn __gpu_host_export(ptr: *mut u8, len: usize) -> u64 {
+                ::gpu::__wasm::host_call(ptr, len, |__input| {
+                    #(#decode)*
+                    let __result = #name(#(#pass),*);
+                    let mut __out = ::std::vec::Vec::new();
+                    ::gpu::host_value::HostValue::put(&__result, &mut __out);
+                    __out
+                })
+            }
+        };
+    })
+}
+
+/// Derives `gpu::HostValue` for an enum whose variants have no fields (a host function's
+/// answer such as chapter 9's `Strategy`): the variant's index, as a `u32`.
+#[proc_macro_derive(HostValue)]
+pub fn derive_host_value(item: TokenStream) -> TokenStream {
+    let e = parse_macro_input!(item as syn::DeriveInput);
+    let name = &e.ident;
+    let syn::Data::Enum(data) = &e.data else {
+        return syn::Error::new_spanned(name, "HostValue derives only for enums")
+            .to_compile_error()
+            .into();
+    };
+    let mut put = Vec::new();
+    let mut take = Vec::new();
+    for (i, v) in data.variants.iter().enumerate() {
+        if !matches!(v.fields, syn::Fields::Unit) {
+            return syn::Error::new_spanned(
+                v,
+                "HostValue derives only for variants without fields",
+            )
+            .to_compile_error()
+            .into();
+        }
+        let vn = &v.ident;
+        let i = i as u32;
+        put.push(quote! { #name::#vn => #i });
+        take.push(quote! { #i => #name::#vn });
+    }
+    quote! {
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl ::gpu::host_value::HostValue for #name {
+            fn put(&self, out: &mut ::std::vec::Vec<u8>) {
+                let i: u32 = match self { #(#put,)* };
+                ::gpu::host_value::HostValue::put(&i, out)
+            }
+            fn take(input: &mut &[u8]) -> ::core::option::Option<Self> {
+                let i: u32 = ::gpu::host_value::HostValue::take(input)?;
+                ::core::option::Option::Some(match i { #(#take,)* _ => return ::core::option::Option::None })
+            }
+        }
+    }
+    .into()
 }

@@ -22,7 +22,7 @@ pub trait AtomicAdd: DeviceValue {
     /// How the emulator combines the bits.
     #[cfg(not(target_arch = "nvptx64"))]
     #[doc(hidden)]
-    const TY: simt::AtomicType;
+    const TY: crate::emu::AtomicType;
 
     /// `atom.add` on the GPU.
     #[cfg(target_arch = "nvptx64")]
@@ -60,7 +60,7 @@ macro_rules! int_atomics {
     ($($t:ty, $atomic:ident, $ty:ident, $bits:literal, $reg:ident;)*) => {$(
         impl AtomicAdd for $t {
             #[cfg(not(target_arch = "nvptx64"))]
-            const TY: simt::AtomicType = simt::AtomicType::$ty;
+            const TY: crate::emu::AtomicType = crate::emu::AtomicType::$ty;
             #[cfg(target_arch = "nvptx64")]
             #[inline(always)]
             unsafe fn device_add(p: *mut Self, v: Self) -> Self {
@@ -119,7 +119,7 @@ int_atomics! {
 
 impl AtomicAdd for f32 {
     #[cfg(not(target_arch = "nvptx64"))]
-    const TY: simt::AtomicType = simt::AtomicType::F32;
+    const TY: crate::emu::AtomicType = crate::emu::AtomicType::F32;
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn device_add(p: *mut Self, v: Self) -> Self {

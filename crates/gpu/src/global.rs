@@ -15,8 +15,13 @@ use core::marker::PhantomData;
 /// in a kernel with [`load`](Self::load), [`store`](Self::store) and the atomics.
 #[repr(C)]
 pub struct GlobalSlice<T> {
-    /// Device address of element 0 (on the emulator, its modelled device address).
+    /// Device address of element 0.
+    #[cfg(target_arch = "nvptx64")]
     ptr: *mut T,
+    /// The modelled device address of element 0 (64 bits on every target, the sandbox's
+    /// 32-bit wasm included).
+    #[cfg(not(target_arch = "nvptx64"))]
+    addr: u64,
     /// Number of elements.
     len: u32,
     _pad: u32,
@@ -38,7 +43,7 @@ unsafe impl<T> Sync for GlobalSlice<T> {}
 
 impl<T> core::fmt::Debug for GlobalSlice<T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "GlobalSlice({:#x}, len {})", self.ptr as usize, self.len)
+        write!(f, "GlobalSlice({:#x}, len {})", self.addr(), self.len)
     }
 }
 
@@ -51,7 +56,10 @@ impl<T> GlobalSlice<T> {
     /// buffers give such handles; use those instead of calling this.
     pub const unsafe fn from_raw_parts(addr: u64, len: u32) -> Self {
         GlobalSlice {
+            #[cfg(target_arch = "nvptx64")]
             ptr: addr as usize as *mut T,
+            #[cfg(not(target_arch = "nvptx64"))]
+            addr,
             len,
             _pad: 0,
             _t: PhantomData,
@@ -73,7 +81,10 @@ impl<T> GlobalSlice<T> {
     /// The device address of element 0.
     #[inline(always)]
     pub fn addr(&self) -> u64 {
-        self.ptr as usize as u64
+        #[cfg(target_arch = "nvptx64")]
+        return self.ptr as usize as u64;
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.addr
     }
 
     /// The same memory seen as elements of `U`: `len * size_of::<T>() / size_of::<U>()`
@@ -85,7 +96,10 @@ impl<T> GlobalSlice<T> {
     pub fn cast<U>(self) -> GlobalSlice<U> {
         let bytes = self.len as u64 * core::mem::size_of::<T>() as u64;
         GlobalSlice {
+            #[cfg(target_arch = "nvptx64")]
             ptr: self.ptr as *mut U,
+            #[cfg(not(target_arch = "nvptx64"))]
+            addr: self.addr,
             len: (bytes / core::mem::size_of::<U>() as u64) as u32,
             _pad: 0,
             _t: PhantomData,
@@ -100,8 +114,8 @@ impl<T> GlobalSlice<T> {
     }
 
     #[cfg(not(target_arch = "nvptx64"))]
-    fn __space(&self) -> simt::Space {
-        simt::Space::Global
+    fn __space(&self) -> crate::emu::Space {
+        crate::emu::Space::Global
     }
 
     #[cfg(not(target_arch = "nvptx64"))]

@@ -16,6 +16,10 @@ pub struct Kernel<A: KernelArgs> {
     pub file: &'static str,
     /// Line of the `#[kernel]` attribute.
     pub line: u32,
+    /// The crate that defines the kernel. The emulator runs the kernels of the course's
+    /// kernel crates (`kernels`, `solutions`) from their WebAssembly build, in the
+    /// sandbox, and only those of other crates (the course's own test fixtures) natively.
+    pub module: &'static str,
 }
 
 impl<A: KernelArgs> Clone for Kernel<A> {
@@ -35,22 +39,81 @@ impl<A: KernelArgs> std::fmt::Debug for Kernel<A> {
 ///
 /// # Safety
 /// The type's bytes must mean the same on the host and the GPU (`repr(C)` or a scalar).
-pub unsafe trait KernelArg: Copy + Send + Sync + 'static {}
+pub unsafe trait KernelArg: Copy + Send + Sync + 'static {
+    /// The argument as the 64-bit words a sandboxed lane reads back (`gpu.arg`).
+    #[doc(hidden)]
+    fn __words(&self, out: &mut Vec<u64>);
+    /// The argument from those words, in the lane.
+    #[doc(hidden)]
+    fn __from_words(next: &mut dyn FnMut() -> u64) -> Self;
+}
 
 macro_rules! kernel_arg {
     ($($t:ty),*) => {$(
         // SAFETY: scalars have one layout on both targets.
-        unsafe impl KernelArg for $t {}
+        unsafe impl KernelArg for $t {
+            fn __words(&self, out: &mut Vec<u64>) {
+                out.push(*self as u64);
+            }
+            fn __from_words(next: &mut dyn FnMut() -> u64) -> Self {
+                next() as $t
+            }
+        }
     )*};
 }
-kernel_arg!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64, bool);
-// SAFETY: `GlobalSlice` is `repr(C)`: a pointer and two `u32`.
-unsafe impl<T: 'static> KernelArg for GlobalSlice<T> {}
+kernel_arg!(u8, u16, u32, u64, i8, i16, i32, i64);
+
+// SAFETY: as for integers.
+unsafe impl KernelArg for f32 {
+    fn __words(&self, out: &mut Vec<u64>) {
+        out.push(self.to_bits() as u64);
+    }
+    fn __from_words(next: &mut dyn FnMut() -> u64) -> Self {
+        f32::from_bits(next() as u32)
+    }
+}
+// SAFETY: as for integers.
+unsafe impl KernelArg for f64 {
+    fn __words(&self, out: &mut Vec<u64>) {
+        out.push(self.to_bits());
+    }
+    fn __from_words(next: &mut dyn FnMut() -> u64) -> Self {
+        f64::from_bits(next())
+    }
+}
+// SAFETY: as for integers.
+unsafe impl KernelArg for bool {
+    fn __words(&self, out: &mut Vec<u64>) {
+        out.push(*self as u64);
+    }
+    fn __from_words(next: &mut dyn FnMut() -> u64) -> Self {
+        next() != 0
+    }
+}
+// SAFETY: `GlobalSlice` is `repr(C)`: a 64-bit address and two `u32`.
+unsafe impl<T: 'static> KernelArg for GlobalSlice<T> {
+    fn __words(&self, out: &mut Vec<u64>) {
+        out.push(self.addr());
+        out.push(self.len() as u64);
+    }
+    fn __from_words(next: &mut dyn FnMut() -> u64) -> Self {
+        let addr = next();
+        let len = next() as u32;
+        // SAFETY: the emulator passes the handle the host made; every access through it
+        // is checked by the emulator anyway.
+        unsafe { GlobalSlice::from_raw_parts(addr, len) }
+    }
+}
 
 /// The tuple of a kernel's arguments.
 pub trait KernelArgs: Copy + Send + Sync + 'static {
     /// Pointers to each argument, in order, as `cuLaunchKernel` takes them.
     fn param_ptrs(&self) -> Vec<*mut std::ffi::c_void>;
+    /// The arguments as the words a sandboxed lane reads back, in order.
+    fn words(&self) -> Vec<u64>;
+    /// The arguments from those words, in the lane (what `#[kernel]`'s export calls).
+    #[doc(hidden)]
+    fn __from_words(next: &mut dyn FnMut() -> u64) -> Self;
 }
 
 macro_rules! kernel_args {
@@ -60,6 +123,17 @@ macro_rules! kernel_args {
             fn param_ptrs(&self) -> Vec<*mut std::ffi::c_void> {
                 let ($($n,)*) = self;
                 vec![$($n as *const $n as *mut std::ffi::c_void),*]
+            }
+            #[allow(unused_mut, non_snake_case)]
+            fn words(&self) -> Vec<u64> {
+                let ($($n,)*) = self;
+                let mut out = Vec::new();
+                $($n.__words(&mut out);)*
+                out
+            }
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn __from_words(next: &mut dyn FnMut() -> u64) -> Self {
+                ($($n::__from_words(next),)*)
             }
         }
     )*};

@@ -5,9 +5,12 @@
 //! - on **`nvptx64-nvidia-cuda`** (a real NVIDIA GPU) every function compiles to the PTX
 //!   instruction CUDA C would use: `%tid.x`, `bar.sync`, `ld.global`, `atom.shared.add`,
 //!   `match.any.sync`, ...;
-//! - on the **host**, every function calls the [`simt`] emulator, which runs each CUDA
-//!   thread as a coroutine in lockstep warps, checks every access and counts what the
-//!   hardware would do.
+//! - on **`wasm32-unknown-unknown`** (the sandbox), every function is a call into the
+//!   `simt` emulator, which runs each CUDA thread as a WebAssembly instance in lockstep
+//!   warps, checks every access and counts what the hardware would do; the kernel reaches
+//!   nothing but this API;
+//! - on the **host** (the emulator's own tests and the course's trusted fixtures), every
+//!   function calls the emulator directly, on a native coroutine per thread.
 //!
 //! ## Threads, blocks and grids
 //!
@@ -45,7 +48,16 @@
 pub mod atomic;
 pub mod global;
 #[cfg(not(target_arch = "nvptx64"))]
+pub mod host_value;
+#[cfg(not(target_arch = "nvptx64"))]
 mod kernel;
+/// The emulator as the device API reaches it: the `simt` crate on the host, the sandbox's
+/// imports on wasm32.
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "wasm32")))]
+pub(crate) use ::simt as emu;
+#[cfg(target_arch = "wasm32")]
+#[path = "wasm_lane.rs"]
+pub(crate) mod emu;
 mod memory_ops;
 pub mod shared;
 pub mod thread;
@@ -53,14 +65,71 @@ pub mod value;
 pub mod warp;
 
 pub use global::GlobalSlice;
-pub use gpu_macros::kernel;
+pub use gpu_macros::{HostValue, host, kernel};
+#[cfg(not(target_arch = "nvptx64"))]
+pub use host_value::HostValue;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use kernel::{Kernel, KernelArg, KernelArgs};
 pub use value::DeviceValue;
 
 /// The emulator behind the host build, re-exported for the host runtime.
-#[cfg(not(target_arch = "nvptx64"))]
+#[cfg(not(any(target_arch = "nvptx64", target_arch = "wasm32")))]
 pub use simt;
+
+/// What `#[kernel]`'s WebAssembly export calls: the lane's start and its arguments.
+#[cfg(target_arch = "wasm32")]
+#[doc(hidden)]
+pub mod __wasm {
+    pub use crate::emu::lane::arg;
+    pub use crate::emu::lane_start;
+
+    /// Memory for the bytes the emulator passes to a host function (`#[gpu::host]`).
+    #[unsafe(export_name = "__gpu_alloc")]
+    extern "C" fn alloc(len: usize) -> *mut u8 {
+        let mut v = Vec::<u8>::with_capacity(len);
+        let p = v.as_mut_ptr();
+        core::mem::forget(v);
+        p
+    }
+
+    /// Runs a host function on the bytes at `ptr` (its encoded arguments, which `call`
+    /// decodes) and returns where its encoded result lies: address in the high 32 bits,
+    /// length in the low.
+    pub fn host_call(ptr: *mut u8, len: usize, call: impl FnOnce(&mut &[u8]) -> Vec<u8>) -> u64 {
+        lane_start();
+        // SAFETY: the emulator wrote `len` bytes at `ptr`, which `__gpu_alloc` gave it.
+        let input = unsafe { Vec::from_raw_parts(ptr, len, len) };
+        let out = call(&mut &input[..]);
+        let (p, n) = (out.as_ptr() as u64, out.len() as u64);
+        core::mem::forget(out);
+        p << 32 | n
+    }
+}
+
+/// Prints from a kernel, as CUDA's device `printf` does: `gpu::println!("i = {i}")`.
+///
+/// On the emulator the text is kept with the launch, labelled with the block and thread
+/// that printed it, and shown to you as kernel output; no check ever reads it. On a GPU
+/// it prints nothing (the course's PTX has no `vprintf`). Rust's own `println!` prints
+/// nothing from a sandboxed kernel: it has no standard output.
+#[macro_export]
+macro_rules! println {
+    ($($arg:tt)*) => {
+        $crate::__print(::core::format_args!($($arg)*))
+    };
+}
+
+/// The body of [`println!`].
+#[doc(hidden)]
+#[inline]
+pub fn __print(args: core::fmt::Arguments<'_>) {
+    #[cfg(target_arch = "nvptx64")]
+    let _ = args;
+    #[cfg(target_arch = "wasm32")]
+    emu::lane::print(&std::fmt::format(args));
+    #[cfg(not(any(target_arch = "nvptx64", target_arch = "wasm32")))]
+    simt::lane::print(&std::fmt::format(args));
+}
 
 /// Everything a kernel file needs: `use gpu::prelude::*;`.
 pub mod prelude {
@@ -68,7 +137,7 @@ pub mod prelude {
     pub use crate::global::GlobalSlice;
     pub use crate::shared::{DynamicShared, SharedArray};
     pub use crate::value::DeviceValue;
-    pub use crate::{dynamic_shared, kernel, shared_array, thread, warp};
+    pub use crate::{HostValue, dynamic_shared, host, kernel, shared_array, thread, warp};
 }
 
 /// Declares a block's static shared-memory array (CUDA's `__shared__ T name[N]`):

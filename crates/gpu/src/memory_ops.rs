@@ -17,9 +17,9 @@ macro_rules! memory_ops {
                 // kernel's responsibility, as in CUDA C.
                 unsafe { self.__ptr(i).read() }
                 #[cfg(not(target_arch = "nvptx64"))]
-                T::from_bits(simt::lane::park(
+                T::from_bits($crate::emu::lane::park(
                     core::panic::Location::caller(),
-                    simt::Op::Load { space: self.__space(), base: self.__base(), index: i as u64, len: self.__len(), size: core::mem::size_of::<T>() as u8 },
+                    $crate::emu::Op::Load { space: self.__space(), base: self.__base(), index: i as u64, len: self.__len(), size: core::mem::size_of::<T>() as u8 },
                 ))
             }
 
@@ -33,9 +33,9 @@ macro_rules! memory_ops {
                 unsafe { self.__ptr(i).write(v) }
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
-                    simt::lane::park(
+                    $crate::emu::lane::park(
                         core::panic::Location::caller(),
-                        simt::Op::Store { space: self.__space(), base: self.__base(), index: i as u64, len: self.__len(), size: core::mem::size_of::<T>() as u8, value: v.to_bits() },
+                        $crate::emu::Op::Store { space: self.__space(), base: self.__base(), index: i as u64, len: self.__len(), size: core::mem::size_of::<T>() as u8, value: v.to_bits() },
                     );
                 }
             }
@@ -51,15 +51,15 @@ macro_rules! memory_ops {
                 // SAFETY: as for `load`.
                 unsafe { T::device_add(self.__ptr(i), v) }
                 #[cfg(not(target_arch = "nvptx64"))]
-                self.__atomic(i, simt::AtomicOp::Add, T::TY, v.to_bits() as u64, 0)
+                self.__atomic(i, $crate::emu::AtomicOp::Add, T::TY, v.to_bits() as u64, 0)
             }
 
             #[cfg(not(target_arch = "nvptx64"))]
             #[track_caller]
-            fn __atomic(&self, i: u32, op: simt::AtomicOp, ty: simt::AtomicType, value: u64, compare: u64) -> T {
-                T::from_bits(simt::lane::park(
+            fn __atomic(&self, i: u32, op: $crate::emu::AtomicOp, ty: $crate::emu::AtomicType, value: u64, compare: u64) -> T {
+                T::from_bits($crate::emu::lane::park(
                     core::panic::Location::caller(),
-                    simt::Op::Atomic { space: self.__space(), base: self.__base(), index: i as u64, len: self.__len(), ty, op, value, compare },
+                    $crate::emu::Op::Atomic { space: self.__space(), base: self.__base(), index: i as u64, len: self.__len(), ty, op, value, compare },
                 ))
             }
         }
@@ -84,7 +84,7 @@ macro_rules! memory_ops {
                 // SAFETY: as for `load`.
                 unsafe { T::device_cas(self.__ptr(i), compare, v) }
                 #[cfg(not(target_arch = "nvptx64"))]
-                self.__atomic(i, simt::AtomicOp::Cas, T::TY, v.to_bits() as u64, compare.to_bits() as u64)
+                self.__atomic(i, $crate::emu::AtomicOp::Cas, T::TY, v.to_bits() as u64, compare.to_bits() as u64)
             }
         }
 
@@ -98,7 +98,7 @@ macro_rules! memory_ops {
                 // SAFETY: as for `load`.
                 unsafe { $crate::atomic::device_inc(self.__ptr(i), limit) }
                 #[cfg(not(target_arch = "nvptx64"))]
-                self.__atomic(i, simt::AtomicOp::Inc, simt::AtomicType::U32, limit as u64, 0)
+                self.__atomic(i, $crate::emu::AtomicOp::Inc, $crate::emu::AtomicType::U32, limit as u64, 0)
             }
 
             /// `atomicDec(&a[i], limit)`: `(old == 0 || old > limit) ? limit : old - 1`;
@@ -110,7 +110,7 @@ macro_rules! memory_ops {
                 // SAFETY: as for `load`.
                 unsafe { $crate::atomic::device_dec(self.__ptr(i), limit) }
                 #[cfg(not(target_arch = "nvptx64"))]
-                self.__atomic(i, simt::AtomicOp::Dec, simt::AtomicType::U32, limit as u64, 0)
+                self.__atomic(i, $crate::emu::AtomicOp::Dec, $crate::emu::AtomicType::U32, limit as u64, 0)
             }
         }
     };
@@ -123,7 +123,7 @@ macro_rules! memory_ops {
             // SAFETY: as for `load`.
             unsafe { T::device_rmw(self.__ptr(i), $crate::atomic::Rmw::$op, v) }
             #[cfg(not(target_arch = "nvptx64"))]
-            self.__atomic(i, simt::AtomicOp::$op, T::TY, v.to_bits() as u64, 0)
+            self.__atomic(i, $crate::emu::AtomicOp::$op, T::TY, v.to_bits() as u64, 0)
         }
     };
 }

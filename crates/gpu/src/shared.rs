@@ -105,8 +105,8 @@ impl<T, const N: usize> SharedArray<T, N> {
         unsafe { self.ptr.add(i as usize) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    fn __space(&self) -> simt::Space {
-        simt::Space::Shared
+    fn __space(&self) -> crate::emu::Space {
+        crate::emu::Space::Shared
     }
     #[cfg(not(target_arch = "nvptx64"))]
     fn __base(&self) -> u64 {
@@ -146,7 +146,7 @@ impl<T> DynamicShared<T> {
         #[cfg(target_arch = "nvptx64")]
         let total = shared_size() as usize;
         #[cfg(not(target_arch = "nvptx64"))]
-        let total = simt::lane::shared_bytes() as usize;
+        let total = crate::emu::lane::shared_bytes() as usize;
         let len = (total.saturating_sub(static_bytes) / core::mem::size_of::<T>()) as u32;
         DynamicShared {
             #[cfg(target_arch = "nvptx64")]
@@ -178,8 +178,8 @@ impl<T> DynamicShared<T> {
         unsafe { self.ptr.add(i as usize) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    fn __space(&self) -> simt::Space {
-        simt::Space::Shared
+    fn __space(&self) -> crate::emu::Space {
+        crate::emu::Space::Shared
     }
     #[cfg(not(target_arch = "nvptx64"))]
     fn __base(&self) -> u64 {

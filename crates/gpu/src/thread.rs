@@ -31,7 +31,7 @@ macro_rules! index_fns {
             // SAFETY: reading a special register has no preconditions.
             unsafe { core::arch::nvptx::$nv() as u32 }
             #[cfg(not(target_arch = "nvptx64"))]
-            simt::lane::$host()[$i]
+            crate::emu::lane::$host()[$i]
         }
     )*};
 }
@@ -151,7 +151,7 @@ pub fn sync_threads() {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        simt::lane::park(core::panic::Location::caller(), simt::Op::Barrier);
+        crate::emu::lane::park(core::panic::Location::caller(), crate::emu::Op::Barrier);
     }
 }
 // ANCHOR_END: sync_threads

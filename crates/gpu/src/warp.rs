@@ -24,8 +24,8 @@ pub const WARP_SIZE: u32 = 32;
 
 #[cfg(not(target_arch = "nvptx64"))]
 #[track_caller]
-fn host(op: simt::WarpOp) -> u128 {
-    simt::lane::park(core::panic::Location::caller(), simt::Op::Warp(op))
+fn host(op: crate::emu::WarpOp) -> u128 {
+    crate::emu::lane::park(core::panic::Location::caller(), crate::emu::Op::Warp(op))
 }
 
 /// The lane's index in its warp, 0..32 (`%laneid`).
@@ -40,7 +40,7 @@ pub fn lane_id() -> u32 {
         l
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    simt::lane::lane_id()
+    crate::emu::lane::lane_id()
 }
 
 /// `__activemask()`: the lanes executing this instruction together. Not a
@@ -57,7 +57,7 @@ pub fn activemask() -> u32 {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        host(simt::WarpOp::ActiveMask) as u32
+        host(crate::emu::WarpOp::ActiveMask) as u32
     }
 }
 
@@ -79,7 +79,7 @@ pub fn warp_vote_ballot(mask: u32, pred: bool) -> u32 {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        host(simt::WarpOp::Ballot { mask, pred }) as u32
+        host(crate::emu::WarpOp::Ballot { mask, pred }) as u32
     }
 }
 
@@ -101,7 +101,7 @@ pub fn warp_vote_all(mask: u32, pred: bool) -> bool {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        host(simt::WarpOp::All { mask, pred }) != 0
+        host(crate::emu::WarpOp::All { mask, pred }) != 0
     }
 }
 
@@ -123,7 +123,7 @@ pub fn warp_vote_any(mask: u32, pred: bool) -> bool {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        host(simt::WarpOp::Any { mask, pred }) != 0
+        host(crate::emu::WarpOp::Any { mask, pred }) != 0
     }
 }
 
@@ -145,7 +145,7 @@ pub fn warp_match_any(mask: u32, value: u32) -> u32 {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        host(simt::WarpOp::MatchAny {
+        host(crate::emu::WarpOp::MatchAny {
             mask,
             value: value as u64,
         }) as u32
@@ -225,7 +225,7 @@ fn shuffle<T: ShuffleValue>(kind: simt_kind::Kind, mask: u32, value: T, arg: u32
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        T::from_u64(host(simt::WarpOp::Shuffle {
+        T::from_u64(host(crate::emu::WarpOp::Shuffle {
             mask,
             value: value.to_u64(),
             kind,
@@ -245,11 +245,11 @@ mod simt_kind {
 }
 #[cfg(not(target_arch = "nvptx64"))]
 mod simt_kind {
-    pub type Kind = simt::ShuffleKind;
-    pub const IDX: Kind = simt::ShuffleKind::Idx;
-    pub const UP: Kind = simt::ShuffleKind::Up;
-    pub const DOWN: Kind = simt::ShuffleKind::Down;
-    pub const XOR: Kind = simt::ShuffleKind::Xor;
+    pub type Kind = crate::emu::ShuffleKind;
+    pub const IDX: Kind = crate::emu::ShuffleKind::Idx;
+    pub const UP: Kind = crate::emu::ShuffleKind::Up;
+    pub const DOWN: Kind = crate::emu::ShuffleKind::Down;
+    pub const XOR: Kind = crate::emu::ShuffleKind::Xor;
 }
 
 /// `__shfl_sync(mask, value, src_lane, width)`: `value` of lane `src_lane` of this lane's
@@ -297,6 +297,6 @@ pub fn sync_warp(mask: u32) {
     };
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        host(simt::WarpOp::SyncWarp { mask });
+        host(crate::emu::WarpOp::SyncWarp { mask });
     }
 }

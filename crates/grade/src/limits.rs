@@ -55,6 +55,9 @@ impl Limits {
             watchdog: Some(Duration::from_millis(self.launch_watchdog_ms)),
             spin_steps: self.spin_steps,
             stack_bytes: 256 * 1024,
+            // Fixed (the environment is not read): fuel counts instructions, so a lane
+            // spinning in registers is stopped at the same point on every machine.
+            lane_limits: gpu_host::LaneLimits::default(),
             block_order_seed: None,
             trace: None,
         }

@@ -42,6 +42,12 @@ struct RunArgs {
     /// (solutions/, which score full points: a check of the grader).
     #[arg(long, value_enum, default_value_t = Source::Student)]
     kernels: Source,
+    /// Grade a student's work from this pristine course: only the `.rs` files of
+    /// PATH/kernels/src are taken, built as the course's own kernels crate (the student's
+    /// Cargo.toml, build scripts and every other file play no part) and run in the
+    /// emulator's sandbox. The Classroom recipe (crates/grade/README.md).
+    #[arg(long, value_name = "PATH", conflicts_with = "kernels")]
+    student: Option<PathBuf>,
     /// Grade only this exercise (repeatable), e.g. --exercise 9.4; the total is then
     /// of the exercises graded.
     #[arg(long = "exercise", value_name = "ID")]
@@ -162,6 +168,7 @@ const AFTER_HELP: &str = "Examples:
   cargo run -p grade -- --markdown                    a feedback comment for the student
   cargo run -p grade -- --kernels reference           the solutions: should score full points
   cargo run -p grade -- --exercise 9.4                one exercise
+  cargo run -p grade -- --student ../alice            alice's kernels/src/*.rs, graded from this course
   cargo run -p grade --features cuda -- --device gpu  on the GPU (CUDA device 0)
   cargo run -p grade -- manifest                      regenerate crates/grade/manifest.txt
 
@@ -275,6 +282,17 @@ fn run(args: &RunArgs) -> Result<(), String> {
     });
     let source: KernelSource = args.kernels.into();
     let root = root(&args.common);
+    if let Some(path) = &args.student {
+        let src = path.join("kernels").join("src");
+        if !src.is_dir() {
+            return Err(format!(
+                "--student {}: no kernels/src folder there (give the root of the student's clone)",
+                path.display()
+            ));
+        }
+        eprintln!("grade: building {} in the sandbox", src.display());
+        gpu_host::lanes::use_student(&src, &root)?;
+    }
     let manifest_path = args
         .manifest
         .clone()

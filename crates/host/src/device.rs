@@ -8,7 +8,6 @@ use gpu::{DeviceValue, Kernel, KernelArgs};
 use simt::{GlobalMemory, LaunchSpec};
 use std::marker::PhantomData;
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -360,8 +359,18 @@ impl Device {
         let spec = self.spec(kernel, &cfg)?;
         match &mut self.backend {
             Backend::Emulator { memory, config } => {
-                let host = kernel.host;
-                let body: simt::launch::KernelBody = Arc::new(move || host(args));
+                let body = match crate::lanes::module(kernel.module) {
+                    Some(Ok(module)) => simt::KernelBody::Wasm {
+                        module,
+                        kernel: kernel.name.to_string(),
+                        args: args.words().into(),
+                    },
+                    Some(Err(message)) => return Err(LaunchError::Build { message }),
+                    None => {
+                        let host = kernel.host;
+                        simt::KernelBody::native(move || host(args))
+                    }
+                };
                 let report = simt::launch(memory, &spec, body, config)?;
                 Ok(LaunchReport {
                     emulator: Some(report),
@@ -437,7 +446,7 @@ impl Device {
         if let Backend::Cuda(gpu) = &mut self.backend {
             let spec = {
                 let limit = shared_limit(&self.props, &cfg)?;
-                make_spec(kernel, &cfg, limit)
+                make_spec(static_shared_bytes(kernel)?, &cfg, limit)
             };
             spec.validate()?;
             let params = args.param_ptrs();
@@ -486,7 +495,7 @@ impl Device {
         if let Backend::Cuda(gpu) = &mut self.backend {
             let spec = {
                 let limit = shared_limit(&self.props, &cfg)?;
-                make_spec(kernel, &cfg, limit)
+                make_spec(static_shared_bytes(kernel)?, &cfg, limit)
             };
             spec.validate()?;
             let params = args.param_ptrs();
@@ -582,7 +591,7 @@ impl Device {
     /// The launch as the backends see it: grid, block, all shared bytes and their limit.
     fn spec<A: KernelArgs>(&self, kernel: &Kernel<A>, cfg: &LaunchConfig) -> Result<LaunchSpec> {
         let limit = shared_limit(&self.props, cfg)?;
-        Ok(make_spec(kernel, cfg, limit))
+        Ok(make_spec(static_shared_bytes(kernel)?, cfg, limit))
     }
 }
 
@@ -602,8 +611,21 @@ fn shared_limit(props: &DeviceProps, cfg: &LaunchConfig) -> Result<u32> {
     }
 }
 
-fn make_spec<A: KernelArgs>(kernel: &Kernel<A>, cfg: &LaunchConfig, limit: u32) -> LaunchSpec {
-    let shared = kernel.static_shared_bytes as u64 + cfg.dynamic_shared_bytes as u64;
+/// The kernel's static shared memory: for a kernel of a sandboxed crate, what that
+/// crate's WebAssembly build declares (the student's `shared_array!`s, which the
+/// reference's metadata cannot know); for any other, its `#[kernel]` metadata.
+fn static_shared_bytes<A: KernelArgs>(kernel: &Kernel<A>) -> Result<u32> {
+    match crate::lanes::module(kernel.module) {
+        None => Ok(kernel.static_shared_bytes),
+        Some(Err(message)) => Err(LaunchError::Build { message }),
+        Some(Ok(m)) => m
+            .static_shared_bytes(kernel.name)
+            .map_err(|message| LaunchError::Build { message }),
+    }
+}
+
+fn make_spec(static_shared: u32, cfg: &LaunchConfig, limit: u32) -> LaunchSpec {
+    let shared = static_shared as u64 + cfg.dynamic_shared_bytes as u64;
     LaunchSpec {
         grid: [cfg.grid.x, cfg.grid.y, cfg.grid.z],
         block: [cfg.block.x, cfg.block.y, cfg.block.z],

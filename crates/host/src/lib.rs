@@ -31,6 +31,7 @@ mod config;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 mod device;
+pub mod lanes;
 mod props;
 
 pub use buffer::DeviceBuffer;
@@ -38,7 +39,8 @@ pub use config::{Dim3, LaunchConfig};
 pub use device::{Backend, Device, LaunchReport};
 pub use gpu::{DeviceValue, GlobalSlice, Kernel, KernelArgs};
 pub use props::DeviceProps;
-pub use simt::lane::panic_message;
+pub use simt::lane::{LanePanic, panic_message};
+pub use simt::wasm::LaneLimits;
 pub use simt::{Config, Counters, Finding, LaunchError};
 
 /// Results of the host runtime.

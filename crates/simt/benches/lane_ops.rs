@@ -105,6 +105,26 @@ fn main() {
     assert_eq!(dev.download(&h).expect("download"), expect);
     print(&format!("shared histogram, 2^20 bytes, {GRID}x{BLOCK}"), r);
 
+    // The same launch of the course's reference 9.5 (the same algorithm, from
+    // `solutions`), which the emulator runs in the sandbox: one WebAssembly instance per
+    // lane, as every student and reference kernel runs.
+    let r = time(|| {
+        dev.fill(&h, 0).expect("fill");
+        let report = dev
+            .launch(
+                &solutions::ch09::histo_private_shared::KERNEL,
+                LaunchConfig::linear(GRID, BLOCK),
+                (d.slice(), h.slice()),
+            )
+            .expect("the sandboxed histogram runs");
+        report.counters().expect("emulated").lane_ops
+    });
+    assert_eq!(dev.download(&h).expect("download"), expect);
+    print(
+        &format!("the same, sandboxed (solutions 9.5), {GRID}x{BLOCK}"),
+        r,
+    );
+
     let words: Vec<u32> = (0..N as u32 / 4).collect();
     let src = dev.upload(&words).expect("upload");
     let dst = dev.alloc::<u32>(words.len()).expect("alloc");

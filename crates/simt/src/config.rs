@@ -30,6 +30,12 @@ pub struct Config {
     /// Stack size of each lane's coroutine, in bytes. Default 256 KiB, or
     /// `SIMT_STACK_BYTES`.
     pub stack_bytes: usize,
+    /// The budgets of each sandboxed (WebAssembly) lane: the fuel it may burn between two
+    /// device calls and the memory it may grow to ([`crate::wasm::LaneLimits`]). Fuel
+    /// counts instructions, not seconds, so a lane that never reaches a device call is
+    /// stopped at the same point on every machine and under any load. Default 200 000 000
+    /// instructions (`SIMT_FUEL`) and 16 MiB.
+    pub lane_limits: crate::wasm::LaneLimits,
     /// The order in which blocks run: `None` is ascending linear block index; `Some(seed)`
     /// is a seeded permutation, to catch kernels whose result depends on block order.
     pub block_order_seed: Option<u64>,
@@ -54,6 +60,10 @@ impl Default for Config {
             },
             spin_steps: env_u64("SIMT_SPIN_STEPS").unwrap_or(100_000),
             stack_bytes: env_u64("SIMT_STACK_BYTES").map_or(256 * 1024, |b| b as usize),
+            lane_limits: crate::wasm::LaneLimits {
+                fuel: env_u64("SIMT_FUEL").unwrap_or(crate::wasm::LaneLimits::default().fuel),
+                ..crate::wasm::LaneLimits::default()
+            },
             block_order_seed: None,
             trace: None,
         }

@@ -5,6 +5,7 @@
 //! just as `threadIdx` is simply there in CUDA C.
 
 use crate::op::Op;
+use crate::site::Site;
 use corosensei::Yielder;
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
@@ -12,7 +13,7 @@ use std::panic::Location;
 /// What a parked lane hands the scheduler: where it is and what it wants done.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Req {
-    pub(crate) site: &'static Location<'static>,
+    pub(crate) site: Site,
     pub(crate) op: Op,
 }
 
@@ -60,6 +61,13 @@ fn ctx() -> &'static LaneCtx {
 /// loaded bits, the old value of an atomic, a collective's result; 0 otherwise).
 #[inline]
 pub fn park(site: &'static Location<'static>, op: Op) -> u128 {
+    park_at(crate::site::of_location(site), op)
+}
+
+/// [`park`] at an interned site: how a sandboxed lane parks, with the location its
+/// device call passed ([`crate::site::intern`]).
+#[inline]
+pub(crate) fn park_at(site: Site, op: Op) -> u128 {
     let c = ctx();
     // SAFETY: the yielder pointer is set by the lane's coroutine before its body runs and
     // stays valid while the coroutine is alive.
@@ -108,6 +116,18 @@ pub fn in_launch() -> bool {
     CURRENT.with(|c| !c.get().is_null())
 }
 
+/// The panic payload of a sandboxed host function that failed (see
+/// `simt::wasm::WasmModule::call_host`), raised again in the process that called it so
+/// that its caller reports it as it would a native panic: the lane's message, and the
+/// lane's own `file:line` rather than the place the host re-raised it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LanePanic {
+    /// What the lane said (`not yet implemented: …` for a `todo!()`).
+    pub message: String,
+    /// `file:line` in the kernel crate, when the lane panicked (not for a trap).
+    pub at: Option<String>,
+}
+
 /// The text of a panic payload: `panic!("...")` carries a `&str` or a `String`; anything
 /// else (`std::panic::panic_any(42)`) has no text. Shared by every panic hook of the
 /// course (lanes here, host functions in `course`, checks in the grader).
@@ -116,6 +136,11 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> Option<String> {
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
+        .or_else(|| {
+            payload
+                .downcast_ref::<LanePanic>()
+                .map(|p| p.message.clone())
+        })
 }
 
 /// Installs (once) a panic hook that keeps lane panics quiet and records their message,
@@ -139,4 +164,46 @@ pub(crate) fn install_panic_hook() {
             }
         }));
     });
+}
+
+/// Most bytes of kernel output one launch keeps; the rest is dropped, with a note.
+const OUTPUT_LIMIT: usize = 64 * 1024;
+
+thread_local! {
+    /// What the lanes of the running launch printed, and its size in bytes.
+    static OUTPUT: RefCell<(Vec<String>, usize)> = const { RefCell::new((Vec::new(), 0)) };
+}
+
+/// Records `text` as printed by the calling lane (CUDA's device `printf`), labelled with
+/// its block and thread.
+pub fn print(text: &str) {
+    let c = ctx();
+    let [bx, by, bz] = c.block;
+    let [tx, ty, tz] = c.thread;
+    OUTPUT.with(|o| {
+        let (lines, bytes) = &mut *o.borrow_mut();
+        if *bytes >= OUTPUT_LIMIT {
+            return;
+        }
+        *bytes += text.len();
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        lines.push(format!(
+            "block ({bx},{by},{bz}) thread ({tx},{ty},{tz}): {text}"
+        ));
+        if *bytes >= OUTPUT_LIMIT {
+            lines.push(format!(
+                "(kernel output past {} KiB dropped)",
+                OUTPUT_LIMIT / 1024
+            ));
+        }
+    });
+}
+
+/// Takes what the lanes printed since the last call.
+pub(crate) fn take_output() -> Vec<String> {
+    OUTPUT.with(|o| {
+        let (lines, bytes) = &mut *o.borrow_mut();
+        *bytes = 0;
+        std::mem::take(lines)
+    })
 }

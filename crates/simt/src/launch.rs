@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::memory::GlobalMemory;
 use crate::report::{LaunchError, LaunchReport, ThreadRef};
 use crate::schedule::Exec;
-use std::panic::Location;
+use crate::site::{Site, SiteInfo};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -119,7 +119,7 @@ fn unpack(p: u64) -> [u32; 3] {
 }
 
 impl LastSeen {
-    pub(crate) fn set(&self, site: &'static Location<'static>, t: ThreadRef) {
+    pub(crate) fn set(&self, site: Site, t: ThreadRef) {
         self.site
             .store(site as *const _ as usize, Ordering::Relaxed);
         self.block.store(pack(t.block), Ordering::Relaxed);
@@ -131,8 +131,8 @@ impl LastSeen {
         if p == 0 {
             return None;
         }
-        // SAFETY: only `&'static Location` pointers are stored.
-        let site: &'static Location<'static> = unsafe { &*(p as *const Location<'static>) };
+        // SAFETY: only pointers of interned sites, which live for the process, are stored.
+        let site: Site = unsafe { &*(p as *const SiteInfo) };
         Some((
             crate::site::fmt_site(site),
             ThreadRef {
@@ -144,7 +144,28 @@ impl LastSeen {
 }
 
 /// The body every lane runs: the kernel with its arguments bound.
-pub type KernelBody = Arc<dyn Fn() + Send + Sync + 'static>;
+#[derive(Clone)]
+pub enum KernelBody {
+    /// Native code, run on the lane's coroutine: for the emulator's own tests and the
+    /// course's trusted fixtures. Student code never runs this way.
+    Native(Arc<dyn Fn() + Send + Sync + 'static>),
+    /// A kernel of a sandboxed module ([`crate::wasm`]): every lane is an instance of it.
+    Wasm {
+        /// The module.
+        module: Arc<crate::wasm::WasmModule>,
+        /// The kernel's name (its export is `__gpu_kernel_<name>`).
+        kernel: String,
+        /// The kernel's arguments, as the words its export reads with `gpu.arg`.
+        args: Arc<[u64]>,
+    },
+}
+
+impl KernelBody {
+    /// A native body from a closure.
+    pub fn native(f: impl Fn() + Send + Sync + 'static) -> Self {
+        KernelBody::Native(Arc::new(f))
+    }
+}
 
 /// Runs `kernel` over the grid of `spec` against `mem`.
 ///

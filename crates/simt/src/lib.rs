@@ -51,12 +51,13 @@ pub mod op;
 mod reconverge;
 pub mod report;
 mod schedule;
-mod site;
+pub mod site;
 pub mod trace;
+pub mod wasm;
 
 pub use config::Config;
 pub use counters::{Counters, LineCounters};
-pub use launch::{LaunchSpec, launch};
+pub use launch::{KernelBody, LaunchSpec, launch};
 pub use memory::GlobalMemory;
 pub use op::{AtomicOp, AtomicType, Op, ShuffleKind, Space, WarpOp};
 pub use report::{Finding, LaunchError, LaunchReport, ThreadRef};

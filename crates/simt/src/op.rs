@@ -276,3 +276,202 @@ impl Op {
         }
     }
 }
+
+/// How an [`Op`] crosses the sandbox's boundary: six 64-bit words, the arguments of the
+/// one device-call import of a WebAssembly lane (see `crate::wasm`). The `gpu` crate's
+/// wasm32 backend encodes with this same code (it includes this file), so both sides
+/// agree by construction.
+///
+/// Word 0 holds the kind (bits 0-7), the space (8-15), the size or atomic type (16-23),
+/// the atomic or warp operation (24-31), the shuffle kind (32-39) and a predicate (40);
+/// the other words hold addresses, indices, lengths and operands.
+pub mod wire {
+    use super::*;
+
+    /// The encoded form of an operation.
+    pub type Words = [u64; 6];
+
+    const LOAD: u64 = 0;
+    const STORE: u64 = 1;
+    const ATOMIC: u64 = 2;
+    const BARRIER: u64 = 3;
+    const WARP: u64 = 4;
+
+    fn space_code(s: Space) -> u64 {
+        match s {
+            Space::Global => 0,
+            Space::Shared => 1,
+        }
+    }
+    fn space_of(c: u64) -> Option<Space> {
+        match c {
+            0 => Some(Space::Global),
+            1 => Some(Space::Shared),
+            _ => None,
+        }
+    }
+    // The tables below list each enum in declaration order, so that `x as u64` (its
+    // discriminant, what `encode` sends: no search in the sandbox's hot path) indexes them.
+    const TYPES: [AtomicType; 4] = [
+        AtomicType::U32,
+        AtomicType::I32,
+        AtomicType::U64,
+        AtomicType::F32,
+    ];
+    const OPS: [AtomicOp; 11] = [
+        AtomicOp::Add,
+        AtomicOp::Sub,
+        AtomicOp::Min,
+        AtomicOp::Max,
+        AtomicOp::Exch,
+        AtomicOp::Cas,
+        AtomicOp::And,
+        AtomicOp::Or,
+        AtomicOp::Xor,
+        AtomicOp::Inc,
+        AtomicOp::Dec,
+    ];
+    const SHUFFLES: [ShuffleKind; 4] = [
+        ShuffleKind::Idx,
+        ShuffleKind::Up,
+        ShuffleKind::Down,
+        ShuffleKind::Xor,
+    ];
+
+    /// The words of `op`.
+    pub fn encode(op: &Op) -> Words {
+        match *op {
+            Op::Load {
+                space,
+                base,
+                index,
+                len,
+                size,
+            } => [
+                LOAD | space_code(space) << 8 | (size as u64) << 16,
+                base,
+                index,
+                len,
+                0,
+                0,
+            ],
+            Op::Store {
+                space,
+                base,
+                index,
+                len,
+                size,
+                value,
+            } => [
+                STORE | space_code(space) << 8 | (size as u64) << 16,
+                base,
+                index,
+                len,
+                value as u64,
+                (value >> 64) as u64,
+            ],
+            Op::Atomic {
+                space,
+                base,
+                index,
+                len,
+                ty,
+                op,
+                value,
+                compare,
+            } => [
+                ATOMIC | space_code(space) << 8 | (ty as u64) << 16 | (op as u64) << 24,
+                base,
+                index,
+                len,
+                value,
+                compare,
+            ],
+            Op::Barrier => [BARRIER, 0, 0, 0, 0, 0],
+            Op::Warp(w) => {
+                let (code, mask, value, kind, arg, width, pred) = match w {
+                    WarpOp::ActiveMask => (0, 0, 0, 0, 0, 0, false),
+                    WarpOp::Ballot { mask, pred } => (1, mask, 0, 0, 0, 0, pred),
+                    WarpOp::All { mask, pred } => (2, mask, 0, 0, 0, 0, pred),
+                    WarpOp::Any { mask, pred } => (3, mask, 0, 0, 0, 0, pred),
+                    WarpOp::MatchAny { mask, value } => (4, mask, value, 0, 0, 0, false),
+                    WarpOp::Shuffle {
+                        mask,
+                        value,
+                        kind,
+                        arg,
+                        width,
+                    } => (5, mask, value, kind as u64, arg, width, false),
+                    WarpOp::SyncWarp { mask } => (6, mask, 0, 0, 0, 0, false),
+                };
+                [
+                    WARP | code << 24 | kind << 32 | (pred as u64) << 40,
+                    mask as u64,
+                    value,
+                    arg as u64,
+                    width as u64,
+                    0,
+                ]
+            }
+        }
+    }
+
+    /// The operation of `w`, or `None` for words no [`encode`] produces.
+    pub fn decode(w: &Words) -> Option<Op> {
+        let field = |shift: u32| (w[0] >> shift) & 0xff;
+        let space = space_of(field(8));
+        Some(match field(0) {
+            LOAD => Op::Load {
+                space: space?,
+                base: w[1],
+                index: w[2],
+                len: w[3],
+                size: valid_size(field(16))?,
+            },
+            STORE => Op::Store {
+                space: space?,
+                base: w[1],
+                index: w[2],
+                len: w[3],
+                size: valid_size(field(16))?,
+                value: w[4] as u128 | (w[5] as u128) << 64,
+            },
+            ATOMIC => Op::Atomic {
+                space: space?,
+                base: w[1],
+                index: w[2],
+                len: w[3],
+                ty: *TYPES.get(field(16) as usize)?,
+                op: *OPS.get(field(24) as usize)?,
+                value: w[4],
+                compare: w[5],
+            },
+            BARRIER => Op::Barrier,
+            WARP => {
+                let mask = w[1] as u32;
+                let pred = (w[0] >> 40) & 1 == 1;
+                Op::Warp(match field(24) {
+                    0 => WarpOp::ActiveMask,
+                    1 => WarpOp::Ballot { mask, pred },
+                    2 => WarpOp::All { mask, pred },
+                    3 => WarpOp::Any { mask, pred },
+                    4 => WarpOp::MatchAny { mask, value: w[2] },
+                    5 => WarpOp::Shuffle {
+                        mask,
+                        value: w[2],
+                        kind: *SHUFFLES.get(field(32) as usize)?,
+                        arg: w[3] as u32,
+                        width: w[4] as u32,
+                    },
+                    6 => WarpOp::SyncWarp { mask },
+                    _ => return None,
+                })
+            }
+            _ => return None,
+        })
+    }
+
+    fn valid_size(s: u64) -> Option<u8> {
+        matches!(s, 1 | 2 | 4 | 8 | 16).then_some(s as u8)
+    }
+}

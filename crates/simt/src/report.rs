@@ -185,6 +185,10 @@ pub struct LaunchReport {
     pub blocks: u64,
     /// Threads run.
     pub threads: u64,
+    /// What the kernel printed (`gpu::println!`, CUDA's device `printf`), one entry per
+    /// call, labelled with its thread. For the student's eyes only: no check reads it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub output: Vec<String>,
 }
 
 impl LaunchReport {
@@ -279,6 +283,29 @@ pub enum LaunchError {
         /// Where it panicked.
         site: SiteName,
     },
+    /// A sandboxed lane ran its whole fuel (a count of WebAssembly instructions,
+    /// [`Config::fuel`](crate::Config::fuel)) without reaching a device call: a loop that
+    /// never touches memory (`while i < n {}` with the increment forgotten). The count is
+    /// the same on every machine and under any load, so the verdict is too.
+    FuelExhausted {
+        /// The thread.
+        thread: ThreadRef,
+        /// The fuel it ran through.
+        fuel: u64,
+        /// The last device call it made (empty if none).
+        site: SiteName,
+    },
+    /// A sandboxed lane trapped: a stack overflow, an allocation past the lane's memory, an
+    /// integer division by zero, ... The other lanes, the launch's memory and the process
+    /// are unharmed.
+    LaneTrap {
+        /// The thread.
+        thread: ThreadRef,
+        /// What happened, in words.
+        what: String,
+        /// The last device call it made (empty if none).
+        site: SiteName,
+    },
     /// synccheck: a `__syncthreads()` not reached by every thread of the block, or reached
     /// at different sites.
     BarrierDivergence {
@@ -350,6 +377,12 @@ pub enum LaunchError {
         /// What is missing and what to do instead.
         message: String,
     },
+    /// The kernel crate could not be built for the sandbox: it does not compile (the
+    /// message holds the compiler's errors), or it uses what the sandbox refuses.
+    Build {
+        /// Why, with the compiler's output.
+        message: String,
+    },
 }
 
 impl LaunchError {
@@ -359,6 +392,8 @@ impl LaunchError {
             LaunchError::InvalidConfig { .. } => "invalid launch configuration",
             LaunchError::MemoryFault { .. } => "out of bounds",
             LaunchError::LanePanic { .. } => "panicked",
+            LaunchError::FuelExhausted { .. } => "timed out",
+            LaunchError::LaneTrap { .. } => "trapped",
             LaunchError::BarrierDivergence { .. } => "barrier error",
             LaunchError::WarpDivergence { .. } => "warp collective error",
             LaunchError::Deadlock { .. } => "deadlock",
@@ -367,6 +402,7 @@ impl LaunchError {
             LaunchError::DeviceLost { .. } => "device lost",
             LaunchError::Driver { .. } => "CUDA error",
             LaunchError::NoDevice { .. } => "no CUDA device",
+            LaunchError::Build { .. } => "build error",
         }
     }
 }
@@ -406,6 +442,24 @@ impl fmt::Display for LaunchError {
                 site,
             } => {
                 write!(f, "{thread} panicked at {site}: {message}")
+            }
+            LaunchError::FuelExhausted { thread, fuel, site } => {
+                write!(
+                    f,
+                    "timed out: {thread} ran {fuel} WebAssembly instructions without reaching a \
+                     device call (a loop that never touches memory?)"
+                )?;
+                if !site.is_empty() {
+                    write!(f, "; its last device call was at {site}")?;
+                }
+                Ok(())
+            }
+            LaunchError::LaneTrap { thread, what, site } => {
+                write!(f, "{thread} trapped: {what}")?;
+                if !site.is_empty() {
+                    write!(f, "; its last device call was at {site}")?;
+                }
+                Ok(())
             }
             LaunchError::BarrierDivergence { block, waits } => {
                 let [x, y, z] = block;
@@ -467,6 +521,10 @@ impl fmt::Display for LaunchError {
                 message,
             } => write!(f, "CUDA error {code} in {call}: {message}"),
             LaunchError::NoDevice { message } => write!(f, "no CUDA device: {message}"),
+            LaunchError::Build { message } => write!(
+                f,
+                "the kernels could not be built for the emulator: {message}"
+            ),
         }
     }
 }

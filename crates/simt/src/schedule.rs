@@ -48,6 +48,7 @@ use crate::reconverge::{LoopEnds, LoopStack, behind};
 use crate::report::{LaunchError, LaunchReport, ThreadRef, WaitSite, ranges};
 use crate::site::{Site, SiteTable, fmt_site, site_order};
 use crate::trace::{AccessKind, Trace, TraceBuffer};
+use crate::wasm::{LaneFailure, WasmLane, WasmModule};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
 use std::cell::Cell;
@@ -57,7 +58,7 @@ use std::hash::{Hash, Hasher};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-type LaneResult = Result<(), Option<(String, String)>>;
+type LaneResult = Result<(), LaneFailure>;
 type Co = Coroutine<u128, Req, LaneResult, DefaultStack>;
 
 /// Where a lane is.
@@ -117,6 +118,9 @@ impl Iterator for Bits {
 pub(crate) struct Lane {
     co: Option<Co>,
     ctx: Box<LaneCtx>,
+    /// A sandboxed lane's instance (its coroutine runs it through a pointer, so that the
+    /// instance is dropped with the lane even when the coroutine is abandoned).
+    wasm: Option<Box<WasmLane>>,
     pub(crate) status: Status,
     pub(crate) req: Option<Req>,
     loops: LoopStack,
@@ -181,6 +185,9 @@ pub(crate) struct Exec<'m> {
     loop_ends: LoopEnds,
     /// The launch's trace, when [`Config::trace`] asks for one.
     trace: Option<Trace>,
+    /// The sandboxed module of the kernel, if it is one: lanes that end give their
+    /// instances back to it.
+    module: Option<Arc<WasmModule>>,
 }
 
 #[inline]
@@ -244,11 +251,16 @@ impl<'m> Exec<'m> {
             block_idx: [0; 3],
             loop_ends: LoopEnds::default(),
             trace,
+            module: None,
         }
     }
 
     /// Runs every block, then assembles the report.
     pub(crate) fn run(mut self, kernel: &KernelBody) -> Result<LaunchReport, LaunchError> {
+        crate::lane::take_output();
+        if let KernelBody::Wasm { module, .. } = kernel {
+            self.module = Some(module.clone());
+        }
         let result = self.run_blocks(kernel);
         // The trace is delivered whatever the outcome: a failing launch is the one a
         // student most wants to see.
@@ -310,6 +322,7 @@ impl<'m> Exec<'m> {
             findings: self.findings.into_vec(),
             blocks: self.spec.blocks(),
             threads: self.spec.blocks() * self.spec.threads_per_block(),
+            output: crate::lane::take_output(),
         }
     }
 
@@ -381,17 +394,50 @@ impl<'m> Exec<'m> {
                 })?,
             };
             let ctx_ptr: *const LaneCtx = &*ctx;
-            let body = kernel.clone();
-            // SAFETY: `ctx` is boxed and lives in `self.lanes` until the coroutine is
-            // finished or reset; `body` is owned by the closure.
-            let co = unsafe {
-                Coroutine::with_stack_unchecked(stack, move |y, _first: u128| {
-                    (*ctx_ptr).yielder.set(y as *const _);
-                    match std::panic::catch_unwind(AssertUnwindSafe(|| body())) {
-                        Ok(()) => Ok(()),
-                        Err(_) => Err(take_last_panic()),
-                    }
-                })
+            let (co, wasm) = match kernel {
+                KernelBody::Native(body) => {
+                    let body = body.clone();
+                    // SAFETY: `ctx` is boxed and lives in `self.lanes` until the coroutine
+                    // is finished or reset; `body` is owned by the closure.
+                    let co = unsafe {
+                        Coroutine::with_stack_unchecked(stack, move |y, _first: u128| {
+                            (*ctx_ptr).yielder.set(y as *const _);
+                            match std::panic::catch_unwind(AssertUnwindSafe(|| body())) {
+                                Ok(()) => Ok(()),
+                                Err(_) => Err(match take_last_panic() {
+                                    Some((message, site)) => LaneFailure::Panic(message, site),
+                                    None => LaneFailure::Panic(
+                                        "(panic message unavailable)".into(),
+                                        String::new(),
+                                    ),
+                                }),
+                            }
+                        })
+                    };
+                    (co, None)
+                }
+                KernelBody::Wasm {
+                    module,
+                    kernel,
+                    args,
+                } => {
+                    let mut wasm = module.lane(
+                        &WasmModule::kernel_export(kernel),
+                        args,
+                        self.config.lane_limits,
+                    )?;
+                    let lane_ptr: *mut WasmLane = &mut *wasm;
+                    // SAFETY: `ctx` and the instance are boxed and live in `self.lanes`
+                    // until the coroutine is finished or reset; the coroutine is the only
+                    // user of the instance while it runs.
+                    let co = unsafe {
+                        Coroutine::with_stack_unchecked(stack, move |y, _first: u128| {
+                            (*ctx_ptr).yielder.set(y as *const _);
+                            (*lane_ptr).run()
+                        })
+                    };
+                    (co, Some(wasm))
+                }
             };
             let thread = ThreadRef {
                 block: self.block_idx,
@@ -400,6 +446,7 @@ impl<'m> Exec<'m> {
             self.lanes.push(Lane {
                 co: Some(co),
                 ctx,
+                wasm,
                 status: Status::Ready,
                 req: None,
                 loops: LoopStack::default(),
@@ -485,20 +532,25 @@ impl<'m> Exec<'m> {
                 self.warps[li / 32].set(li, Status::Exited);
                 let co = lane.co.take().expect("invariant: checked above");
                 self.stacks.push(co.into_stack());
+                let thread = lane.thread;
                 match result {
                     Ok(()) => {
                         lane.req = None;
+                        if let (Some(w), Some(m)) = (lane.wasm.take(), &self.module) {
+                            m.give_back(w);
+                        }
                         Ok(())
                     }
-                    Err(info) => {
-                        let (message, site) = info.unwrap_or_else(|| {
-                            ("(panic message unavailable)".into(), String::new())
-                        });
-                        Err(LaunchError::LanePanic {
-                            thread: lane.thread,
-                            message,
-                            site,
-                        })
+                    Err(LaneFailure::Panic(message, site)) => Err(LaunchError::LanePanic {
+                        thread,
+                        message,
+                        site,
+                    }),
+                    Err(LaneFailure::Fuel(fuel, site)) => {
+                        Err(LaunchError::FuelExhausted { thread, fuel, site })
+                    }
+                    Err(LaneFailure::Trap(what, site)) => {
+                        Err(LaunchError::LaneTrap { thread, what, site })
                     }
                 }
             }

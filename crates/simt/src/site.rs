@@ -1,10 +1,81 @@
 //! Call sites: where in the kernel's source a lane parked.
+//!
+//! A site is interned once per distinct `file:line:column` and lives for the rest of the
+//! process, so the scheduler compares and hashes sites as pointers. Native lanes (the
+//! emulator's own tests) get theirs from `#[track_caller]`'s [`Location`]; sandboxed lanes
+//! (WebAssembly, see [`crate::wasm`]) pass the file, line and column of their
+//! `#[track_caller]` location with every device call, and the same interner turns them
+//! into the same sites, so a kernel's counters per line do not depend on how it ran.
 
 use crate::hash::FxHashMap;
+use std::cell::RefCell;
 use std::panic::Location;
+use std::sync::{Mutex, OnceLock};
 
-/// A kernel call site, as `#[track_caller]` gives it.
-pub(crate) type Site = &'static Location<'static>;
+/// Where a device call is in the kernel's source: a file, a line and a column, as
+/// compilers print them.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct SiteInfo {
+    file: &'static str,
+    line: u32,
+    column: u32,
+}
+
+impl SiteInfo {
+    /// The source file, as rustc was given it (relative to the workspace).
+    pub fn file(&self) -> &'static str {
+        self.file
+    }
+    /// The line, from 1.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+    /// The column, from 1.
+    pub fn column(&self) -> u32 {
+        self.column
+    }
+}
+
+/// A kernel call site.
+pub(crate) type Site = &'static SiteInfo;
+
+type Key = (String, u32, u32);
+
+fn interner() -> &'static Mutex<FxHashMap<Key, Site>> {
+    static SITES: OnceLock<Mutex<FxHashMap<Key, Site>>> = OnceLock::new();
+    SITES.get_or_init(Default::default)
+}
+
+/// The one site of `file:line:column` (allocated on first use, then shared).
+pub fn intern(file: &str, line: u32, column: u32) -> Site {
+    let mut sites = interner().lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&s) = sites.get(&(file.to_string(), line, column)) {
+        return s;
+    }
+    let file: &'static str = Box::leak(file.to_string().into_boxed_str());
+    let site: Site = Box::leak(Box::new(SiteInfo { file, line, column }));
+    sites.insert((file.to_string(), line, column), site);
+    site
+}
+
+thread_local! {
+    /// Sites of native `Location`s already interned, by the `Location`'s address.
+    static BY_LOCATION: RefCell<FxHashMap<usize, Site>> = RefCell::new(FxHashMap::default());
+}
+
+/// The site of a native `#[track_caller]` location.
+#[inline]
+pub(crate) fn of_location(loc: &'static Location<'static>) -> Site {
+    let key = loc as *const _ as usize;
+    BY_LOCATION.with(|m| {
+        if let Some(&s) = m.borrow().get(&key) {
+            return s;
+        }
+        let s = intern(loc.file(), loc.line(), loc.column());
+        m.borrow_mut().insert(key, s);
+        s
+    })
+}
 
 /// Source order of two sites: line, then column, then file. Deterministic on every OS
 /// (no pointer comparisons), and within one function it is the order of the code.
@@ -12,13 +83,10 @@ pub(crate) fn site_order(a: Site, b: Site) -> std::cmp::Ordering {
     (a.line(), a.column(), a.file()).cmp(&(b.line(), b.column(), b.file()))
 }
 
-/// Interns sites to small ids, for per-site counters. Looked up by the `Location`'s
-/// address first (one static per call site, usually), then by value, so that two statics
-/// of one site (from two codegen units) share an id.
+/// Interns sites to small ids, for per-site counters.
 #[derive(Default)]
 pub(crate) struct SiteTable {
     by_ptr: FxHashMap<usize, u32>,
-    by_value: FxHashMap<(&'static str, u32, u32), u32>,
     sites: Vec<Site>,
 }
 
@@ -29,14 +97,8 @@ impl SiteTable {
         if let Some(&id) = self.by_ptr.get(&ptr) {
             return id;
         }
-        let next = self.sites.len() as u32;
-        let id = *self
-            .by_value
-            .entry((site.file(), site.line(), site.column()))
-            .or_insert(next);
-        if id == next {
-            self.sites.push(site);
-        }
+        let id = self.sites.len() as u32;
+        self.sites.push(site);
         self.by_ptr.insert(ptr, id);
         id
     }

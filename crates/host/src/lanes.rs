@@ -1,0 +1,504 @@
+//! The sandbox's modules: the course's kernel crates built to WebAssembly.
+//!
+//! A kernel of the student's crate (`kernels`) or of the reference crate (`solutions`)
+//! never runs as native code on the emulator: [`Device::launch`](crate::Device::launch)
+//! runs it from that crate compiled for `wasm32-unknown-unknown`, one instance per lane
+//! (`simt::wasm`). The first launch of a process builds the crate (an incremental build of
+//! that one crate, in `target/lanes`, so no native binary relinks when the student edits a
+//! kernel) and keeps the module for the rest of the process.
+//!
+//! Before building, the crate's sources are checked for what would let a kernel step out
+//! of its lane: `unsafe` (with which it could read its stack or heap before writing it,
+//! or declare imports), and `include!`/`include_str!`/`include_bytes!`/`#[path]` (code or
+//! data from outside the crate's `src/`, such as the reference solutions).
+//!
+//! A module can also come ready-made: `COURSE_LANES_KERNELS` (or `…_SOLUTIONS`) names
+//! the `.wasm` file of that crate (the grader sets it for its child processes after
+//! building a student's sources with [`build_student`]), and `COURSE_LANES_DIR` names a
+//! folder holding `kernels.wasm` and `solutions.wasm` (a GPU machine with the course's
+//! prebuilt binaries and no cargo).
+
+use simt::wasm::WasmModule;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The crates whose kernels run in the sandbox.
+pub const SANDBOXED: [&str; 2] = ["kernels", "solutions"];
+
+/// The stack of each lane, in bytes (the wasm linker's `-zstack-size`).
+pub const LANE_STACK_BYTES: u32 = 64 * 1024;
+
+/// The cargo profile of the sandbox's builds (see the workspace's `Cargo.toml`).
+pub const PROFILE: &str = "lanes";
+
+/// Environment variable naming a folder of prebuilt modules (`<crate>.wasm`).
+pub const PREBUILT_ENV: &str = "COURSE_LANES_DIR";
+
+/// The environment variable naming the prebuilt module of crate `name`
+/// (`COURSE_LANES_KERNELS`).
+pub fn module_env(name: &str) -> String {
+    format!("COURSE_LANES_{}", name.to_uppercase())
+}
+
+type Loaded = Result<Arc<WasmModule>, String>;
+
+fn loaded() -> &'static Mutex<HashMap<String, Loaded>> {
+    static MODULES: OnceLock<Mutex<HashMap<String, Loaded>>> = OnceLock::new();
+    MODULES.get_or_init(Default::default)
+}
+
+/// The workspace's root (two folders above this crate).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+}
+
+/// The sandboxed module of crate `name`, built (once per process) on first use; `None`
+/// when the crate is not sandboxed (its kernels run natively: the course's own test
+/// fixtures and the emulator's tests). `Some(Err)` says why the module could not be had:
+/// the crate does not compile (with the compiler's messages), or it uses what the sandbox
+/// refuses.
+pub fn module(name: &str) -> Option<Loaded> {
+    if !SANDBOXED.contains(&name) {
+        return None;
+    }
+    let mut map = loaded().lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(m) = map.get(name) {
+        return Some(m.clone());
+    }
+    let m = load(name);
+    map.insert(name.to_string(), m.clone());
+    Some(m)
+}
+
+/// Fuel of one call of a host function: WebAssembly instructions, enough for a loop over
+/// hundreds of millions of elements, few enough that an endless loop ends in seconds.
+pub const HOST_FUEL: u64 = 20_000_000_000;
+
+/// Calls host function `name` of sandboxed crate `module` (a `#[gpu::host]` function:
+/// an exercise that is plain Rust) with `args`, in a lane of its own, and decodes its
+/// result. A panic of the function (its `todo!()` included), a trap or running out of fuel
+/// is a panic here with the lane's message, so that the checks' `catch_host` reports it
+/// as it did when the function ran natively.
+pub fn host_call<A: gpu::host_value::HostArgs, R: gpu::HostValue>(
+    module: &str,
+    name: &str,
+    args: A,
+) -> R {
+    let m = match self::module(module) {
+        Some(Ok(m)) => m,
+        Some(Err(e)) => std::panic::panic_any(simt::lane::LanePanic {
+            message: e,
+            at: None,
+        }),
+        None => panic!("`{module}` is not a sandboxed crate"),
+    };
+    match m.call_host(name, &args.bytes(), HOST_FUEL) {
+        Ok(bytes) => R::take(&mut &bytes[..])
+            .unwrap_or_else(|| panic!("`{name}` returned bytes that are not its result type")),
+        Err(failure) => std::panic::panic_any(failure),
+    }
+}
+
+/// Forgets the modules loaded so far, so that the next launch builds them again (the
+/// runner does this when the student saves a file).
+pub fn forget() {
+    loaded().lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
+fn load(name: &str) -> Loaded {
+    if let Some(file) = std::env::var_os(module_env(name)) {
+        let bytes = std::fs::read(&file).map_err(|e| {
+            format!(
+                "{}={}: cannot read it: {e}",
+                module_env(name),
+                Path::new(&file).display()
+            )
+        })?;
+        // Not a module but the text of why it could not be built (see `build_student`).
+        if !bytes.starts_with(b"\0asm") {
+            return Err(String::from_utf8_lossy(&bytes).into_owned());
+        }
+        return WasmModule::new(name, &bytes);
+    }
+    if let Some(dir) = std::env::var_os(PREBUILT_ENV) {
+        let path = Path::new(&dir).join(format!("{name}.wasm"));
+        let bytes = std::fs::read(&path).map_err(|e| {
+            format!(
+                "{PREBUILT_ENV}={}: cannot read {}: {e}",
+                Path::new(&dir).display(),
+                path.display()
+            )
+        })?;
+        return WasmModule::new(name, &bytes);
+    }
+    let path = build(name, &workspace_root())?;
+    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    WasmModule::new(name, &bytes)
+}
+
+/// The cargo profile of the sandbox's builds, as `--config` settings: optimised (the
+/// emulator interprets every instruction), incremental (a student's edit rebuilds one
+/// crate in about a second), and with the checks of a debug build, as the student's own
+/// `cargo test` had them natively (an overflow panics with its line).
+const PROFILE_SETTINGS: [&str; 7] = [
+    "inherits=\"release\"",
+    "debug=0",
+    "opt-level=2",
+    "incremental=true",
+    "overflow-checks=true",
+    "debug-assertions=true",
+    "panic=\"abort\"",
+];
+
+/// Checks the sources of crate `name` under `root` for what the sandbox refuses (see the
+/// module docs), then builds it for `wasm32-unknown-unknown` into `root/target/lanes`
+/// and returns the module's path. Installs the wasm target with rustup if it is missing.
+pub fn build(name: &str, root: &Path) -> Result<PathBuf, String> {
+    check_sources(&root.join(name).join("src"))?;
+    cargo_build(root, name, &root.join("target").join("lanes"))
+}
+
+/// Builds a student's sources, only the `.rs` files of `src` (their `kernels/src`),
+/// as the course's pristine `kernels` crate of the workspace at `root`: the student's
+/// manifest, build script and every other file play no part. The scratch workspace is
+/// `root/target/lanes/student`; returns the module's path.
+pub fn build_student(src: &Path, root: &Path) -> Result<PathBuf, String> {
+    check_sources(src)?;
+    if !src.is_dir() {
+        return Err(format!("{} is not a folder", src.display()));
+    }
+    let mut files = Vec::new();
+    collect(src, &mut files);
+    if files.is_empty() {
+        return Err(format!("{}: no .rs files", src.display()));
+    }
+    let ws = root.join("target").join("lanes").join("student");
+    let krate = ws.join("kernels");
+    let _ = std::fs::remove_dir_all(krate.join("src"));
+    let io = |e: std::io::Error| format!("cannot prepare {}: {e}", ws.display());
+    for f in &files {
+        let rel = f.strip_prefix(src).map_err(|e| e.to_string())?;
+        let to = krate.join("src").join(rel);
+        if let Some(dir) = to.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        std::fs::copy(f, &to).map_err(io)?;
+    }
+    std::fs::copy(
+        root.join("kernels").join("Cargo.toml"),
+        krate.join("Cargo.toml"),
+    )
+    .map_err(io)?;
+    let _ = std::fs::copy(root.join("Cargo.lock"), ws.join("Cargo.lock"));
+    let course = std::fs::read_to_string(root.join("Cargo.toml")).map_err(io)?;
+    let package = course
+        .split("[workspace.package]")
+        .nth(1)
+        .and_then(|rest| rest.split("\n[").next())
+        .ok_or("the course's Cargo.toml has no [workspace.package]")?;
+    let gpu = root.join("crates").join("gpu");
+    let manifest = format!(
+        "# Written by the course's grader: the student's sources as the pristine kernels crate.\n\
+         [workspace]\nresolver = \"3\"\nmembers = [\"kernels\"]\n\n\
+         [workspace.package]{package}\n\
+         [workspace.dependencies]\ngpu = {{ path = {:?} }}\n",
+        gpu.display().to_string()
+    );
+    std::fs::write(ws.join("Cargo.toml"), manifest).map_err(io)?;
+    cargo_build(&ws, "kernels", &root.join("target").join("lanes"))
+}
+
+/// [`build_student`], then makes its result what every process this one starts (and this
+/// one) loads as the `kernels` module ([`module_env`]): the module, or, when the sources
+/// could not be built, a file with the reason, which each launch then reports.
+pub fn use_student(src: &Path, root: &Path) -> Result<(), String> {
+    let file = match build_student(src, root) {
+        Ok(path) => path,
+        Err(why) => {
+            let file = root
+                .join("target")
+                .join("lanes")
+                .join("student-build-error.txt");
+            std::fs::create_dir_all(root.join("target").join("lanes"))
+                .and_then(|()| std::fs::write(&file, why))
+                .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+            file
+        }
+    };
+    // SAFETY: called before the grader starts any thread that reads the environment.
+    unsafe { std::env::set_var(module_env("kernels"), &file) };
+    forget();
+    Ok(())
+}
+
+/// `cargo rustc` of crate `name` of the workspace at `ws` for `wasm32-unknown-unknown`,
+/// as a cdylib with the lane's stack, into `target_dir`.
+fn cargo_build(ws: &Path, name: &str, target_dir: &Path) -> Result<PathBuf, String> {
+    let run = || {
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cmd.current_dir(ws)
+            .args(["rustc", "--quiet", "--color", "never", "-p", name])
+            .args(["--profile", PROFILE, "--target", "wasm32-unknown-unknown"]);
+        for setting in PROFILE_SETTINGS {
+            cmd.arg("--config")
+                .arg(format!("profile.{PROFILE}.{setting}"));
+        }
+        cmd.arg("--target-dir")
+            .arg(target_dir)
+            .args(["--crate-type", "cdylib", "--"])
+            .arg(format!("-Clink-arg=-zstack-size={LANE_STACK_BYTES}"))
+            // Where the statics start: a pooled lane gets them back as they were.
+            .arg("-Clink-arg=--export=__global_base")
+            // A build of the workspace's host crates must not see these.
+            .env_remove("RUSTFLAGS")
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .env_remove("CARGO_TARGET_DIR")
+            .output()
+            .map_err(|e| format!("could not run cargo to build `{name}` for the sandbox: {e}"))
+    };
+    let mut out = run()?;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if !out.status.success() && missing_target(&stderr) {
+        let added = Command::new("rustup")
+            .args(["target", "add", "wasm32-unknown-unknown"])
+            .output();
+        match added {
+            Ok(a) if a.status.success() => out = run()?,
+            _ => {
+                return Err(
+                    "the emulator runs kernels as WebAssembly, and the wasm32 target is missing: \
+                     run `rustup target add wasm32-unknown-unknown`"
+                        .into(),
+                );
+            }
+        }
+    }
+    if !out.status.success() {
+        return Err(format!(
+            "`{name}` does not compile for the emulator:\n{}",
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        ));
+    }
+    let path = target_dir
+        .join("wasm32-unknown-unknown")
+        .join(PROFILE)
+        .join(format!("{name}.wasm"));
+    if !path.exists() {
+        return Err(format!(
+            "cargo built `{name}` but {} is missing",
+            path.display()
+        ));
+    }
+    Ok(path)
+}
+
+fn missing_target(stderr: &str) -> bool {
+    stderr.contains("target may not be installed")
+        || stderr.contains("can't find crate for `core`")
+        || stderr.contains("can't find crate for `std`")
+}
+
+/// What the sandbox refuses in a kernel crate's sources, with why.
+const REFUSED: [(&str, &str); 7] = [
+    (
+        "unsafe",
+        "`unsafe` code could step outside the lane (read memory it never wrote, declare imports)",
+    ),
+    (
+        "include",
+        "`include!` brings in code from outside the crate",
+    ),
+    (
+        "include_str",
+        "`include_str!` reads files from outside the crate",
+    ),
+    (
+        "include_bytes",
+        "`include_bytes!` reads files from outside the crate",
+    ),
+    (
+        "path",
+        "`#[path]` takes a module from outside the crate's src/",
+    ),
+    (
+        "global_asm",
+        "`global_asm!` adds code the compiler does not check (a constructor that runs before main)",
+    ),
+    (
+        "naked_asm",
+        "`naked_asm!` adds code the compiler does not check",
+    ),
+];
+
+/// Checks every `.rs` file under `src` (see [`REFUSED`]).
+pub fn check_sources(src: &Path) -> Result<(), String> {
+    let mut files = Vec::new();
+    collect(src, &mut files);
+    files.sort();
+    for file in files {
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        if let Some((line, why)) = refused(&text) {
+            return Err(format!(
+                "{}:{line}: not allowed in a kernel crate: {why}",
+                file.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The first refused token of `text` (outside comments and string literals): its line
+/// and why. `path` counts only as an attribute (`#[path = …]`); the `include` family only
+/// as macros (followed by `!`).
+fn refused(text: &str) -> Option<(usize, &'static str)> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut line = 1;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == b'\n' {
+            line += 1;
+            i += 1;
+        } else if text[i..].starts_with("//") {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+        } else if text[i..].starts_with("/*") {
+            let mut depth = 0;
+            while i < bytes.len() {
+                if text[i..].starts_with("/*") {
+                    depth += 1;
+                    i += 2;
+                } else if text[i..].starts_with("*/") {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    if bytes[i] == b'\n' {
+                        line += 1;
+                    }
+                    i += 1;
+                }
+            }
+        } else if c == b'"' || (c == b'r' && raw_string_start(&text[i..]).is_some()) {
+            // A string literal (raw or not).
+            let hashes = if c == b'r' {
+                let h = raw_string_start(&text[i..]).unwrap_or(0);
+                i += 1 + h;
+                Some(h)
+            } else {
+                None
+            };
+            i += 1;
+            while i < bytes.len() {
+                if bytes[i] == b'\n' {
+                    line += 1;
+                }
+                match hashes {
+                    None if bytes[i] == b'\\' => i += 2,
+                    None if bytes[i] == b'"' => {
+                        i += 1;
+                        break;
+                    }
+                    Some(h)
+                        if bytes[i] == b'"'
+                            && text[i + 1..].bytes().take(h).filter(|&b| b == b'#').count()
+                                == h =>
+                    {
+                        i += 1 + h;
+                        break;
+                    }
+                    _ => i += 1,
+                }
+            }
+        } else if c == b'\'' {
+            // A char literal or a lifetime: skip a quoted char.
+            if text[i..].len() >= 3 && bytes[i + 2] == b'\'' {
+                i += 3;
+            } else if text[i..].starts_with("'\\") {
+                i += 2;
+                while i < bytes.len() && bytes[i] != b'\'' {
+                    i += 1;
+                }
+                i += 1;
+            } else {
+                i += 1;
+            }
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let word = &text[start..i];
+            let next = text[i..].trim_start();
+            for (token, why) in REFUSED {
+                if word != token {
+                    continue;
+                }
+                let hit = match token {
+                    "unsafe" => true,
+                    "path" => {
+                        let before = text[..start].trim_end();
+                        before.ends_with('[') && next.starts_with('=')
+                    }
+                    _ => next.starts_with('!'),
+                };
+                if hit {
+                    return Some((line, why));
+                }
+            }
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
+/// `r"`, `r#"`, ...: the number of `#` of a raw string starting here.
+fn raw_string_start(s: &str) -> Option<usize> {
+    let rest = s.strip_prefix('r')?;
+    let h = rest.bytes().take_while(|&b| b == b'#').count();
+    rest[h..].starts_with('"').then_some(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::refused;
+
+    #[test]
+    fn refused_tokens_are_found_outside_comments_and_strings() {
+        assert_eq!(refused("fn f() { unsafe { } }").map(|r| r.0), Some(1));
+        assert!(refused("// unsafe\n/* unsafe */ let s = \"unsafe\";").is_none());
+        assert_eq!(refused("\n\ninclude!(\"x.rs\");").map(|r| r.0), Some(3));
+        assert_eq!(
+            refused("const S: &str = include_str!(\"../../solutions/src/ch09.rs\");").map(|r| r.0),
+            Some(1)
+        );
+        assert!(refused("#[path = \"x.rs\"] mod m;").is_some());
+        assert!(refused("let path = 3; let include = 4;").is_none());
+        assert!(refused("let s = r#\"unsafe \"# ; let c = 'u';").is_none());
+        assert!(refused("#[unsafe(no_mangle)] fn f() {}").is_some());
+    }
+}

@@ -1,0 +1,640 @@
+//! The sandbox: lanes that are WebAssembly instances.
+//!
+//! A kernel crate built for `wasm32-unknown-unknown` (the `gpu` crate's wasm32 backend)
+//! exports each `#[kernel]` as `__gpu_kernel_<name>` and reaches the emulator only through
+//! the imports of module `gpu` defined here: one device call that parks the lane
+//! ([`crate::lane::park_at`], exactly where a native lane's coroutine parks), the special
+//! registers, the kernel's arguments, a panic report and `printf`. No WASI is linked, so a
+//! kernel has no files, clocks, processes, threads or output the checker reads; each lane
+//! has its own instance (its own linear memory, stack and statics); device memory lives in
+//! the emulator only.
+//!
+//! Each lane's instance runs on the lane's coroutine (the emulator's lanes are coroutines
+//! either way): the device-call import suspends the coroutine in the middle of the wasm
+//! call, and the scheduler resumes it with the result. Three budgets make every verdict
+//! independent of the machine and its load:
+//!
+//! - **fuel**: a lane may execute [`LaneLimits::fuel`] WebAssembly instructions between
+//!   two device calls (wasmi's fuel metering); past that it is stopped, reported as timed
+//!   out with its last device call ([`LaunchError::FuelExhausted`]);
+//! - **memory**: a lane's linear memory may grow to [`LaneLimits::memory_bytes`]; an
+//!   allocation past it fails, and the lane is reported as trapped;
+//! - **stack**: the lane's stack is what the module was linked with (64 KiB by the course's
+//!   builder); an overflow is a trap of that lane.
+//!
+//! Instances are pooled per module: a lane that ends gives its instance back, and the next
+//! lane gets it with its statics restored to their initial bytes, so no state passes from
+//! one lane to another (the builder refuses `unsafe` code, without which a kernel cannot
+//! read its stack or heap before writing it).
+
+use crate::hash::FxHashMap;
+use crate::lane::{self, LanePanic};
+use crate::op::wire;
+use crate::report::LaunchError;
+use crate::site::{Site, fmt_site, intern};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use wasmi::{
+    Caller, Config as WasmConfig, Engine, Extern, Linker, Memory, Module, Store, TrapCode,
+    TypedFunc,
+};
+
+/// The budgets of one sandboxed lane (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaneLimits {
+    /// WebAssembly instructions a lane may run between two device calls.
+    pub fuel: u64,
+    /// Most bytes a lane's linear memory may grow to.
+    pub memory_bytes: usize,
+}
+
+impl Default for LaneLimits {
+    fn default() -> Self {
+        LaneLimits {
+            fuel: 200_000_000,
+            memory_bytes: 16 << 20,
+        }
+    }
+}
+
+/// A kernel crate compiled to WebAssembly, ready to run lanes.
+pub struct WasmModule {
+    name: String,
+    id: u64,
+    engine: Engine,
+    module: Module,
+    linker: Linker<LaneData>,
+    /// Instances of lanes that ended, ready for the next lane (boxed: a lane's coroutine
+    /// holds a pointer to its instance, which must not move).
+    #[allow(clippy::vec_box)]
+    pool: Mutex<Vec<Box<WasmLane>>>,
+}
+
+impl std::fmt::Debug for WasmModule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "WasmModule({})", self.name)
+    }
+}
+
+/// What a lane's store holds for its imports.
+pub(crate) struct LaneData {
+    args: Arc<[u64]>,
+    /// The upper 64 bits of the last device call's result (16-byte loads).
+    hi: u64,
+    /// The message and location the lane's panic hook reported.
+    panic: Option<(String, String)>,
+    /// The size a denied `memory.grow` asked for.
+    denied: Option<usize>,
+    limits: LaneLimits,
+    module: u64,
+    last_site: Option<Site>,
+    /// The sites of recent device calls by their location in the lane's memory: a
+    /// direct-mapped cache in front of the module's table (a loop's calls hit it).
+    sites: Box<[([u32; 4], Option<Site>); SITE_CACHE]>,
+}
+
+/// Entries of a lane's site cache (a power of two).
+const SITE_CACHE: usize = 64;
+
+impl wasmi::ResourceLimiter for LaneData {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> Result<bool, wasmi_core::LimiterError> {
+        if desired > self.limits.memory_bytes {
+            self.denied = Some(desired);
+            return Ok(false);
+        }
+        Ok(true)
+    }
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> Result<bool, wasmi_core::LimiterError> {
+        Ok(desired <= 4096)
+    }
+    fn instances(&self) -> usize {
+        1
+    }
+    fn tables(&self) -> usize {
+        1
+    }
+    fn memories(&self) -> usize {
+        1
+    }
+}
+
+/// How a sandboxed lane failed.
+pub(crate) enum LaneFailure {
+    /// It panicked: message and location.
+    Panic(String, String),
+    /// It ran out of fuel.
+    Fuel(u64, String),
+    /// It trapped: what, and its last site.
+    Trap(String, String),
+}
+
+/// One lane's instance: its store, memory and the initial bytes of its statics.
+pub(crate) struct WasmLane {
+    store: Store<LaneData>,
+    instance: wasmi::Instance,
+    memory: Memory,
+    /// The bytes of the module's data (statics) as instantiated, from `data_start`.
+    statics: Vec<u8>,
+    data_start: usize,
+    stack_pointer: Option<(wasmi::Global, wasmi::Val)>,
+    func: Option<TypedFunc<(), ()>>,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+impl WasmModule {
+    /// Compiles `wasm` (a kernel crate built for `wasm32-unknown-unknown`) under `name`
+    /// (for messages). Fails with a one-line reason when the bytes are not a module of
+    /// the course's device API.
+    pub fn new(name: &str, wasm: &[u8]) -> Result<Arc<WasmModule>, String> {
+        let mut config = WasmConfig::default();
+        config.consume_fuel(true);
+        let engine = Engine::new(&config);
+        let module = Module::new(&engine, wasm)
+            .map_err(|e| format!("{name}: not a WebAssembly module the emulator can run: {e}"))?;
+        for import in module.imports() {
+            if import.module() != "gpu" {
+                return Err(format!(
+                    "{name}: imports `{}.{}`, which the sandbox does not provide (a kernel reaches \
+                     nothing but the device API)",
+                    import.module(),
+                    import.name()
+                ));
+            }
+        }
+        let mut linker = Linker::<LaneData>::new(&engine);
+        define_imports(&mut linker).map_err(|e| format!("{name}: {e}"))?;
+        Ok(Arc::new(WasmModule {
+            name: name.to_string(),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            engine,
+            module,
+            linker,
+            pool: Mutex::new(Vec::new()),
+        }))
+    }
+
+    /// The module's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The export that runs kernel `kernel` in one lane.
+    pub fn kernel_export(kernel: &str) -> String {
+        format!("__gpu_kernel_{kernel}")
+    }
+
+    /// Does the module export kernel `kernel`?
+    pub fn has_kernel(&self, kernel: &str) -> bool {
+        let export = Self::kernel_export(kernel);
+        self.module.exports().any(|e| e.name() == export)
+    }
+
+    /// A lane's instance ready to run `export` with `args`: a pooled one with its statics
+    /// restored, or a new one.
+    pub(crate) fn lane(
+        &self,
+        export: &str,
+        args: &Arc<[u64]>,
+        limits: LaneLimits,
+    ) -> Result<Box<WasmLane>, LaunchError> {
+        let pooled = self.pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut lane = match pooled {
+            Some(mut l) => {
+                l.reset();
+                l
+            }
+            None => self.instantiate(limits)?,
+        };
+        let data = lane.store.data_mut();
+        data.args = args.clone();
+        data.limits = limits;
+        data.panic = None;
+        data.denied = None;
+        data.last_site = None;
+        data.hi = 0;
+        lane.store
+            .set_fuel(limits.fuel)
+            .map_err(|e| self.lost(format!("fuel: {e}")))?;
+        let func = lane
+            .instance
+            .get_typed_func::<(), ()>(&lane.store, export)
+            .map_err(|_| LaunchError::DeviceLost {
+                message: format!(
+                    "{}: no kernel export `{export}` (is the kernel a `#[kernel]` fn of this crate?)",
+                    self.name
+                ),
+            })?;
+        lane.func = Some(func);
+        Ok(lane)
+    }
+
+    /// Runs host function `name` of the module (a `#[gpu::host]` export) in a lane of its
+    /// own, on `input` (the encoded arguments, `gpu::host_value`), with `fuel`
+    /// instructions in all; returns its encoded result. It is sandboxed as a kernel is:
+    /// it can reach no device state, no host and no other lane.
+    pub fn call_host(&self, name: &str, input: &[u8], fuel: u64) -> Result<Vec<u8>, LanePanic> {
+        let plain = |message: String| LanePanic { message, at: None };
+        let limits = LaneLimits {
+            fuel,
+            ..LaneLimits::default()
+        };
+        let export = format!("__gpu_host_{name}");
+        let pooled = self.pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut lane = match pooled {
+            Some(mut l) => {
+                l.reset();
+                l
+            }
+            None => self.instantiate(limits).map_err(|e| plain(e.to_string()))?,
+        };
+        {
+            let data = lane.store.data_mut();
+            data.limits = limits;
+            data.panic = None;
+            data.denied = None;
+            data.last_site = None;
+        }
+        lane.store
+            .set_fuel(fuel)
+            .map_err(|e| plain(e.to_string()))?;
+        let alloc = lane
+            .instance
+            .get_typed_func::<u32, u32>(&lane.store, "__gpu_alloc")
+            .map_err(|_| {
+                plain(format!(
+                    "{}: no `__gpu_alloc` export (not a kernel crate?)",
+                    self.name
+                ))
+            })?;
+        let func = lane
+            .instance
+            .get_typed_func::<(u32, u32), u64>(&lane.store, &export)
+            .map_err(|_| {
+                plain(format!(
+                    "{}: no host function `{name}` (is it marked `#[gpu::host]`?)",
+                    self.name
+                ))
+            })?;
+        let result = (|| {
+            let ptr = alloc
+                .call(&mut lane.store, input.len() as u32)
+                .map_err(|e| lane.failure(e))?;
+            lane.memory
+                .write(&mut lane.store, ptr as usize, input)
+                .map_err(|e| LaneFailure::Trap(e.to_string(), String::new()))?;
+            let out = func
+                .call(&mut lane.store, (ptr, input.len() as u32))
+                .map_err(|e| lane.failure(e))?;
+            let (p, n) = ((out >> 32) as usize, (out & 0xffff_ffff) as usize);
+            lane.memory
+                .data(&lane.store)
+                .get(p..p + n)
+                .map(<[u8]>::to_vec)
+                .ok_or_else(|| {
+                    LaneFailure::Trap("a result outside its memory".into(), String::new())
+                })
+        })();
+        match result {
+            Ok(bytes) => {
+                self.give_back(lane);
+                Ok(bytes)
+            }
+            Err(LaneFailure::Panic(message, location)) => {
+                // `file:line:column` -> `file:line`, as the checks quote a host panic.
+                let at = location
+                    .rsplit_once(':')
+                    .map(|(file_line, _)| file_line.to_string())
+                    .filter(|s| !s.is_empty());
+                Err(LanePanic { message, at })
+            }
+            Err(LaneFailure::Fuel(fuel, _)) => Err(plain(format!(
+                "timed out: `{name}` ran {fuel} WebAssembly instructions without returning (an \
+                 endless loop?)"
+            ))),
+            Err(LaneFailure::Trap(what, _)) => Err(plain(format!("`{name}` trapped: {what}"))),
+        }
+    }
+
+    /// The static shared memory kernel `kernel` declares (its `shared_array!`s), from
+    /// the module's `__gpu_shared_<kernel>` export.
+    pub fn static_shared_bytes(&self, kernel: &str) -> Result<u32, String> {
+        let missing = || {
+            format!(
+                "{}: no kernel `{kernel}` (is it a `#[kernel]` fn of this crate, with the \
+                 course's name?)",
+                self.name
+            )
+        };
+        let mut lane = self
+            .instantiate(LaneLimits::default())
+            .map_err(|e| e.to_string())?;
+        let f = lane
+            .instance
+            .get_typed_func::<(), u32>(&lane.store, &format!("__gpu_shared_{kernel}"))
+            .map_err(|_| missing())?;
+        let bytes = f.call(&mut lane.store, ()).map_err(|e| e.to_string())?;
+        self.give_back(lane);
+        Ok(bytes)
+    }
+
+    /// Gives a finished lane's instance back to the pool.
+    pub(crate) fn give_back(&self, lane: Box<WasmLane>) {
+        let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
+        if pool.len() < 1024 {
+            pool.push(lane);
+        }
+    }
+
+    fn lost(&self, message: String) -> LaunchError {
+        LaunchError::DeviceLost {
+            message: format!("{}: {message}", self.name),
+        }
+    }
+
+    fn instantiate(&self, limits: LaneLimits) -> Result<Box<WasmLane>, LaunchError> {
+        let data = LaneData {
+            args: Arc::from(Vec::new()),
+            hi: 0,
+            panic: None,
+            denied: None,
+            limits,
+            module: self.id,
+            last_site: None,
+            sites: Box::new([([0; 4], None); SITE_CACHE]),
+        };
+        let mut store = Store::new(&self.engine, data);
+        store.limiter(|d| d as &mut dyn wasmi::ResourceLimiter);
+        store
+            .set_fuel(limits.fuel)
+            .map_err(|e| self.lost(format!("fuel: {e}")))?;
+        let instance = self
+            .linker
+            .instantiate_and_start(&mut store, &self.module)
+            .map_err(|e| self.lost(format!("could not instantiate a lane: {e}")))?;
+        let memory = instance
+            .get_memory(&store, "memory")
+            .ok_or_else(|| self.lost("the module exports no memory".into()))?;
+        // The statics lie between the data's start (`__global_base`, which the course's
+        // builder exports; the stack comes first, below it) and `__heap_base`; without
+        // those globals, all of the initial memory.
+        let global = |name: &str| {
+            instance
+                .get_global(&store, name)
+                .and_then(|g| g.get(&store).i32())
+                .map(|v| v as u32 as usize)
+        };
+        let size = memory.data(&store).len();
+        let data_start = global("__global_base")
+            .or_else(|| global("__stack_pointer"))
+            .unwrap_or(0)
+            .min(size);
+        let data_end = global("__heap_base")
+            .unwrap_or(size)
+            .clamp(data_start, size);
+        let statics = memory.data(&store)[data_start..data_end].to_vec();
+        let stack_pointer = instance
+            .get_global(&store, "__stack_pointer")
+            .map(|g| (g, g.get(&store)));
+        Ok(Box::new(WasmLane {
+            store,
+            instance,
+            memory,
+            statics,
+            data_start,
+            stack_pointer,
+            func: None,
+        }))
+    }
+}
+
+impl WasmLane {
+    /// Restores the statics and the stack pointer as a new instance has them.
+    fn reset(&mut self) {
+        let start = self.data_start;
+        let end = start + self.statics.len();
+        if let Some(mem) = self.memory.data_mut(&mut self.store).get_mut(start..end) {
+            mem.copy_from_slice(&self.statics);
+        }
+        if let Some((g, v)) = &self.stack_pointer {
+            let _ = g.set(&mut self.store, v.clone());
+        }
+    }
+
+    /// Runs the lane's kernel to its end. Called on the lane's coroutine: device calls
+    /// suspend it.
+    pub(crate) fn run(&mut self) -> Result<(), LaneFailure> {
+        let func = self
+            .func
+            .expect("invariant: a lane is prepared before it runs");
+        match func.call(&mut self.store, ()) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.failure(e)),
+        }
+    }
+
+    /// What a trap of this lane means, with what its store recorded.
+    fn failure(&mut self, e: wasmi::Error) -> LaneFailure {
+        let data = self.store.data_mut();
+        let site = data.last_site.map(fmt_site).unwrap_or_default();
+        if let Some((message, location)) = data.panic.take() {
+            return LaneFailure::Panic(message, location);
+        }
+        let what = match e.as_trap_code() {
+            Some(TrapCode::OutOfFuel) => return LaneFailure::Fuel(data.limits.fuel, site),
+            Some(TrapCode::UnreachableCodeReached) if data.denied.is_some() => format!(
+                "an allocation failed: the lane's memory would have grown to {} bytes, more than \
+                 its {} MiB",
+                data.denied.unwrap_or_default(),
+                data.limits.memory_bytes >> 20
+            ),
+            Some(TrapCode::UnreachableCodeReached) => {
+                "it aborted (`std::process::exit`, `abort` or an allocation failure)".to_string()
+            }
+            // Safe Rust checks every index, so the only access outside the lane's own
+            // memory is the stack running past its start.
+            Some(TrapCode::MemoryOutOfBounds) | Some(TrapCode::StackOverflow) => {
+                "stack overflow (deep recursion, or a large local array: the lane has a 64 KiB stack)"
+                    .to_string()
+            }
+            Some(TrapCode::IntegerDivisionByZero) => "integer division by zero".to_string(),
+            Some(TrapCode::IntegerOverflow) => "integer overflow".to_string(),
+            Some(code) => format!("{code}"),
+            None => format!("{e}"),
+        };
+        LaneFailure::Trap(what, site)
+    }
+}
+
+/// A device call's location as the lane passes it: module, file pointer and length in the
+/// lane's memory, line, column.
+type SiteKey = (u64, u32, u32, u32, u32);
+
+thread_local! {
+    /// Interned sites by (module, file pointer, file length, line, column): a device call's
+    /// location is looked up here before its file name is read from the lane's memory.
+    static SITES: RefCell<FxHashMap<SiteKey, Site>> = RefCell::new(FxHashMap::default());
+}
+
+fn memory_of(caller: &Caller<'_, LaneData>) -> Result<Memory, wasmi::Error> {
+    match caller.get_export("memory") {
+        Some(Extern::Memory(m)) => Ok(m),
+        _ => Err(wasmi::Error::new("the lane has no memory")),
+    }
+}
+
+fn read_str(caller: &Caller<'_, LaneData>, ptr: u32, len: u32) -> Result<String, wasmi::Error> {
+    let mem = memory_of(caller)?;
+    let bytes = mem
+        .data(caller)
+        .get(ptr as usize..(ptr as usize).saturating_add(len as usize))
+        .ok_or_else(|| wasmi::Error::new("a string outside the lane's memory"))?;
+    Ok(String::from_utf8_lossy(bytes).into_owned())
+}
+
+fn site_of(
+    caller: &mut Caller<'_, LaneData>,
+    file: u32,
+    len: u32,
+    line: u32,
+    column: u32,
+) -> Result<Site, wasmi::Error> {
+    let near = [file, len, line, column];
+    let slot = (line ^ column << 5 ^ file) as usize % SITE_CACHE;
+    if let (k, Some(s)) = caller.data().sites[slot]
+        && k == near
+    {
+        return Ok(s);
+    }
+    let key = (caller.data().module, file, len, line, column);
+    let s = match SITES.with(|m| m.borrow().get(&key).copied()) {
+        Some(s) => s,
+        None => {
+            let name = read_str(caller, file, len)?;
+            let s = intern(&name, line, column);
+            SITES.with(|m| m.borrow_mut().insert(key, s));
+            s
+        }
+    };
+    caller.data_mut().sites[slot] = (near, Some(s));
+    Ok(s)
+}
+
+/// The special registers a lane reads with `gpu.special(i)`: `threadIdx` (0-2),
+/// `blockIdx` (3-5), `blockDim` (6-8), `gridDim` (9-11), `%laneid` (12) and the launch's
+/// shared bytes (13).
+fn special(i: u32) -> u32 {
+    let d = (i % 3) as usize;
+    match i {
+        0..=2 => lane::thread_idx()[d],
+        3..=5 => lane::block_idx()[d],
+        6..=8 => lane::block_dim()[d],
+        9..=11 => lane::grid_dim()[d],
+        12 => lane::lane_id(),
+        13 => lane::shared_bytes(),
+        _ => 0,
+    }
+}
+
+fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
+    let outside = || wasmi::Error::new("a device function was called outside a kernel launch");
+    linker.func_wrap(
+        "gpu",
+        "special",
+        move |i: u32| -> Result<u32, wasmi::Error> {
+            if !lane::in_launch() {
+                return Err(outside());
+            }
+            Ok(special(i))
+        },
+    )?;
+    linker.func_wrap(
+        "gpu",
+        "arg",
+        |caller: Caller<'_, LaneData>, i: u32| -> Result<u64, wasmi::Error> {
+            caller.data().args.get(i as usize).copied().ok_or_else(|| {
+                wasmi::Error::new(format!(
+                    "the kernel read argument word {i}, but the launch passed {}",
+                    caller.data().args.len()
+                ))
+            })
+        },
+    )?;
+    linker.func_wrap("gpu", "result_hi", |caller: Caller<'_, LaneData>| -> u64 {
+        caller.data().hi
+    })?;
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        mut caller: Caller<'_, LaneData>,
+        w0: u64,
+        w1: u64,
+        w2: u64,
+        w3: u64,
+        w4: u64,
+        w5: u64,
+        file: u32,
+        file_len: u32,
+        line: u32,
+        column: u32,
+    ) -> Result<u64, wasmi::Error> {
+        if !lane::in_launch() {
+            return Err(wasmi::Error::new(
+                "a device function was called outside a kernel launch",
+            ));
+        }
+        let site = site_of(&mut caller, file, file_len, line, column)?;
+        let op = wire::decode(&[w0, w1, w2, w3, w4, w5])
+            .ok_or_else(|| wasmi::Error::new("an invalid device call"))?;
+        caller.data_mut().last_site = Some(site);
+        let r = lane::park_at(site, op);
+        let fuel = caller.data().limits.fuel;
+        caller.data_mut().hi = (r >> 64) as u64;
+        caller.set_fuel(fuel)?;
+        Ok(r as u64)
+    }
+    linker.func_wrap("gpu", "call", call)?;
+    linker.func_wrap(
+        "gpu",
+        "panic",
+        |mut caller: Caller<'_, LaneData>,
+         msg: u32,
+         msg_len: u32,
+         file: u32,
+         file_len: u32,
+         line: u32,
+         column: u32|
+         -> Result<(), wasmi::Error> {
+            let message = read_str(&caller, msg, msg_len)?;
+            let location = if file_len > 0 {
+                format!("{}:{line}:{column}", read_str(&caller, file, file_len)?)
+            } else {
+                String::new()
+            };
+            caller.data_mut().panic = Some((message, location));
+            Ok(())
+        },
+    )?;
+    linker.func_wrap(
+        "gpu",
+        "print",
+        |caller: Caller<'_, LaneData>, ptr: u32, len: u32| -> Result<(), wasmi::Error> {
+            let text = read_str(&caller, ptr, len.min(4096))?;
+            if lane::in_launch() {
+                lane::print(&text);
+            }
+            Ok(())
+        },
+    )?;
+    Ok(())
+}
