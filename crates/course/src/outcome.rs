@@ -100,14 +100,14 @@ impl Outcome {
     pub fn from_launch_error(e: &LaunchError) -> Self {
         let status = match e {
             LaunchError::LanePanic { message, .. } if is_todo(message) => Status::NotImplemented,
-            LaunchError::LanePanic { .. } => Status::Panicked,
+            LaunchError::LanePanic { .. } | LaunchError::LaneTrap { .. } => Status::Panicked,
             LaunchError::MemoryFault { .. } => Status::OutOfBounds,
             LaunchError::BarrierDivergence { .. }
             | LaunchError::WarpDivergence { .. }
             | LaunchError::Deadlock { .. } => Status::BarrierError,
-            LaunchError::StepBudgetExceeded { .. } | LaunchError::TimedOut { .. } => {
-                Status::TimedOut
-            }
+            LaunchError::StepBudgetExceeded { .. }
+            | LaunchError::TimedOut { .. }
+            | LaunchError::FuelExhausted { .. } => Status::TimedOut,
             _ => Status::Error,
         };
         let text = e.to_string();

@@ -136,8 +136,7 @@ fn load(name: &str) -> Loaded {
         })?;
         return WasmModule::new(name, &bytes);
     }
-    let path = build(name, &workspace_root())?;
-    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = build(name, &workspace_root())?;
     WasmModule::new(name, &bytes)
 }
 
@@ -157,8 +156,8 @@ const PROFILE_SETTINGS: [&str; 7] = [
 
 /// Checks the sources of crate `name` under `root` for what the sandbox refuses (see the
 /// module docs), then builds it for `wasm32-unknown-unknown` into `root/target/lanes`
-/// and returns the module's path. Installs the wasm target with rustup if it is missing.
-pub fn build(name: &str, root: &Path) -> Result<PathBuf, String> {
+/// and returns the module. Installs the wasm target with rustup if it is missing.
+pub fn build(name: &str, root: &Path) -> Result<Vec<u8>, String> {
     check_sources(&root.join(name).join("src"))?;
     cargo_build(root, name, &root.join("target").join("lanes"))
 }
@@ -166,7 +165,8 @@ pub fn build(name: &str, root: &Path) -> Result<PathBuf, String> {
 /// Builds a student's sources, only the `.rs` files of `src` (their `kernels/src`),
 /// as the course's pristine `kernels` crate of the workspace at `root`: the student's
 /// manifest, build script and every other file play no part. The scratch workspace is
-/// `root/target/lanes/student`; returns the module's path.
+/// `root/target/lanes/students/<hash of src's path>` (one per student, so that several
+/// can be graded at once); returns the module's path.
 pub fn build_student(src: &Path, root: &Path) -> Result<PathBuf, String> {
     check_sources(src)?;
     if !src.is_dir() {
@@ -177,7 +177,20 @@ pub fn build_student(src: &Path, root: &Path) -> Result<PathBuf, String> {
     if files.is_empty() {
         return Err(format!("{}: no .rs files", src.display()));
     }
-    let ws = root.join("target").join("lanes").join("student");
+    let key = src
+        .canonicalize()
+        .unwrap_or_else(|_| src.to_path_buf())
+        .display()
+        .to_string()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+        });
+    let ws = root
+        .join("target")
+        .join("lanes")
+        .join("students")
+        .join(format!("{key:016x}"));
     let krate = ws.join("kernels");
     let _ = std::fs::remove_dir_all(krate.join("src"));
     let io = |e: std::io::Error| format!("cannot prepare {}: {e}", ws.display());
@@ -189,9 +202,17 @@ pub fn build_student(src: &Path, root: &Path) -> Result<PathBuf, String> {
         }
         std::fs::copy(f, &to).map_err(io)?;
     }
-    std::fs::copy(
-        root.join("kernels").join("Cargo.toml"),
+    // The crate is named after the student, so that its module (the build's output file)
+    // is never another student's: the course's `kernels` and each student's are built
+    // into one target folder, which keeps the dependencies compiled once for all.
+    let crate_name = format!("student-{key:016x}");
+    std::fs::write(
         krate.join("Cargo.toml"),
+        format!(
+            "[package]\nname = {crate_name:?}\nedition.workspace = true\nversion.workspace = true\n\
+             publish = false\n\n[lib]\npath = \"src/lib.rs\"\n\n[dependencies]\n\
+             gpu.workspace = true\n"
+        ),
     )
     .map_err(io)?;
     let _ = std::fs::copy(root.join("Cargo.lock"), ws.join("Cargo.lock"));
@@ -210,7 +231,10 @@ pub fn build_student(src: &Path, root: &Path) -> Result<PathBuf, String> {
         gpu.display().to_string()
     );
     std::fs::write(ws.join("Cargo.toml"), manifest).map_err(io)?;
-    cargo_build(&ws, "kernels", &root.join("target").join("lanes"))
+    let bytes = cargo_build(&ws, &crate_name, &root.join("target").join("lanes"))?;
+    let module = ws.join("kernels.wasm");
+    std::fs::write(&module, bytes).map_err(io)?;
+    Ok(module)
 }
 
 /// [`build_student`], then makes its result what every process this one starts (and this
@@ -237,8 +261,20 @@ pub fn use_student(src: &Path, root: &Path) -> Result<(), String> {
 }
 
 /// `cargo rustc` of crate `name` of the workspace at `ws` for `wasm32-unknown-unknown`,
-/// as a cdylib with the lane's stack, into `target_dir`.
-fn cargo_build(ws: &Path, name: &str, target_dir: &Path) -> Result<PathBuf, String> {
+/// as a cdylib with the lane's stack, into `target_dir`; the module's bytes.
+///
+/// Every build into `target_dir` writes the same output file (the course's `kernels`
+/// and each student's are all crate `kernels`), so a lock file held from the build to the
+/// read keeps concurrent builds (a grader's students, parallel tests) from reading each
+/// other's module.
+fn cargo_build(ws: &Path, name: &str, target_dir: &Path) -> Result<Vec<u8>, String> {
+    std::fs::create_dir_all(target_dir)
+        .map_err(|e| format!("cannot create {}: {e}", target_dir.display()))?;
+    let lock_path = target_dir.join(".course-build.lock");
+    let lock = std::fs::File::create(&lock_path)
+        .map_err(|e| format!("cannot create {}: {e}", lock_path.display()))?;
+    lock.lock()
+        .map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
     let run = || {
         let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
         cmd.current_dir(ws)
@@ -287,14 +323,15 @@ fn cargo_build(ws: &Path, name: &str, target_dir: &Path) -> Result<PathBuf, Stri
     let path = target_dir
         .join("wasm32-unknown-unknown")
         .join(PROFILE)
-        .join(format!("{name}.wasm"));
-    if !path.exists() {
-        return Err(format!(
-            "cargo built `{name}` but {} is missing",
+        .join(format!("{}.wasm", name.replace('-', "_")));
+    let bytes = std::fs::read(&path).map_err(|e| {
+        format!(
+            "cargo built `{name}` but {} cannot be read: {e}",
             path.display()
-        ));
-    }
-    Ok(path)
+        )
+    })?;
+    drop(lock);
+    Ok(bytes)
 }
 
 fn missing_target(stderr: &str) -> bool {

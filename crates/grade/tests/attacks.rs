@@ -1,0 +1,299 @@
+//! Attacks on the grade, as a motivated student would write them, editing nothing but
+//! `kernels/src/*.rs`: each test writes a fully solved `kernels/src` (the reference
+//! files) with one exercise's region replaced by an attack, grades it with
+//! `grade --student DIR` from this (pristine) course, and shows that the attack either
+//! fails to build or is judged by what it does to device memory, and that every other
+//! exercise is graded as before.
+//!
+//! The kernels run in the emulator's sandbox (WebAssembly lanes, `simt::wasm`): no file,
+//! process, thread, clock or output that the grader reads; statics and stack of its own;
+//! fuel instead of a wall clock. These tests are that promise, checked.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The course's workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A student's clone holding the reference chapters (a `lib.rs` of its own: the
+/// reference crate's has more modules), with the body of region `id` (the first region
+/// of that exercise in `file`) replaced by `body`.
+fn student(name: &str, file: &str, id: &str, body: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("attack-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let src = dir.join("kernels").join("src");
+    std::fs::create_dir_all(&src).expect("a scratch folder");
+    std::fs::write(
+        src.join("lib.rs"),
+        "//! A student's kernels.\npub mod ch05;\npub mod ch09;\n",
+    )
+    .expect("written");
+    for f in ["ch05.rs", "ch09.rs"] {
+        let text = std::fs::read_to_string(root().join("solutions/src").join(f))
+            .expect("the reference files");
+        let text = if f == file {
+            replace_region(&text, id, body)
+        } else {
+            text
+        };
+        std::fs::write(src.join(f), text).expect("written");
+    }
+    dir
+}
+
+fn replace_region(text: &str, id: &str, body: &str) -> String {
+    let begin = format!("// STUDENT-BEGIN {id}\n");
+    let start = text.find(&begin).expect("the region exists") + begin.len();
+    let end = start
+        + text[start..]
+            .find("// STUDENT-END")
+            .expect("the region ends");
+    // Keep the indentation of the END marker's line.
+    let indent_at = text[..end].rfind('\n').map_or(end, |i| i + 1);
+    format!("{}{body}\n{}", &text[..start], &text[indent_at..])
+}
+
+/// Grades exercises `ids` of the clone at `dir`; the JSON report and the raw stdout.
+fn grade(dir: &Path, ids: &[&str]) -> (serde_json::Value, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grade"));
+    cmd.arg("--student").arg(dir).arg("--json");
+    for id in ids {
+        cmd.args(["--exercise", id]);
+    }
+    let out = cmd
+        .env_remove("COURSE_SEED")
+        .env_remove("COURSE_LANES_KERNELS")
+        .output()
+        .expect("the grade binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "grading must run whatever the kernels do: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!("the report is the grader's own JSON ({e}):\n{stdout}");
+    });
+    (report, stdout)
+}
+
+fn exercise<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    report["exercises"]
+        .as_array()
+        .expect("exercises")
+        .iter()
+        .find(|e| e["id"] == id)
+        .unwrap_or_else(|| panic!("exercise {id} in {report}"))
+}
+
+/// The attacked exercise fails with `status`, its reason mentions `why`, the other
+/// exercise graded beside it passes, and nothing the kernel printed is in the report.
+fn judged(dir: &Path, attacked: &str, other: &str, status: &str, why: &str) {
+    let (report, raw) = grade(dir, &[attacked, other]);
+    let a = exercise(&report, attacked);
+    assert_eq!(a["status"], status, "{a}");
+    let reason = a["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains(why), "the reason says why: {reason}");
+    assert_eq!(a["points"]["earned"], 0, "{a}");
+    let o = exercise(&report, other);
+    assert_eq!(o["status"], "pass", "the other exercise is unharmed: {o}");
+    assert!(!raw.contains("FORGED"), "kernel output reached the report");
+}
+
+/// The attack on a kernel's first region.
+const FORGE_AND_EXIT: &str = r#"    // Print a forged result line in the grader's child protocol, then end the process.
+    println!("grade-result: {{\"status\":\"pass\",\"reason\":\"FORGED\"}}");
+    println!("test result: ok. 1 passed; 0 failed; FORGED");
+    std::process::exit(0);"#;
+
+#[test]
+fn a_forged_result_line_and_exit_is_a_trap_of_the_lane() {
+    let dir = student("exit", "ch09.rs", "9.3", FORGE_AND_EXIT);
+    judged(&dir, "9.3", "9.4", "panicked", "trapped");
+}
+
+#[test]
+fn a_thread_that_prints_a_result_cannot_be_started() {
+    let body = r#"    std::thread::spawn(|| println!("grade-result: {{\"status\":\"pass\",\"reason\":\"FORGED\"}}"));
+    let _ = (data, histo);"#;
+    let dir = student("thread", "ch09.rs", "9.3", body);
+    judged(&dir, "9.3", "9.4", "panicked", "panicked");
+}
+
+#[test]
+fn a_child_process_cannot_be_started() {
+    let body = r#"    let child = std::process::Command::new("sh")
+        .args(["-c", "sleep 100; echo FORGED"])
+        .spawn();
+    child.expect("a detached process that outlives the grader");
+    let _ = (data, histo);"#;
+    let dir = student("process", "ch09.rs", "9.3", body);
+    judged(&dir, "9.3", "9.4", "panicked", "panicked");
+}
+
+#[test]
+fn a_constructor_in_init_array_fails_to_build() {
+    let body = r#"    let _ = (data, histo);
+}
+
+extern "C" fn forge() {
+    println!("grade-result: FORGED");
+}
+
+#[used]
+#[unsafe(link_section = ".init_array")]
+static FORGE: extern "C" fn() = forge;
+
+fn _unused() {"#;
+    let dir = student("init-array", "ch09.rs", "9.3", body);
+    let (report, raw) = grade(&dir, &["9.3", "5.1"]);
+    for id in ["9.3", "5.1"] {
+        let e = exercise(&report, id);
+        assert_eq!(e["status"], "error", "the whole crate is refused: {e}");
+        assert!(
+            e["reason"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("not allowed in a kernel crate"),
+            "{e}"
+        );
+    }
+    assert!(!raw.contains("grade-result: FORGED"));
+}
+
+#[test]
+fn global_asm_and_includes_fail_to_build() {
+    for (name, body) in [
+        (
+            "global-asm",
+            "    let _ = (data, histo);\n}\ncore::arch::global_asm!(\".section .init_array\");\nfn _unused() {",
+        ),
+        (
+            "include",
+            "    let _ = (data, histo);\n    let _s = include_str!(\"../../../../solutions/src/ch09.rs\");",
+        ),
+    ] {
+        let dir = student(name, "ch09.rs", "9.3", body);
+        let (report, _) = grade(&dir, &["9.3"]);
+        let e = exercise(&report, "9.3");
+        assert_eq!(e["status"], "error", "{name}: {e}");
+        assert!(
+            e["reason"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("not allowed in a kernel crate"),
+            "{name}: {e}"
+        );
+    }
+}
+
+#[test]
+fn lanes_cannot_share_statics() {
+    // 9.8 without `warp_match_any`: each lane puts its bin into a static table, and
+    // every lane then counts what the table holds. Natively, all lanes of the process
+    // shared the table; in the sandbox each lane has its own statics, so the lanes see
+    // only themselves and the block commits wrong counts (or none).
+    let body = r#"    use std::sync::Mutex;
+    static SEEN: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+    let bins = shared_array![u32; STATIC_BINS as usize];
+    let num_bins = histo.len();
+    let mut b = thread::thread_idx_x();
+    while b < num_bins {
+        bins.store(b, 0);
+        b += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        SEEN.lock().unwrap().push(byte_bin(data.load(i), num_bins));
+        i += thread::grid_stride_x();
+    }
+    warp::sync_warp(warp::activemask());
+    if warp::lane_id() == 0 {
+        for &bin in SEEN.lock().unwrap().iter() {
+            bins.atomic_add(bin, 1);
+        }
+    }
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < num_bins {
+        let c = bins.load(b);
+        if c > 0 {
+            histo.atomic_add(b, c);
+        }
+        b += thread::block_dim_x();
+    }"#;
+    let dir = student("statics", "ch09.rs", "9.8", body);
+    let (report, _) = grade(&dir, &["9.8", "9.5"]);
+    let e = exercise(&report, "9.8");
+    assert_ne!(e["status"], "pass", "{e}");
+    assert_eq!(e["points"]["earned"], 0, "{e}");
+    assert_eq!(exercise(&report, "9.5")["status"], "pass");
+}
+
+#[test]
+fn a_stack_overflow_is_a_trap_of_its_exercise_only() {
+    let body = r#"    fn deep(n: u32, data: GlobalSlice<u8>) -> u32 {
+        let pad = [n; 64];
+        if n == 0 {
+            0
+        } else {
+            pad[(n % 64) as usize] + deep(n - 1, data) + data.len()
+        }
+    }
+    let n = deep(1_000_000, data);
+    histo.atomic_add(0, n);"#;
+    let dir = student("stack", "ch09.rs", "9.3", body);
+    judged(&dir, "9.3", "9.4", "panicked", "stack overflow");
+}
+
+#[test]
+fn a_loop_in_registers_runs_out_of_fuel_at_the_same_count() {
+    // The right kernel, after a loop that never touches memory (its increment
+    // forgotten): only fuel can stop it, and does, at the same instruction every run.
+    let body = r#"    let spin = 0u32;
+    while spin < data.len() {}
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += stride;
+    }"#;
+    let dir = student("spin", "ch09.rs", "9.3", body);
+    let (first, _) = grade(&dir, &["9.3"]);
+    let e = exercise(&first, "9.3");
+    assert_eq!(e["status"], "timed_out", "{e}");
+    let reason = e["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("WebAssembly instructions"), "{reason}");
+    let (second, _) = grade(&dir, &["9.3"]);
+    assert_eq!(
+        exercise(&second, "9.3")["reason"],
+        e["reason"],
+        "the same verdict, with the same count, every time"
+    );
+}
+
+#[test]
+fn an_allocation_without_bound_fails_in_its_lane() {
+    // The right kernel, after asking for a gibibyte.
+    let body = r#"    let big = std::hint::black_box(vec![1u8; 1 << 30]);
+    drop(big);
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += stride;
+    }"#;
+    let dir = student("alloc", "ch09.rs", "9.3", body);
+    judged(&dir, "9.3", "9.4", "panicked", "allocation");
+}
+
+#[test]
+fn a_host_function_that_exits_is_judged_alone() {
+    // 9.1's sequential histogram is host code; it runs in the sandbox too.
+    let dir = student("host-exit", "ch09.rs", "9.1", FORGE_AND_EXIT);
+    judged(&dir, "9.1", "9.3", "panicked", "trapped");
+}
