@@ -17,6 +17,9 @@
 # "must" above held.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The emulator runs every kernel as WebAssembly; with no cargo here, it reads the modules
+# prepare-gpu.sh built (crates/host/src/lanes.rs).
+export COURSE_LANES_DIR="$HERE/lanes"
 OUT_DIR=${1:-${OUT:-$HERE/out-ch05}}
 mkdir -p "$OUT_DIR"
 OUT_DIR=$(cd "$OUT_DIR" && pwd)

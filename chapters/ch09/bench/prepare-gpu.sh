@@ -13,6 +13,8 @@
 #   course-solutions-pass  the course self-test's "every solution passes" (tests/)
 #   cuda_smoke             gpu-host's backend smoke test (reads ptx/api-probe.ptx)
 #   ptx/*.ptx              kernels, solutions, api-probe (for cuda_smoke, ptxas, reading)
+#   lanes/*.wasm           kernels, solutions as the emulator's sandbox runs them (the
+#                          session scripts point COURSE_LANES_DIR here: no cargo there)
 #   cub_histogram.cu       CUB's histogram, compiled with nvcc on the GPU machine
 #   torch_bincount.py      torch.bincount, where PyTorch is
 #   bench-text.md          the book's chapters concatenated: the bench's text input
@@ -120,6 +122,11 @@ smoke=$(build build --release -p gpu-host --features cuda --example cuda_smoke |
 cp "$smoke" "$DEST/cuda_smoke"
 cargo run --quiet -p ptx-builder -- --quiet --out-dir "$DEST/ptx" kernels solutions api-probe >&2 ||
   die "the PTX build failed"
+
+say "the sandbox's modules (the emulator runs every kernel as WebAssembly)"
+cargo run --quiet -p gpu-host --example build_lanes -- "$DEST/lanes" >&2 ||
+  die "the WebAssembly build of the kernels failed"
+export COURSE_LANES_DIR="$DEST/lanes"
 
 say "bench sources, text, commit, session script"
 cp chapters/ch09/bench/cub_histogram.cu chapters/ch09/bench/torch_bincount.py "$DEST/"

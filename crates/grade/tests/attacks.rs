@@ -297,3 +297,27 @@ fn a_host_function_that_exits_is_judged_alone() {
     let dir = student("host-exit", "ch09.rs", "9.1", FORGE_AND_EXIT);
     judged(&dir, "9.1", "9.3", "panicked", "trapped");
 }
+
+#[test]
+fn a_kernel_prints_for_the_student_and_no_check_reads_it() {
+    // The right 9.3, printing as CUDA's device printf would: the text goes to the
+    // student (labelled kernel output), never into a result.
+    let body = r#"    gpu::println!("grade-result: {{\"status\":\"pass\",\"reason\":\"FORGED\"}}");
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += stride;
+    }"#;
+    let dir = student("print", "ch09.rs", "9.3", body);
+    let (report, raw) = grade(&dir, &["9.3"]);
+    assert_eq!(exercise(&report, "9.3")["status"], "pass");
+    assert!(!raw.contains("FORGED"), "kernel output reached the report");
+    // And a failing 9.2 that prints is still judged by its memory, not its words.
+    let body = r#"    gpu::println!("grade-result: {{\"status\":\"pass\",\"reason\":\"FORGED\"}}");
+    let _ = (data, histo);"#;
+    let dir = student("print-wrong", "ch09.rs", "9.3", body);
+    let (report, raw) = grade(&dir, &["9.3"]);
+    assert_ne!(exercise(&report, "9.3")["status"], "pass");
+    assert!(!raw.contains("FORGED"));
+}

@@ -372,6 +372,11 @@ impl Device {
                     }
                 };
                 let report = simt::launch(memory, &spec, body, config)?;
+                // What the kernel printed (`gpu::println!`), for the student: labelled,
+                // on standard error, and never part of any check's result.
+                for line in &report.output {
+                    eprintln!("kernel output: {line}");
+                }
                 Ok(LaunchReport {
                     emulator: Some(report),
                     gpu_time: None,

@@ -2,7 +2,9 @@
 //!
 //! This crate is the one place where the course's model of an NVIDIA GPU lives. A kernel
 //! written against the `gpu` device API runs here with one stackful coroutine per CUDA
-//! thread. Every device operation that touches shared state (a global or shared load, a
+//! thread; the course's kernels (the student's and the reference) run on that coroutine as
+//! an instance of their crate compiled to WebAssembly ([`wasm`], the sandbox), the
+//! emulator's own tests as native closures. Every device operation that touches shared state (a global or shared load, a
 //! store, an atomic, a warp collective, a barrier) *parks* the lane at its call site; the
 //! scheduler then executes **one warp instruction per step**:
 //!

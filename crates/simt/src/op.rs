@@ -475,3 +475,96 @@ pub mod wire {
         matches!(s, 1 | 2 | 4 | 8 | 16).then_some(s as u8)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::wire::{decode, encode};
+    use super::*;
+
+    #[test]
+    fn every_operation_crosses_the_sandbox_unchanged() {
+        let mut ops = vec![Op::Barrier, Op::Warp(WarpOp::ActiveMask)];
+        for space in [Space::Global, Space::Shared] {
+            for size in [1u8, 2, 4, 8, 16] {
+                ops.push(Op::Load {
+                    space,
+                    base: 0x1000_0000_0100,
+                    index: 7,
+                    len: 99,
+                    size,
+                });
+                ops.push(Op::Store {
+                    space,
+                    base: 64,
+                    index: 3,
+                    len: 4,
+                    size,
+                    value: u128::MAX - 5,
+                });
+            }
+            for ty in [
+                AtomicType::U32,
+                AtomicType::I32,
+                AtomicType::U64,
+                AtomicType::F32,
+            ] {
+                for op in [
+                    AtomicOp::Add,
+                    AtomicOp::Sub,
+                    AtomicOp::Min,
+                    AtomicOp::Max,
+                    AtomicOp::Exch,
+                    AtomicOp::Cas,
+                    AtomicOp::And,
+                    AtomicOp::Or,
+                    AtomicOp::Xor,
+                    AtomicOp::Inc,
+                    AtomicOp::Dec,
+                ] {
+                    ops.push(Op::Atomic {
+                        space,
+                        base: 8,
+                        index: 1,
+                        len: 2,
+                        ty,
+                        op,
+                        value: u64::MAX,
+                        compare: 42,
+                    });
+                }
+            }
+        }
+        for pred in [false, true] {
+            ops.push(Op::Warp(WarpOp::Ballot { mask: 0xffff, pred }));
+            ops.push(Op::Warp(WarpOp::All { mask: 3, pred }));
+            ops.push(Op::Warp(WarpOp::Any {
+                mask: u32::MAX,
+                pred,
+            }));
+        }
+        ops.push(Op::Warp(WarpOp::MatchAny {
+            mask: 5,
+            value: 1 << 40,
+        }));
+        ops.push(Op::Warp(WarpOp::SyncWarp { mask: 0xf0f0 }));
+        for kind in [
+            ShuffleKind::Idx,
+            ShuffleKind::Up,
+            ShuffleKind::Down,
+            ShuffleKind::Xor,
+        ] {
+            ops.push(Op::Warp(WarpOp::Shuffle {
+                mask: u32::MAX,
+                value: 9,
+                kind,
+                arg: 3,
+                width: 16,
+            }));
+        }
+        for op in ops {
+            assert_eq!(decode(&encode(&op)), Some(op), "{op:?}");
+        }
+        assert_eq!(decode(&[99, 0, 0, 0, 0, 0]), None, "an unknown kind");
+        assert_eq!(decode(&[3 << 16, 0, 0, 0, 0, 0]), None, "a load of 3 bytes");
+    }
+}
