@@ -136,6 +136,11 @@ impl Backend for CargoBackend {
             Ok(exe) => exe,
             Err(v) => return v,
         };
+        // The student's crate is built for the emulator's sandbox (WebAssembly), not into
+        // the grader: its compile errors are the student's, shown as such.
+        if let Err(errors) = gpu_host::lanes::build("kernels", &self.root) {
+            return Verdict::BuildFailed { errors };
+        }
         let out = Command::new(&exe)
             .current_dir(&self.root)
             .arg("--json")

@@ -44,8 +44,9 @@ const AFTER_HELP: &str = "Examples:
   cargo run -p learn -- --exercise 9.5   start at 9.5
   cargo run -p learn -- --once           the status, once (what CI sees)
 
-Each check rebuilds the grader with your kernels and runs `grade --exercise ID` in a
-child process: a kernel that panics, deadlocks or loops forever is reported, not fatal.
+Each check builds your kernels for the emulator's sandbox (WebAssembly: only that crate
+is rebuilt, about a second) and runs `grade --exercise ID` in a child process: a kernel
+that panics, deadlocks, overflows its stack or loops forever is reported, not fatal.
 Traces (key t) are written to .course/traces/ID.svg; resets back up your version in
 .course/backups/.";
 
@@ -115,7 +116,9 @@ fn run(cli: &Cli, root: &Path) -> Result<(), String> {
     std::thread::spawn(move || {
         let mut last = fingerprint(&watched);
         loop {
-            std::thread::sleep(Duration::from_millis(500));
+            // A few files' modification times: cheap to poll often, and a save reaches
+            // its verdict a tenth of a second sooner than at half a second.
+            std::thread::sleep(Duration::from_millis(100));
             let now = fingerprint(&watched);
             if now != last {
                 last = now;
