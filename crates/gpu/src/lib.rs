@@ -83,6 +83,13 @@ pub mod __wasm {
     pub use crate::emu::lane::arg;
     pub use crate::emu::lane_start;
 
+    /// Called by the emulator once per instance, before it keeps the instance's statics
+    /// as the state each lane starts from: installs the panic hook.
+    #[unsafe(export_name = "__gpu_lane_init")]
+    extern "C" fn lane_init() {
+        lane_start();
+    }
+
     /// Memory for the bytes the emulator passes to a host function (`#[gpu::host]`).
     #[unsafe(export_name = "__gpu_alloc")]
     extern "C" fn alloc(len: usize) -> *mut u8 {

@@ -149,6 +149,8 @@ pub(crate) struct WasmLane {
     data_start: usize,
     stack_pointer: Option<(wasmi::Global, wasmi::Val)>,
     func: Option<TypedFunc<(), ()>>,
+    /// The export `func` is (the next lane of the same kernel skips the lookup).
+    export: String,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -227,16 +229,19 @@ impl WasmModule {
         lane.store
             .set_fuel(limits.fuel)
             .map_err(|e| self.lost(format!("fuel: {e}")))?;
-        let func = lane
-            .instance
-            .get_typed_func::<(), ()>(&lane.store, export)
-            .map_err(|_| LaunchError::DeviceLost {
-                message: format!(
-                    "{}: no kernel export `{export}` (is the kernel a `#[kernel]` fn of this crate?)",
-                    self.name
-                ),
-            })?;
-        lane.func = Some(func);
+        if lane.func.is_none() || lane.export != export {
+            let func = lane
+                .instance
+                .get_typed_func::<(), ()>(&lane.store, export)
+                .map_err(|_| LaunchError::DeviceLost {
+                    message: format!(
+                        "{}: no kernel export `{export}` (is the kernel a `#[kernel]` fn of this crate?)",
+                        self.name
+                    ),
+                })?;
+            lane.func = Some(func);
+            lane.export = export.to_string();
+        }
         Ok(lane)
     }
 
@@ -386,6 +391,16 @@ impl WasmModule {
         let memory = instance
             .get_memory(&store, "memory")
             .ok_or_else(|| self.lost("the module exports no memory".into()))?;
+        // The lane's start-up (its panic hook) runs once, before the statics are taken as
+        // the state every reuse restores: a pooled lane starts where a new one would be
+        // after `__gpu_lane_init`, without paying for it again.
+        if let Ok(init) = instance.get_typed_func::<(), ()>(&store, "__gpu_lane_init") {
+            init.call(&mut store, ())
+                .map_err(|e| self.lost(format!("the lane's start-up failed: {e}")))?;
+            store
+                .set_fuel(limits.fuel)
+                .map_err(|e| self.lost(format!("fuel: {e}")))?;
+        }
         // The statics lie between the data's start (`__global_base`, which the course's
         // builder exports; the stack comes first, below it) and `__heap_base`; without
         // those globals, all of the initial memory.
@@ -415,6 +430,7 @@ impl WasmModule {
             data_start,
             stack_pointer,
             func: None,
+            export: String::new(),
         }))
     }
 }
