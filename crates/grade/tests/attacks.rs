@@ -103,6 +103,15 @@ fn judged(dir: &Path, attacked: &str, other: &str, status: &str, why: &str) {
     assert!(!raw.contains("FORGED"), "kernel output reached the report");
 }
 
+/// A right 9.3 (a grid-stride loop of global atomics), for attacks that come before it.
+const RIGHT_9_3: &str = r#"
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += stride;
+    }"#;
+
 /// The attack on a kernel's first region.
 const FORGE_AND_EXIT: &str = r#"    // Print a forged result line in the grader's child protocol, then end the process.
     println!("grade-result: {{\"status\":\"pass\",\"reason\":\"FORGED\"}}");
@@ -255,14 +264,9 @@ fn a_loop_in_registers_runs_out_of_fuel_at_the_same_count() {
     // The right kernel, after a loop that never touches memory (its increment
     // forgotten): only fuel can stop it, and does, at the same instruction every run.
     let body = r#"    let spin = 0u32;
-    while spin < data.len() {}
-    let stride = thread::grid_stride_x();
-    let mut i = thread::index_1d();
-    while i < data.len() {
-        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
-        i += stride;
-    }"#;
-    let dir = student("spin", "ch09.rs", "9.3", body);
+    while spin < data.len() {}"#;
+    let body = format!("{body}{RIGHT_9_3}");
+    let dir = student("spin", "ch09.rs", "9.3", &body);
     let (first, _) = grade(&dir, &["9.3"]);
     let e = exercise(&first, "9.3");
     assert_eq!(e["status"], "timed_out", "{e}");
@@ -280,14 +284,9 @@ fn a_loop_in_registers_runs_out_of_fuel_at_the_same_count() {
 fn an_allocation_without_bound_fails_in_its_lane() {
     // The right kernel, after asking for a gibibyte.
     let body = r#"    let big = std::hint::black_box(vec![1u8; 1 << 30]);
-    drop(big);
-    let stride = thread::grid_stride_x();
-    let mut i = thread::index_1d();
-    while i < data.len() {
-        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
-        i += stride;
-    }"#;
-    let dir = student("alloc", "ch09.rs", "9.3", body);
+    drop(big);"#;
+    let body = format!("{body}{RIGHT_9_3}");
+    let dir = student("alloc", "ch09.rs", "9.3", &body);
     judged(&dir, "9.3", "9.4", "panicked", "allocation");
 }
 
@@ -302,14 +301,10 @@ fn a_host_function_that_exits_is_judged_alone() {
 fn a_kernel_prints_for_the_student_and_no_check_reads_it() {
     // The right 9.3, printing as CUDA's device printf would: the text goes to the
     // student (labelled kernel output), never into a result.
-    let body = r#"    gpu::println!("grade-result: {{\"status\":\"pass\",\"reason\":\"FORGED\"}}");
-    let stride = thread::grid_stride_x();
-    let mut i = thread::index_1d();
-    while i < data.len() {
-        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
-        i += stride;
-    }"#;
-    let dir = student("print", "ch09.rs", "9.3", body);
+    let body =
+        r#"    gpu::println!("grade-result: {{\"status\":\"pass\",\"reason\":\"FORGED\"}}");"#;
+    let body = format!("{body}{RIGHT_9_3}");
+    let dir = student("print", "ch09.rs", "9.3", &body);
     let (report, raw) = grade(&dir, &["9.3"]);
     assert_eq!(exercise(&report, "9.3")["status"], "pass");
     assert!(!raw.contains("FORGED"), "kernel output reached the report");
