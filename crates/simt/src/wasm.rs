@@ -69,6 +69,8 @@ pub struct WasmModule {
     /// holds a pointer to its instance, which must not move).
     #[allow(clippy::vec_box)]
     pool: Mutex<Vec<Box<WasmLane>>>,
+    /// Each kernel's static shared bytes, asked once (every launch needs them).
+    shared_bytes: Mutex<FxHashMap<String, u32>>,
 }
 
 impl std::fmt::Debug for WasmModule {
@@ -184,6 +186,7 @@ impl WasmModule {
             module,
             linker,
             pool: Mutex::new(Vec::new()),
+            shared_bytes: Mutex::new(FxHashMap::default()),
         }))
     }
 
@@ -211,24 +214,8 @@ impl WasmModule {
         args: &Arc<[u64]>,
         limits: LaneLimits,
     ) -> Result<Box<WasmLane>, LaunchError> {
-        let pooled = self.pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let mut lane = match pooled {
-            Some(mut l) => {
-                l.reset();
-                l
-            }
-            None => self.instantiate(limits)?,
-        };
-        let data = lane.store.data_mut();
-        data.args = args.clone();
-        data.limits = limits;
-        data.panic = None;
-        data.denied = None;
-        data.last_site = None;
-        data.hi = 0;
-        lane.store
-            .set_fuel(limits.fuel)
-            .map_err(|e| self.lost(format!("fuel: {e}")))?;
+        let mut lane = self.take(limits)?;
+        lane.store.data_mut().args = args.clone();
         if lane.func.is_none() || lane.export != export {
             let func = lane
                 .instance
@@ -245,6 +232,29 @@ impl WasmModule {
         Ok(lane)
     }
 
+    /// An instance for a new lane or call, under `limits`: a pooled one with its statics
+    /// restored, or a new one; its per-use state cleared and its fuel set.
+    fn take(&self, limits: LaneLimits) -> Result<Box<WasmLane>, LaunchError> {
+        let pooled = self.pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut lane = match pooled {
+            Some(mut l) => {
+                l.reset();
+                l
+            }
+            None => self.instantiate(limits)?,
+        };
+        let data = lane.store.data_mut();
+        data.limits = limits;
+        data.panic = None;
+        data.denied = None;
+        data.last_site = None;
+        data.hi = 0;
+        lane.store
+            .set_fuel(limits.fuel)
+            .map_err(|e| self.lost(format!("fuel: {e}")))?;
+        Ok(lane)
+    }
+
     /// Runs host function `name` of the module (a `#[gpu::host]` export) in a lane of its
     /// own, on `input` (the encoded arguments, `gpu::host_value`), with `fuel`
     /// instructions in all; returns its encoded result. It is sandboxed as a kernel is:
@@ -256,24 +266,7 @@ impl WasmModule {
             ..LaneLimits::default()
         };
         let export = format!("__gpu_host_{name}");
-        let pooled = self.pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let mut lane = match pooled {
-            Some(mut l) => {
-                l.reset();
-                l
-            }
-            None => self.instantiate(limits).map_err(|e| plain(e.to_string()))?,
-        };
-        {
-            let data = lane.store.data_mut();
-            data.limits = limits;
-            data.panic = None;
-            data.denied = None;
-            data.last_site = None;
-        }
-        lane.store
-            .set_fuel(fuel)
-            .map_err(|e| plain(e.to_string()))?;
+        let mut lane = self.take(limits).map_err(|e| plain(e.to_string()))?;
         let alloc = lane
             .instance
             .get_typed_func::<u32, u32>(&lane.store, "__gpu_alloc")
@@ -342,8 +335,13 @@ impl WasmModule {
                 self.name
             )
         };
+        let cached = self.shared_bytes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&bytes) = cached.get(kernel) {
+            return Ok(bytes);
+        }
+        drop(cached);
         let mut lane = self
-            .instantiate(LaneLimits::default())
+            .take(LaneLimits::default())
             .map_err(|e| e.to_string())?;
         let f = lane
             .instance
@@ -351,6 +349,10 @@ impl WasmModule {
             .map_err(|_| missing())?;
         let bytes = f.call(&mut lane.store, ()).map_err(|e| e.to_string())?;
         self.give_back(lane);
+        self.shared_bytes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(kernel.to_string(), bytes);
         Ok(bytes)
     }
 
