@@ -212,7 +212,7 @@ fn expand(f: &mut ItemFn) -> syn::Result<proc_macro2::TokenStream> {
         const _: () = {
             #[unsafe(export_name = #export)]
             extern "C" fn __gpu_kernel_export() {
-                ::gpu::__wasm::lane_start();
+                ::gpu::__wasm::kernel_start();
                 let mut __word = 0u32;
                 let mut __next = || {
                     let w = ::gpu::__wasm::arg(__word);

@@ -81,7 +81,7 @@ pub use simt;
 #[doc(hidden)]
 pub mod __wasm {
     pub use crate::emu::lane::arg;
-    pub use crate::emu::lane_start;
+    pub use crate::emu::{kernel_start, lane_start};
 
     /// Called by the emulator once per instance, before it keeps the instance's statics
     /// as the state each lane starts from: installs the panic hook.

@@ -55,6 +55,7 @@ macro_rules! memory_ops {
             }
 
             #[cfg(not(target_arch = "nvptx64"))]
+            #[inline(always)]
             #[track_caller]
             fn __atomic(&self, i: u32, op: $crate::emu::AtomicOp, ty: $crate::emu::AtomicType, value: u64, compare: u64) -> T {
                 T::from_bits($crate::emu::lane::park(

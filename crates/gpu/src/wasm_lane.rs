@@ -19,10 +19,10 @@ pub use op::{AtomicOp, AtomicType, Op, ShuffleKind, Space, WarpOp, wire};
 
 #[link(wasm_import_module = "gpu")]
 unsafe extern "C" {
-    /// A special register: threadIdx 0-2, blockIdx 3-5, blockDim 6-8, gridDim 9-11,
-    /// laneid 12, the launch's shared bytes 13.
-    #[link_name = "special"]
-    fn gpu_special(i: u32) -> u32;
+    /// Writes the lane's special registers as `n` words at `out`: threadIdx 0-2,
+    /// blockIdx 3-5, blockDim 6-8, gridDim 9-11, laneid 12, the launch's shared bytes 13.
+    #[link_name = "specials"]
+    fn gpu_specials(out: *mut u32, n: u32);
     /// Word `i` of the kernel's arguments.
     #[link_name = "arg"]
     fn gpu_arg(i: u32) -> u64;
@@ -59,6 +59,19 @@ unsafe extern "C" {
     fn gpu_print(text: *const u8, len: usize);
 }
 
+/// How many special registers a lane reads at its start (see `gpu_specials`).
+const SPECIALS: usize = 14;
+
+/// The lane's special registers, read once when its kernel starts ([`kernel_start`]):
+/// they do not change while it runs, and each read would otherwise be a call out of the
+/// sandbox. Each lane is an instance of its own, so these statics are the lane's.
+static REGISTERS: [core::sync::atomic::AtomicU32; SPECIALS] =
+    [const { core::sync::atomic::AtomicU32::new(0) }; SPECIALS];
+
+fn gpu_special(i: u32) -> u32 {
+    REGISTERS[i as usize].load(core::sync::atomic::Ordering::Relaxed)
+}
+
 /// What a lane can reach: its indices and the one scheduling point, [`lane::park`].
 pub mod lane {
     use super::*;
@@ -66,7 +79,7 @@ pub mod lane {
 
     /// Suspends the lane at `site` with `op` until its warp instruction executes; returns
     /// the operation's result.
-    #[inline]
+    #[inline(always)]
     pub fn park(site: &'static Location<'static>, op: Op) -> u128 {
         let [w0, w1, w2, w3, w4, w5] = wire::encode(&op);
         let file = site.file();
@@ -94,15 +107,13 @@ pub mod lane {
         lo as u128 | (hi as u128) << 64
     }
 
+    #[inline(always)]
     fn special3(base: u32) -> [u32; 3] {
-        // SAFETY: reading a special register has no preconditions.
-        unsafe {
-            [
-                gpu_special(base),
-                gpu_special(base + 1),
-                gpu_special(base + 2),
-            ]
-        }
+        [
+            gpu_special(base),
+            gpu_special(base + 1),
+            gpu_special(base + 2),
+        ]
     }
 
     /// `threadIdx`.
@@ -128,14 +139,12 @@ pub mod lane {
     /// `%laneid`.
     #[inline]
     pub fn lane_id() -> u32 {
-        // SAFETY: as above.
-        unsafe { gpu_special(12) }
+        gpu_special(12)
     }
     /// Shared bytes of the launch.
     #[inline]
     pub fn shared_bytes() -> u32 {
-        // SAFETY: as above.
-        unsafe { gpu_special(13) }
+        gpu_special(13)
     }
     /// Word `i` of the kernel's arguments.
     #[inline]
@@ -150,7 +159,19 @@ pub mod lane {
     }
 }
 
-/// Called by every kernel export before the kernel runs: reports a panic's message and
+/// Called by every kernel export before the kernel runs: [`lane_start`], then reads the
+/// lane's special registers (its indices and the launch's shape) into the lane's statics.
+pub fn kernel_start() {
+    lane_start();
+    let mut words = [0u32; SPECIALS];
+    // SAFETY: the import writes `SPECIALS` words at `words`, which has room for them.
+    unsafe { gpu_specials(words.as_mut_ptr(), SPECIALS as u32) };
+    for (r, w) in REGISTERS.iter().zip(words) {
+        r.store(w, core::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Called by every export before it runs: reports a panic's message and
 /// location to the emulator (a `todo!()` becomes "not implemented" with its line), then
 /// the lane aborts, as `panic = "abort"` does on this target.
 pub fn lane_start() {

@@ -75,6 +75,18 @@ pub(crate) fn park_at(site: Site, op: Op) -> u128 {
     y.suspend(Req { site, op })
 }
 
+/// [`park_at`], or `None` outside a launch (a sandboxed host function has no lane).
+#[inline]
+pub(crate) fn try_park_at(site: Site, op: Op) -> Option<u128> {
+    let p = CURRENT.with(|c| c.get());
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: as in `ctx` and `park_at`.
+    let y = unsafe { &*(*p).yielder.get() };
+    Some(y.suspend(Req { site, op }))
+}
+
 /// `threadIdx` of the calling lane.
 #[inline]
 #[track_caller]

@@ -297,6 +297,7 @@ pub mod wire {
     const BARRIER: u64 = 3;
     const WARP: u64 = 4;
 
+    #[inline(always)]
     fn space_code(s: Space) -> u64 {
         match s {
             Space::Global => 0,
@@ -338,7 +339,9 @@ pub mod wire {
         ShuffleKind::Xor,
     ];
 
-    /// The words of `op`.
+    /// The words of `op`. Inlined: at a device call the operation's kind is known, and
+    /// the sandbox's lane then computes only the words that vary.
+    #[inline(always)]
     pub fn encode(op: &Op) -> Words {
         match *op {
             Op::Load {

@@ -91,13 +91,10 @@ pub(crate) struct LaneData {
     limits: LaneLimits,
     module: u64,
     last_site: Option<Site>,
-    /// The sites of recent device calls by their location in the lane's memory: a
-    /// direct-mapped cache in front of the module's table (a loop's calls hit it).
-    sites: Box<[([u32; 4], Option<Site>); SITE_CACHE]>,
 }
 
-/// Entries of a lane's site cache (a power of two).
-const SITE_CACHE: usize = 64;
+/// Entries of the site cache (a power of two).
+const SITE_CACHE: usize = 256;
 
 impl wasmi::ResourceLimiter for LaneData {
     fn memory_growing(
@@ -379,7 +376,6 @@ impl WasmModule {
             limits,
             module: self.id,
             last_site: None,
-            sites: Box::new([([0; 4], None); SITE_CACHE]),
         };
         let mut store = Store::new(&self.engine, data);
         store.limiter(|d| d as &mut dyn wasmi::ResourceLimiter);
@@ -503,6 +499,11 @@ thread_local! {
     /// Interned sites by (module, file pointer, file length, line, column): a device call's
     /// location is looked up here before its file name is read from the lane's memory.
     static SITES: RefCell<FxHashMap<SiteKey, Site>> = RefCell::new(FxHashMap::default());
+    /// The sites of recent device calls: a direct-mapped cache in front of `SITES`, shared
+    /// by every lane on this thread (the lanes of a warp call from the same places, so a
+    /// loop's calls hit it, in lines the cache already holds).
+    static RECENT: RefCell<[(SiteKey, Option<Site>); SITE_CACHE]> =
+        const { RefCell::new([((0, 0, 0, 0, 0), None); SITE_CACHE]) };
 }
 
 fn memory_of(caller: &Caller<'_, LaneData>) -> Result<Memory, wasmi::Error> {
@@ -528,14 +529,14 @@ fn site_of(
     line: u32,
     column: u32,
 ) -> Result<Site, wasmi::Error> {
-    let near = [file, len, line, column];
-    let slot = (line ^ column << 5 ^ file) as usize % SITE_CACHE;
-    if let (k, Some(s)) = caller.data().sites[slot]
-        && k == near
-    {
+    let key = (caller.data().module, file, len, line, column);
+    let slot = (line ^ column << 5 ^ file ^ (key.0 as u32) << 11) as usize % SITE_CACHE;
+    if let Some(s) = RECENT.with(|r| match r.borrow()[slot] {
+        (k, s) if k == key => s,
+        _ => None,
+    }) {
         return Ok(s);
     }
-    let key = (caller.data().module, file, len, line, column);
     let s = match SITES.with(|m| m.borrow().get(&key).copied()) {
         Some(s) => s,
         None => {
@@ -545,11 +546,11 @@ fn site_of(
             s
         }
     };
-    caller.data_mut().sites[slot] = (near, Some(s));
+    RECENT.with(|r| r.borrow_mut()[slot] = (key, Some(s)));
     Ok(s)
 }
 
-/// The special registers a lane reads with `gpu.special(i)`: `threadIdx` (0-2),
+/// The special registers a lane reads with `gpu.specials` when its kernel starts: `threadIdx` (0-2),
 /// `blockIdx` (3-5), `blockDim` (6-8), `gridDim` (9-11), `%laneid` (12) and the launch's
 /// shared bytes (13).
 fn special(i: u32) -> u32 {
@@ -569,12 +570,19 @@ fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
     let outside = || wasmi::Error::new("a device function was called outside a kernel launch");
     linker.func_wrap(
         "gpu",
-        "special",
-        move |i: u32| -> Result<u32, wasmi::Error> {
+        "specials",
+        move |mut caller: Caller<'_, LaneData>, out: u32, n: u32| -> Result<(), wasmi::Error> {
             if !lane::in_launch() {
                 return Err(outside());
             }
-            Ok(special(i))
+            let bytes: Vec<u8> = (0..n.min(64))
+                .flat_map(|i| special(i).to_le_bytes())
+                .collect();
+            memory_of(&caller)?
+                .write(&mut caller, out as usize, &bytes)
+                .map_err(|_| {
+                    wasmi::Error::new("special registers written outside the lane's memory")
+                })
         },
     )?;
     linker.func_wrap(
@@ -606,16 +614,13 @@ fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
         line: u32,
         column: u32,
     ) -> Result<u64, wasmi::Error> {
-        if !lane::in_launch() {
-            return Err(wasmi::Error::new(
-                "a device function was called outside a kernel launch",
-            ));
-        }
         let site = site_of(&mut caller, file, file_len, line, column)?;
         let op = wire::decode(&[w0, w1, w2, w3, w4, w5])
             .ok_or_else(|| wasmi::Error::new("an invalid device call"))?;
         caller.data_mut().last_site = Some(site);
-        let r = lane::park_at(site, op);
+        let r = lane::try_park_at(site, op).ok_or_else(|| {
+            wasmi::Error::new("a device function was called outside a kernel launch")
+        })?;
         let fuel = caller.data().limits.fuel;
         caller.data_mut().hi = (r >> 64) as u64;
         caller.set_fuel(fuel)?;
