@@ -20,6 +20,11 @@ pub struct Run<T> {
     pub grid: u32,
     /// Threads per block.
     pub block: u32,
+    /// Device address of the output buffer (`bins`), to tell its atomics apart in the
+    /// report's flow.
+    pub output_addr: u64,
+    /// Device addresses of the input buffers, in the kernel's argument order.
+    pub input_addrs: Vec<u64>,
 }
 
 /// Shared memory a block may use without opting in: 48 KiB, on every GPU since Kepler.
@@ -127,12 +132,16 @@ fn finish<T: gpu_host::DeviceValue, I: gpu_host::DeviceValue>(
     inputs: Vec<gpu_host::DeviceBuffer<I>>,
     shape: Shape,
 ) -> Result<Run<T>, LaunchError> {
+    let output_addr = out.slice().addr();
+    let input_addrs = inputs.iter().map(|b| b.slice().addr()).collect();
     let (bins, report) = chapter::launch::download_and_free(dev, launched, out, inputs)?;
     Ok(Run {
         bins,
         report,
         grid: shape.grid,
         block: shape.block,
+        output_addr,
+        input_addrs,
     })
 }
 

@@ -261,6 +261,70 @@ fn shared_no_first_barrier(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     }
 }
 
+/// The right counters and the right bins, but every byte counted one bin over and the
+/// commit shifted back: the bins committed are not the ones the atomics built for them.
+#[kernel]
+fn shared_shifted_bins(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = shared_array![u32; 256];
+    let n = histo.len();
+    let mut b = thread::thread_idx_x();
+    while b < n {
+        bins.store(b, 0);
+        b += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add((byte_bin(data.load(i), n) + 1) % n, 1);
+        i += thread::grid_stride_x();
+    }
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < n {
+        let c = bins.load((b + 1) % n);
+        if c > 0 {
+            histo.atomic_add(b, c);
+        }
+        b += thread::block_dim_x();
+    }
+}
+
+/// The right counters (one shared atomic per element, at most one global atomic per bin
+/// and block), but thread 0 counts its whole block in a `Vec` and commits that.
+#[kernel]
+fn shared_counted_by_thread_0(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = shared_array![u32; 256];
+    let n = histo.len();
+    let mut b = thread::thread_idx_x();
+    while b < n {
+        bins.store(b, 0);
+        b += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add(0, 0);
+        i += thread::grid_stride_x();
+    }
+    thread::sync_threads();
+    if thread::thread_idx_x() == 0 {
+        let mut counts = vec![0u32; n as usize];
+        let first = thread::block_idx_x() * thread::block_dim_x();
+        for t in 0..thread::block_dim_x() {
+            let mut i = first + t;
+            while i < data.len() {
+                counts[byte_bin(data.load(i), n) as usize] += 1;
+                i += thread::grid_stride_x();
+            }
+        }
+        for (b, &c) in counts.iter().enumerate() {
+            if c > 0 {
+                histo.atomic_add(b as u32, c);
+            }
+        }
+    }
+}
+
 #[test]
 fn shared_privatization_mistakes_are_caught() {
     expect(
@@ -295,6 +359,32 @@ fn shared_privatization_mistakes_are_caught() {
         ),
         Status::WrongTechnique,
         "shared atomic lanes",
+    );
+}
+
+#[test]
+fn the_technique_checks_follow_the_data() {
+    expect(
+        run(
+            "9.5",
+            Kernels {
+                histo_private_shared: shared_counted_by_thread_0::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "through an atomic_add issued by the thread that loaded it",
+    );
+    expect(
+        run(
+            "9.5",
+            Kernels {
+                histo_private_shared: shared_shifted_bins::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "not in the bins of those bytes",
     );
 }
 

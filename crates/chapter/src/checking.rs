@@ -29,6 +29,8 @@ pub struct Ctx<'a, K: 'static> {
     package: &'static str,
     /// The device's block order before the check, to restore.
     block_order: Option<Option<u64>>,
+    /// The device's flow recording before [`Ctx::follow_data`], to restore.
+    record_flow: Option<bool>,
 }
 
 impl<'a, K> Ctx<'a, K> {
@@ -50,6 +52,17 @@ impl<'a, K> Ctx<'a, K> {
             seed,
             package,
             block_order,
+            record_flow: None,
+        }
+    }
+
+    /// From now until the check ends, each emulated launch's report carries its flow
+    /// (`simt::flow`: which thread loaded what, and which atomics it issued), for a
+    /// check that follows the data to the atomics that counted it. Nothing on a GPU.
+    pub fn follow_data(&mut self) {
+        if let Some(c) = self.dev.emulator_config_mut() {
+            let before = std::mem::replace(&mut c.record_flow, true);
+            self.record_flow.get_or_insert(before);
         }
     }
 
@@ -105,6 +118,9 @@ impl<K> Drop for Ctx<'_, K> {
     fn drop(&mut self) {
         if let (Some(before), Some(c)) = (self.block_order, self.dev.emulator_config_mut()) {
             c.block_order_seed = before;
+        }
+        if let (Some(before), Some(c)) = (self.record_flow, self.dev.emulator_config_mut()) {
+            c.record_flow = before;
         }
     }
 }

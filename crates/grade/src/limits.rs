@@ -60,6 +60,8 @@ impl Limits {
             lane_limits: gpu_host::LaneLimits::default(),
             block_order_seed: None,
             trace: None,
+            // The checks that follow the data turn it on for their launches.
+            record_flow: false,
         }
     }
 

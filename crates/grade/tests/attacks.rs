@@ -316,3 +316,84 @@ fn a_kernel_prints_for_the_student_and_no_check_reads_it() {
     assert_ne!(exercise(&report, "9.3")["status"], "pass");
     assert!(!raw.contains("FORGED"));
 }
+
+#[test]
+fn counting_in_one_thread_behind_dummy_atomics_is_the_wrong_technique() {
+    // 9.5 with the counters of the right kernel: one shared atomic per element (of zero,
+    // on bin 0) and at most one global atomic per bin and block; but thread 0 loads its
+    // whole block's bytes, counts them in a `Vec` and commits that.
+    let body = r#"    let bins = shared_array![u32; STATIC_BINS as usize];
+    let num_bins = histo.len();
+    let mut bin = thread::thread_idx_x();
+    while bin < num_bins {
+        bins.store(bin, 0);
+        bin += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add(0, 0);
+        i += stride;
+    }
+    thread::sync_threads();
+    if thread::thread_idx_x() == 0 {
+        let mut counts = vec![0u32; num_bins as usize];
+        let first = thread::block_idx_x() * thread::block_dim_x();
+        for t in 0..thread::block_dim_x() {
+            let mut i = first + t;
+            while i < data.len() {
+                counts[byte_bin(data.load(i), num_bins) as usize] += 1;
+                i += stride;
+            }
+        }
+        for (b, &c) in counts.iter().enumerate() {
+            if c > 0 {
+                histo.atomic_add(b as u32, c);
+            }
+        }
+    }"#;
+    let dir = student("vec-counts", "ch09.rs", "9.5", body);
+    judged(
+        &dir,
+        "9.5",
+        "9.3",
+        "wrong_technique",
+        "must reach its bin through an atomic_add issued by the thread that loaded it",
+    );
+}
+
+#[test]
+fn counting_for_other_threads_through_shared_memory_is_the_wrong_technique() {
+    // 9.3 with one global atomic per element, but issued by lane 0 of each warp for the
+    // bytes its lanes passed it through shared memory (warp aggregation is 9.8, and even
+    // there the bytes must be the warp's own).
+    let body = r#"    let stash = shared_array![u8; 1024];
+    let stride = thread::grid_stride_x();
+    let mut base = thread::index_1d() - warp::lane_id();
+    while base < data.len() {
+        let i = base + warp::lane_id();
+        let t = thread::thread_idx_x();
+        if i < data.len() {
+            stash.store(t, data.load(i));
+        }
+        warp::sync_warp(warp::activemask());
+        if warp::lane_id() == 0 {
+            for l in 0..32 {
+                if base + l < data.len() {
+                    histo.atomic_add(byte_bin(stash.load(t + l), histo.len()), 1);
+                }
+            }
+        }
+        warp::sync_warp(warp::activemask());
+        base += stride;
+    }"#;
+    let dir = student("stash", "ch09.rs", "9.3", body);
+    judged(
+        &dir,
+        "9.3",
+        "9.4",
+        "wrong_technique",
+        "issued by the thread that loaded it",
+    );
+}

@@ -43,6 +43,10 @@ pub struct Config {
     /// (for a picture of the access pattern and of atomic contention). `None`, the
     /// default, records nothing and costs one test per warp step.
     pub trace: Option<crate::trace::TraceSink>,
+    /// Record each launch's [`Flow`](crate::flow::Flow) (every global load and atomic, per
+    /// thread, with its value) into its report, so that a check can follow the data to
+    /// the atomics that counted it. Off by default: it costs memory per operation.
+    pub record_flow: bool,
 }
 
 fn env_u64(name: &str) -> Option<u64> {
@@ -66,6 +70,7 @@ impl Default for Config {
             },
             block_order_seed: None,
             trace: None,
+            record_flow: false,
         }
     }
 }

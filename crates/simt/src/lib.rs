@@ -45,6 +45,7 @@ pub mod check;
 pub mod config;
 pub mod counters;
 mod exec;
+pub mod flow;
 mod hash;
 pub mod lane;
 pub mod launch;
@@ -59,6 +60,7 @@ pub mod wasm;
 
 pub use config::Config;
 pub use counters::{Counters, LineCounters};
+pub use flow::Flow;
 pub use launch::{KernelBody, LaunchSpec, launch};
 pub use memory::GlobalMemory;
 pub use op::{AtomicOp, AtomicType, Op, ShuffleKind, Space, WarpOp};

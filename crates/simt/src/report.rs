@@ -189,6 +189,10 @@ pub struct LaunchReport {
     /// call, labelled with its thread. For the student's eyes only: no check reads it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub output: Vec<String>,
+    /// Where the data went, when [`Config::record_flow`](crate::Config::record_flow) asked
+    /// for it ([`crate::flow`]).
+    #[serde(skip)]
+    pub flow: Option<std::sync::Arc<crate::flow::Flow>>,
 }
 
 impl LaunchReport {

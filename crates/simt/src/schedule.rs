@@ -39,11 +39,13 @@
 use crate::check::{Findings, GlobalWrites, WordState};
 use crate::config::Config;
 use crate::counters::{Counters, LineCounters};
+use crate::flow::{Flow, FlowEvent, FlowKind};
 use crate::hash::{FxHashSet, FxHasher};
 use crate::lane::{LaneCtx, Req, set_current, take_last_panic};
 use crate::launch::{KernelBody, LastSeen, LaunchSpec};
 use crate::memory::{GlobalMemory, SharedMemory};
 use crate::op::Op;
+use crate::op::Space;
 use crate::reconverge::{LoopEnds, LoopStack, behind};
 use crate::report::{LaunchError, LaunchReport, ThreadRef, WaitSite, ranges};
 use crate::site::{Site, SiteTable, fmt_site, site_order};
@@ -185,6 +187,8 @@ pub(crate) struct Exec<'m> {
     loop_ends: LoopEnds,
     /// The launch's trace, when [`Config::trace`] asks for one.
     trace: Option<Trace>,
+    /// The launch's flow, when [`Config::record_flow`] asks for one.
+    flow: Option<Flow>,
     /// The sandboxed module of the kernel, if it is one: lanes that end give their
     /// instances back to it.
     module: Option<Arc<WasmModule>>,
@@ -221,6 +225,7 @@ impl<'m> Exec<'m> {
         last_seen: Arc<LastSeen>,
     ) -> Self {
         let shared = spec.shared_bytes as usize;
+        let flow = config.record_flow.then(Flow::default);
         let trace = config.trace.as_ref().map(|_| Trace {
             grid: spec.grid,
             block: spec.block,
@@ -251,6 +256,7 @@ impl<'m> Exec<'m> {
             block_idx: [0; 3],
             loop_ends: LoopEnds::default(),
             trace,
+            flow,
             module: None,
         }
     }
@@ -323,6 +329,7 @@ impl<'m> Exec<'m> {
             blocks: self.spec.blocks(),
             threads: self.spec.blocks() * self.spec.threads_per_block(),
             output: crate::lane::take_output(),
+            flow: self.flow.map(std::sync::Arc::new),
         }
     }
 
@@ -707,11 +714,66 @@ impl<'m> Exec<'m> {
             self.record(w, group, site);
         }
         let results = self.exec_op(w, group, mask, site)?;
+        if self.flow.is_some() {
+            self.record_flow(group, &results);
+        }
         self.watch_spin(group, &results, site)?;
         for (k, &li) in group.iter().enumerate() {
             self.resume(li, results[k])?;
         }
         Ok(())
+    }
+
+    /// Adds the executed step's global loads and atomics to the flow.
+    #[cold]
+    fn record_flow(&mut self, group: &[usize], results: &[u128]) {
+        let block = self.block_linear;
+        let Some(flow) = &mut self.flow else { return };
+        for (k, &li) in group.iter().enumerate() {
+            let (kind, space, base, index, size, value) = match *self.lanes[li].op_ref() {
+                Op::Load {
+                    space: Space::Global,
+                    base,
+                    index,
+                    size,
+                    ..
+                } => (
+                    FlowKind::Load,
+                    Space::Global,
+                    base,
+                    index,
+                    size,
+                    results[k] as u64,
+                ),
+                Op::Atomic {
+                    space,
+                    base,
+                    index,
+                    ty,
+                    op,
+                    value,
+                    ..
+                } => (
+                    FlowKind::Atomic(op, ty),
+                    space,
+                    base,
+                    index,
+                    ty.size(),
+                    value,
+                ),
+                _ => return,
+            };
+            flow.push(FlowEvent {
+                block,
+                thread: li as u32,
+                kind,
+                space,
+                base,
+                addr: base.wrapping_add(index.wrapping_mul(size as u64)),
+                size,
+                value,
+            });
+        }
     }
 
     /// Adds the step about to execute to the trace (memory operations only).

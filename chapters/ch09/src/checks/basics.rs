@@ -1,6 +1,7 @@
 //! Checks of 9.1 to 9.4: the sequential loop, the race, global atomics, and
 //! privatization in global memory.
 
+use super::flow::{self, Counts, Unit};
 use super::{Checked, Ctx, Verify, counters};
 use crate::inputs::{self, Case, TEXT};
 use crate::launch::{self, Shape, one_per_thread};
@@ -173,6 +174,7 @@ fn measure_prediction() -> Result<u32, Outcome> {
 }
 
 pub(crate) fn check_9_3(ctx: &mut Ctx) -> Checked {
+    ctx.follow_data();
     let k = ctx.k.histo_atomic;
     let mut launches = 0;
     for case in inputs::byte_cases(ctx.seed) {
@@ -191,6 +193,15 @@ pub(crate) fn check_9_3(ctx: &mut Ctx) -> Checked {
             let run = launch::bytes(ctx.dev, &k, &case.data, bins, shape);
             let run = ctx.verify_eq(&name, run, &reference::byte_histogram(&case.data, bins))?;
             launches += 1;
+            flow::follow(
+                ctx,
+                &name,
+                &run,
+                &case.data,
+                bins,
+                Unit::Thread,
+                Counts::Global,
+            )?;
             let Some(c) = counters(&run) else { continue };
             let n = case.n() as u64;
             if c.global_atomic_lanes != n || c.shared_atomic_lanes != 0 {

@@ -10,6 +10,7 @@
 
 mod basics;
 mod extensions;
+mod flow;
 mod privatized;
 
 pub use extensions::{

@@ -1,6 +1,7 @@
 //! Checks of 9.5 to 9.9: shared-memory privatization, coarsening, aggregation, warp
 //! aggregation, and the fastest kernel.
 
+use super::flow::{self, Counts, Unit};
 use super::{Checked, Ctx, Verify, counters};
 use crate::inputs::{self, Case};
 use crate::launch::{self, Run, Shape, coarsened, one_per_thread};
@@ -40,6 +41,7 @@ fn privatized(
 }
 
 pub(crate) fn check_9_5(ctx: &mut Ctx) -> Checked {
+    ctx.follow_data();
     let mut launches = 0;
     let cases = inputs::byte_cases(ctx.seed);
     for case in &cases {
@@ -60,6 +62,15 @@ pub(crate) fn check_9_5(ctx: &mut Ctx) -> Checked {
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, case.n() as u64, shape.grid, bins)?;
             }
+            flow::follow(
+                ctx,
+                &name,
+                &run,
+                &case.data,
+                bins,
+                Unit::Thread,
+                Counts::SharedBins,
+            )?;
             launches += 1;
         }
     }
@@ -85,6 +96,15 @@ pub(crate) fn check_9_5(ctx: &mut Ctx) -> Checked {
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, case.n() as u64, shape.grid, bins)?;
             }
+            flow::follow(
+                ctx,
+                &name,
+                &run,
+                &case.data,
+                bins,
+                Unit::Thread,
+                Counts::SharedBins,
+            )?;
             launches += 1;
         }
     }
@@ -95,6 +115,7 @@ pub(crate) fn check_9_5(ctx: &mut Ctx) -> Checked {
 }
 
 pub(crate) fn check_9_6(ctx: &mut Ctx) -> Checked {
+    ctx.follow_data();
     let mut launches = 0;
     let block = 64;
     let (mut contiguous_ratio, mut interleaved_ratio) = (0.0, 0.0);
@@ -124,6 +145,15 @@ pub(crate) fn check_9_6(ctx: &mut Ctx) -> Checked {
             let run = ctx
                 .verify_eq(&name, run, &expected)
                 .map_err(|o| o.detail(cut.clone()))?;
+            flow::follow(
+                ctx,
+                &name,
+                &run,
+                &case.data,
+                bins,
+                Unit::Thread,
+                Counts::SharedBins,
+            )?;
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, n as u64, grid, bins)?;
                 let (requests, sectors) =
@@ -155,6 +185,15 @@ pub(crate) fn check_9_6(ctx: &mut Ctx) -> Checked {
             let run = ctx
                 .verify_eq(&name, run, &expected)
                 .map_err(|o| o.detail(cut.clone()))?;
+            flow::follow(
+                ctx,
+                &name,
+                &run,
+                &case.data,
+                bins,
+                Unit::Thread,
+                Counts::SharedBins,
+            )?;
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, n as u64, grid, bins)?;
                 let (requests, sectors) = reference::interleaved_sectors(n as u64, grid, block);
@@ -215,6 +254,7 @@ fn grid_stride_runs(
     label: &str,
     cases: &[Case<u8>],
     shapes: &[(u32, u32, u32)],
+    unit: Unit,
     mut technique: impl FnMut(&Ctx, &str, &Case<u8>, &Run<u32>, u32, u32) -> Result<(), Outcome>,
 ) -> Result<usize, Outcome> {
     let mut launches = 0;
@@ -225,6 +265,7 @@ fn grid_stride_runs(
             let name = format!("{label}, {}, {bins} bins, <<<{grid}, {block}>>>", case.name);
             let run = launch::bytes(ctx.dev, k, &case.data, bins, shape);
             let run = ctx.verify_eq(&name, run, &reference::byte_histogram(&case.data, bins))?;
+            flow::follow(ctx, &name, &run, &case.data, bins, unit, Counts::SharedBins)?;
             technique(ctx, &name, case, &run, grid, bins)?;
             launches += 1;
         }
@@ -233,6 +274,7 @@ fn grid_stride_runs(
 }
 
 pub(crate) fn check_9_7(ctx: &mut Ctx) -> Checked {
+    ctx.follow_data();
     let mut cases = inputs::byte_cases(ctx.seed);
     cases.push(Case::new("all zeros, n = 4096", vec![0; 4096]));
     let (mut atomics, mut elements) = (0, 0);
@@ -243,6 +285,7 @@ pub(crate) fn check_9_7(ctx: &mut Ctx) -> Checked {
         "histo_aggregate",
         &cases,
         &[(64, 8, 256), (96, 4, 8)],
+        Unit::Thread,
         |ctx, name, case, run, grid, bins| {
             let Some(c) = counters(run) else {
                 return Ok(());
@@ -277,6 +320,7 @@ pub(crate) fn check_9_7(ctx: &mut Ctx) -> Checked {
 }
 
 pub(crate) fn check_9_8(ctx: &mut Ctx) -> Checked {
+    ctx.follow_data();
     let cases = inputs::byte_cases(ctx.seed);
     let (mut atomics, mut elements) = (0, 0);
     let k = ctx.k.histo_warp_aggregate;
@@ -286,6 +330,7 @@ pub(crate) fn check_9_8(ctx: &mut Ctx) -> Checked {
         "histo_warp_aggregate",
         &cases,
         &[(64, 4, 256), (96, 2, 16)],
+        Unit::Warp,
         |ctx, name, case, run, grid, bins| {
             let Some(c) = counters(run) else {
                 return Ok(());
@@ -325,6 +370,7 @@ pub(crate) fn check_9_8(ctx: &mut Ctx) -> Checked {
 }
 
 pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
+    ctx.follow_data();
     let mut cases = inputs::byte_cases(ctx.seed);
     for n in [15, 16, 17, 4099] {
         cases.push(Case::new(
@@ -364,6 +410,15 @@ pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
             let run = launch::bytes(ctx.dev, &k, &case.data, bins, shape);
             let run = ctx.verify_eq(&name, run, &reference::byte_histogram(&case.data, bins))?;
             launches += 1;
+            flow::follow(
+                ctx,
+                &name,
+                &run,
+                &case.data,
+                bins,
+                Unit::Thread,
+                Counts::SharedTotals,
+            )?;
             let Some(c) = counters(&run) else { continue };
             let most_global = grid as u64 * bins as u64;
             if c.global_atomic_lanes > most_global || c.shared_atomic_lanes > n as u64 {

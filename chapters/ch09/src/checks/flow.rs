@@ -1,0 +1,241 @@
+//! Technique checks that follow the data: each counted byte must reach its bin through an
+//! atomic issued by the thread (or, with warp aggregation, the warp) that loaded it, and
+//! the bins a block commits must be the ones its atomics built.
+//!
+//! The counters say how many atomics a kernel issued, and dummy atomics can match any
+//! number; the launch's flow (`simt::flow`, recorded when the check calls
+//! `Ctx::follow_data`) says which thread loaded which input bytes and which atomics it
+//! issued with which operand. A kernel that counts somewhere else (a `Vec` in one
+//! thread, another thread's registers) and then stores or commits the result fails here
+//! as the wrong technique, with a message that says which thread broke the chain.
+
+use super::{Ctx, counters};
+use crate::launch::Run;
+use course::Outcome;
+use simt::flow::{Flow, FlowKind};
+use simt::{AtomicOp, AtomicType, Space};
+use solutions::ch09::byte_bin;
+use std::collections::BTreeMap;
+
+/// Who must count the bytes it loaded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unit {
+    /// Each thread counts its own bytes (9.3, 9.5, 9.6, 9.7, 9.9).
+    Thread,
+    /// The warp counts its lanes' bytes together (9.8: one lane adds for its peers).
+    Warp,
+}
+
+impl Unit {
+    fn name(self, block: u64, thread: u32) -> String {
+        match self {
+            Unit::Thread => format!("thread {thread} of block {block}"),
+            Unit::Warp => format!("warp {} of block {block}", thread / 32),
+        }
+    }
+    fn key(self, thread: u32) -> u32 {
+        match self {
+            Unit::Thread => thread,
+            Unit::Warp => thread / 32,
+        }
+    }
+}
+
+/// Where a kernel counts: how to read a counting atomic's bin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Counts {
+    /// With global atomics on the output, `histo[bin]` (9.3).
+    Global,
+    /// In a shared copy `bins[bin]`, committed to the output by global atomics (9.5 to
+    /// 9.8).
+    SharedBins,
+    /// In shared counters of the kernel's own layout (9.9's column per lane): the bin of
+    /// a counter is not its index, so only the totals are followed.
+    SharedTotals,
+}
+
+/// `(block, unit)` -> bin -> count.
+type PerUnit = BTreeMap<(u64, u32), BTreeMap<u32, u64>>;
+
+/// Follows the flow of `run` (a byte histogram of `data` into `bins` bins, counted as
+/// `counts` by `unit`s): `Ok` when every loaded byte was counted by its unit in its bin
+/// and each block committed what it counted, else the first break in the chain, as a
+/// wrong-technique failure on `case`. Nothing to follow on a GPU.
+pub(crate) fn follow(
+    ctx: &Ctx,
+    case: &str,
+    run: &Run<u32>,
+    data: &[u8],
+    bins: u32,
+    unit: Unit,
+    counts: Counts,
+) -> Result<(), Outcome> {
+    if counters(run).is_none() {
+        return Ok(());
+    }
+    let Some(flow) = run.report.emulator.as_ref().and_then(|r| r.flow.as_ref()) else {
+        return Ok(());
+    };
+    chain(flow, run, data, bins, unit, counts).map_err(|why| ctx.technique(case, why))
+}
+
+fn chain(
+    flow: &Flow,
+    run: &Run<u32>,
+    data: &[u8],
+    bins: u32,
+    unit: Unit,
+    counts: Counts,
+) -> Result<(), String> {
+    if flow.truncated {
+        return Err(format!(
+            "more than {} loads and atomics for {} input bytes: far more than counting them takes",
+            simt::flow::MAX_FLOW_EVENTS,
+            data.len()
+        ));
+    }
+    let input = run.input_addrs.first().copied().unwrap_or(u64::MAX);
+    let n = data.len() as u64;
+    let bin_of = |e: u64| byte_bin(data[e as usize], bins);
+    // Per unit: the input elements it loaded (each once), and what its atomics counted.
+    let mut loaded: BTreeMap<(u64, u32), Vec<u64>> = BTreeMap::new();
+    let mut counted: PerUnit = BTreeMap::new();
+    // Per block: what its shared counters received, and what it committed.
+    let mut built: BTreeMap<u64, BTreeMap<u32, u64>> = BTreeMap::new();
+    let mut committed: BTreeMap<u64, BTreeMap<u32, u64>> = BTreeMap::new();
+    let total = |counts: Counts, bin: u32| {
+        if counts == Counts::SharedTotals {
+            0
+        } else {
+            bin
+        }
+    };
+    for e in &flow.events {
+        let who = (e.block, unit.key(e.thread));
+        match e.kind {
+            FlowKind::Load => {
+                let (lo, hi) = (e.addr, e.addr + e.size as u64);
+                let elements = lo.max(input)..hi.min(input.saturating_add(n));
+                if !elements.is_empty() {
+                    loaded
+                        .entry(who)
+                        .or_default()
+                        .extend(elements.map(|a| a - input));
+                }
+            }
+            FlowKind::Atomic(
+                AtomicOp::Add,
+                AtomicType::U32 | AtomicType::I32 | AtomicType::U64,
+            ) => {
+                let index = (e.addr - e.base) / e.size as u64;
+                let to_output = e.space == Space::Global && e.base == run.output_addr;
+                match (counts, e.space) {
+                    (Counts::Global, Space::Global) if to_output => {
+                        *counted
+                            .entry(who)
+                            .or_default()
+                            .entry(index as u32)
+                            .or_default() += e.value;
+                    }
+                    (Counts::SharedBins | Counts::SharedTotals, Space::Shared) => {
+                        let bin = total(counts, index as u32);
+                        *counted.entry(who).or_default().entry(bin).or_default() += e.value;
+                        *built.entry(e.block).or_default().entry(bin).or_default() += e.value;
+                    }
+                    (Counts::SharedBins | Counts::SharedTotals, Space::Global) if to_output => {
+                        let bin = total(counts, index as u32);
+                        *committed
+                            .entry(e.block)
+                            .or_default()
+                            .entry(bin)
+                            .or_default() += e.value;
+                    }
+                    _ => {}
+                }
+            }
+            FlowKind::Atomic(..) => {}
+        }
+    }
+    // Each unit counted exactly the bytes it loaded, bin by bin.
+    let mut units: Vec<(u64, u32)> = loaded.keys().chain(counted.keys()).copied().collect();
+    units.sort_unstable();
+    units.dedup();
+    let none = BTreeMap::new();
+    for who in units {
+        let mut expected: BTreeMap<u32, u64> = BTreeMap::new();
+        if let Some(elements) = loaded.get_mut(&who) {
+            elements.sort_unstable();
+            elements.dedup();
+            for &e in elements.iter() {
+                *expected.entry(total(counts, bin_of(e))).or_default() += 1;
+            }
+        }
+        let got = counted.get(&who).unwrap_or(&none);
+        let got: BTreeMap<u32, u64> = got
+            .iter()
+            .filter(|(_, c)| **c > 0)
+            .map(|(b, c)| (*b, *c))
+            .collect();
+        if got != expected {
+            let thread = match unit {
+                Unit::Thread => who.1,
+                Unit::Warp => who.1 * 32,
+            };
+            let loaded_n: u64 = expected.values().sum();
+            let counted_n: u64 = got.values().sum();
+            let place = match counts {
+                Counts::Global => "global atomics on the output",
+                Counts::SharedBins | Counts::SharedTotals => "shared atomics",
+            };
+            let detail = if loaded_n == counted_n {
+                let bin = expected
+                    .iter()
+                    .find(|(b, c)| got.get(b) != Some(c))
+                    .or_else(|| got.iter().find(|(b, c)| expected.get(b) != Some(c)))
+                    .map(|(b, _)| *b)
+                    .unwrap_or_default();
+                format!(
+                    ", but not in the bins of those bytes (bin {bin}: {} loaded, {} counted)",
+                    expected.get(&bin).copied().unwrap_or(0),
+                    got.get(&bin).copied().unwrap_or(0)
+                )
+            } else {
+                String::new()
+            };
+            return Err(format!(
+                "{} loaded {loaded_n} input byte(s) and its {place} counted {counted_n}{detail}: each byte \
+                 must reach its bin through an atomic_add issued by the {} that loaded it",
+                unit.name(who.0, thread),
+                match unit {
+                    Unit::Thread => "thread",
+                    Unit::Warp => "warp",
+                }
+            ));
+        }
+    }
+    // Each block committed what its shared counters received.
+    if counts != Counts::Global {
+        let blocks: Vec<u64> = built.keys().chain(committed.keys()).copied().collect();
+        for block in blocks {
+            let nonzero = |m: Option<&BTreeMap<u32, u64>>| -> BTreeMap<u32, u64> {
+                m.map(|m| {
+                    m.iter()
+                        .filter(|(_, c)| **c > 0)
+                        .map(|(b, c)| (*b, *c))
+                        .collect()
+                })
+                .unwrap_or_default()
+            };
+            let (b, c) = (nonzero(built.get(&block)), nonzero(committed.get(&block)));
+            if b != c {
+                let (nb, nc): (u64, u64) = (b.values().sum(), c.values().sum());
+                return Err(format!(
+                    "block {block}'s shared atomics counted {nb} byte(s) and it committed {nc} to the output{}: \
+                     the bins a block commits are the ones its shared atomics built",
+                    if nb == nc { " in other bins" } else { "" }
+                ));
+            }
+        }
+    }
+    Ok(())
+}
