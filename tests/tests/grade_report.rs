@@ -27,7 +27,7 @@ fn the_grade_report_of_the_untouched_stubs() {
         &chapters,
         &Selection::all(),
         KernelSource::Student,
-        &Limits::GRADING,
+        &Limits::CHECKS,
         &Isolation::InProcess,
         2,
     )
@@ -45,7 +45,7 @@ fn the_grade_report_of_the_untouched_stubs() {
     };
     let report = Report::new(
         KernelSource::Student,
-        Limits::GRADING,
+        Limits::CHECKS,
         &chapters,
         exercises,
         Some(integrity),

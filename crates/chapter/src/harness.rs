@@ -122,7 +122,7 @@ fn test_name() -> Option<String> {
 fn child(ex: &Exercise, source: KernelSource) {
     let isolated_emulator = device::choice_from_env() == Ok(device::Choice::IsolatedEmulator);
     let dev = if isolated_emulator {
-        Ok(Device::emulator())
+        Ok(Device::emulator_with(course::Limits::CHECKS.simt_config()))
     } else {
         device::open_gpu(&[source])
     };
@@ -281,7 +281,12 @@ fn tail(text: &str, n: usize) -> Vec<String> {
 /// A failing GPU outcome, explained by the same check on the emulator (see the module
 /// docs); a passing one unchanged.
 fn explain(ex: &Exercise, source: KernelSource, gpu: Outcome) -> Outcome {
-    explain_with(gpu, || ex.run(&mut Device::emulator(), source))
+    explain_with(gpu, || {
+        ex.run(
+            &mut Device::emulator_with(course::Limits::CHECKS.simt_config()),
+            source,
+        )
+    })
 }
 
 /// A failing GPU outcome explained by `emulate`, which runs the same check on the

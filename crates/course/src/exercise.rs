@@ -79,7 +79,10 @@ impl Exercise {
     /// For a `#[test]`: runs the check on the emulator and panics with the student's
     /// message unless it passes.
     pub fn assert_passes(&self, source: KernelSource) {
-        self.assert_passes_on(&mut Device::emulator(), source);
+        self.assert_passes_on(
+            &mut Device::emulator_with(crate::Limits::CHECKS.simt_config()),
+            source,
+        );
     }
 
     /// [`assert_passes`](Self::assert_passes) on a device of the caller's choosing: a GPU

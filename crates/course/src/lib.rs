@@ -10,11 +10,13 @@
 
 mod check;
 mod exercise;
+mod limits;
 mod outcome;
 pub mod regions;
 mod rng;
 
 pub use check::{catch_host, compare, compare_by, findings_outcome};
 pub use exercise::{Chapter, Exercise, KernelSource};
+pub use limits::Limits;
 pub use outcome::{Outcome, Status};
 pub use rng::{Rng, seed_from_env};

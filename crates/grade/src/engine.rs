@@ -22,8 +22,8 @@
 //! Exercises run `jobs` at a time; the report lists them in course order whatever
 //! order they finished in.
 
-use crate::limits::Limits;
 use crate::report::{Checked, ExerciseReport, status_from_key, status_key};
+use course::Limits;
 use course::{Chapter, Exercise, KernelSource, Outcome, Status};
 use gpu_host::Device;
 use std::cell::{Cell, RefCell};

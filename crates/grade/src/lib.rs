@@ -11,10 +11,9 @@
 //!
 //! The pieces, in the order a run uses them:
 //!
-//! - [`Limits`]: how long a student's kernel may run. The emulator's defaults are
-//!   generous (a student debugging wants the whole story); a grader wants every runaway
-//!   kernel stopped quickly, and the same numbers on every machine, so they are fixed
-//!   here rather than read from the environment.
+//! - [`Limits`] (`course::Limits`): how long a student's kernel may run, the same for
+//!   every check (`cargo test`, the runner, the grader), fixed rather than read from the
+//!   environment so that the verdict is the same on every machine.
 //! - [`engine`]: runs one exercise's check, either in this process (on a worker thread,
 //!   with a fresh device, a panic in check code caught) or isolated in a child process
 //!   (the CLI's default: a kernel that crashes the process or spins forever in registers
@@ -31,13 +30,12 @@
 #![deny(missing_docs)]
 
 pub mod engine;
-pub mod limits;
 pub mod manifest;
 pub mod render;
 pub mod report;
 
+pub use course::Limits;
 pub use engine::{Isolation, Selection, Target, grade, grade_on};
-pub use limits::Limits;
 pub use report::{ExerciseReport, Integrity, Report, SCHEMA_VERSION};
 
 use course::Chapter;

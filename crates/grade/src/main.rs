@@ -2,8 +2,8 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use course::KernelSource;
+use grade::Limits;
 use grade::engine::{self, Isolation, Selection, Target};
-use grade::limits::Limits;
 use grade::manifest;
 use grade::render::{self, Format};
 use grade::report::Report;
@@ -95,16 +95,16 @@ struct Common {
 #[derive(Debug, Args)]
 struct LimitArgs {
     /// Most warp steps one launch may take before it is stopped as an infinite loop.
-    #[arg(long, value_name = "STEPS", default_value_t = Limits::GRADING.step_budget)]
+    #[arg(long, value_name = "STEPS", default_value_t = Limits::CHECKS.step_budget)]
     step_budget: u64,
     /// Steps a block may repeat without progress before it is reported as deadlocked.
-    #[arg(long, value_name = "STEPS", default_value_t = Limits::GRADING.spin_steps)]
+    #[arg(long, value_name = "STEPS", default_value_t = Limits::CHECKS.spin_steps)]
     spin_steps: u64,
     /// Wall-clock limit of one launch, in milliseconds (a lane spinning in registers).
-    #[arg(long, value_name = "MS", default_value_t = Limits::GRADING.launch_watchdog_ms)]
+    #[arg(long, value_name = "MS", default_value_t = Limits::CHECKS.launch_watchdog_ms)]
     watchdog_ms: u64,
     /// Wall-clock limit of one exercise's whole check, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = Limits::GRADING.exercise_timeout_ms)]
+    #[arg(long, value_name = "MS", default_value_t = Limits::CHECKS.exercise_timeout_ms)]
     timeout_ms: u64,
 }
 

@@ -6,7 +6,7 @@
 //! meaning bumps [`SCHEMA_VERSION`]; adding a field does not.
 
 use crate::engine::Target;
-use crate::limits::Limits;
+use course::Limits;
 use course::{Chapter, Exercise, KernelSource, Status};
 use serde::Serialize;
 

@@ -66,7 +66,7 @@ fn the_table_of_the_untouched_stubs() {
         &chapters,
         &Selection::all(),
         course::KernelSource::Student,
-        &Limits::GRADING,
+        &Limits::CHECKS,
         &Isolation::InProcess,
         2,
     )
@@ -78,7 +78,7 @@ fn the_table_of_the_untouched_stubs() {
     };
     let report = Report::new(
         course::KernelSource::Student,
-        Limits::GRADING,
+        Limits::CHECKS,
         &chapters,
         exercises,
         Some(integrity),

@@ -1,25 +1,29 @@
-//! How long a student's exercise may run before it is stopped and scored "timed out".
+//! How long a student's exercise may run before it is stopped and scored "timed out":
+//! one set of limits for every check, whoever runs it (`cargo test -p chNN`, the runner,
+//! the grader), so a kernel gets the same verdict from each.
 
 use gpu_host::Config;
 use serde::Serialize;
 use std::time::Duration;
 
-/// The limits of a grading run: knobs of the emulator for every launch, and a wall-clock
-/// limit for a whole exercise.
+/// The limits of a check: knobs of the emulator for every launch, and a wall-clock limit
+/// for a whole exercise (the grader's, which runs each exercise in a child process).
 ///
-/// Why not the emulator's defaults ([`Config::default`])? Those are made for a student
-/// debugging one kernel: a 50 000 000-step budget and a 60 s watchdog, each overridable
-/// from the environment. A grader runs sixteen exercises of a stranger's code and must
-/// give the same verdict on every machine: so the limits are fixed numbers (the
-/// environment is not read), tight enough that a clone whose every kernel spins forever
-/// is graded in minutes, and still far above what the reference kernels need (their
-/// largest launch takes under 10 000 warp steps).
+/// Why not the emulator's defaults ([`Config::default`])? Those are made for the course's
+/// own large launches (the progression, the bench): a 50 000 000-step budget and a 60 s
+/// watchdog, each overridable from the environment. A check runs a stranger's code on
+/// small inputs and must give the same verdict on every machine and from every command:
+/// so the limits are fixed numbers (the environment is not read), tight enough that a
+/// clone whose every kernel spins forever is graded in minutes, and still far above
+/// what the reference kernels need (their largest check launch takes under 10 000 warp
+/// steps).
 ///
-/// The step budget must fire well before the watchdog: both say "timed out", but only
-/// the step budget stops a loop at the same point on every machine, and the report
-/// quotes the limit that fired. Full warps looping on atomics run about 400 000 warp
-/// steps a second on one core of a laptop-class CPU (dev profile), so 500 000 steps take
-/// about 1.3 s, against a 10 s watchdog: a margin of over 7x for slow or busy runners.
+/// Three of the four limits count work, not time, and so stop a kernel at the same point
+/// on every machine under any load: the step budget (a loop that touches memory), the
+/// spin detector (a spin-wait on a flag) and the sandbox's fuel (a lane that loops in
+/// registers: [`gpu_host::LaneLimits`], a fixed number of WebAssembly instructions
+/// between two device calls). The wall-clock limits remain as a last resort and say so
+/// when they fire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Limits {
     /// Most warp steps one launch may take ([`Config::step_budget`]): catches an
@@ -28,9 +32,9 @@ pub struct Limits {
     /// Steps a block may repeat without progress before the launch is reported as a
     /// deadlock ([`Config::spin_steps`]): catches a spin-wait on a flag no thread will set.
     pub spin_steps: u64,
-    /// Wall-clock limit of one launch, in milliseconds ([`Config::watchdog`]): the only
-    /// thing that stops a lane spinning in registers (`while i < n {}`), which never
-    /// reaches a scheduling point of the emulator.
+    /// Wall-clock limit of one launch, in milliseconds ([`Config::watchdog`]): a last
+    /// resort. A sandboxed lane spinning in registers (`while i < n {}`) runs out of fuel
+    /// first; only a native kernel (the emulator's own tests) can need it.
     pub launch_watchdog_ms: u64,
     /// Wall-clock limit of one exercise's whole check, in milliseconds: catches a host
     /// function of the student's that never returns (9.1's sequential loop, a
@@ -40,14 +44,14 @@ pub struct Limits {
 
 impl Limits {
     /// The limits `cargo run -p grade` uses unless told otherwise.
-    pub const GRADING: Limits = Limits {
+    pub const CHECKS: Limits = Limits {
         step_budget: 500_000,
         spin_steps: 100_000,
         launch_watchdog_ms: 10_000,
         exercise_timeout_ms: 60_000,
     };
 
-    /// The emulator configuration of every device the grader creates. Blocks run in the
+    /// The emulator configuration of every device a check runs on. Blocks run in the
     /// emulator's default order; each check picks its own seeded block order.
     pub fn simt_config(&self) -> Config {
         Config {
@@ -73,6 +77,6 @@ impl Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits::GRADING
+        Limits::CHECKS
     }
 }
