@@ -79,6 +79,18 @@ pub(crate) fn follow(
     chain(flow, run, data, bins, unit, counts).map_err(|why| ctx.technique(case, why))
 }
 
+/// [`follow`] for a kernel privatized in a shared `bins[bin]` copy, each thread counting
+/// its own bytes (9.5, 9.6).
+pub(crate) fn privatized(
+    ctx: &Ctx,
+    case: &str,
+    run: &Run<u32>,
+    data: &[u8],
+    bins: u32,
+) -> Result<(), Outcome> {
+    follow(ctx, case, run, data, bins, Unit::Thread, Counts::SharedBins)
+}
+
 fn chain(
     flow: &Flow,
     run: &Run<u32>,

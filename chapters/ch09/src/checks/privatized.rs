@@ -62,15 +62,7 @@ pub(crate) fn check_9_5(ctx: &mut Ctx) -> Checked {
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, case.n() as u64, shape.grid, bins)?;
             }
-            flow::follow(
-                ctx,
-                &name,
-                &run,
-                &case.data,
-                bins,
-                Unit::Thread,
-                Counts::SharedBins,
-            )?;
+            flow::privatized(ctx, &name, &run, &case.data, bins)?;
             launches += 1;
         }
     }
@@ -96,15 +88,7 @@ pub(crate) fn check_9_5(ctx: &mut Ctx) -> Checked {
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, case.n() as u64, shape.grid, bins)?;
             }
-            flow::follow(
-                ctx,
-                &name,
-                &run,
-                &case.data,
-                bins,
-                Unit::Thread,
-                Counts::SharedBins,
-            )?;
+            flow::privatized(ctx, &name, &run, &case.data, bins)?;
             launches += 1;
         }
     }
@@ -145,15 +129,7 @@ pub(crate) fn check_9_6(ctx: &mut Ctx) -> Checked {
             let run = ctx
                 .verify_eq(&name, run, &expected)
                 .map_err(|o| o.detail(cut.clone()))?;
-            flow::follow(
-                ctx,
-                &name,
-                &run,
-                &case.data,
-                bins,
-                Unit::Thread,
-                Counts::SharedBins,
-            )?;
+            flow::privatized(ctx, &name, &run, &case.data, bins)?;
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, n as u64, grid, bins)?;
                 let (requests, sectors) =
@@ -185,15 +161,7 @@ pub(crate) fn check_9_6(ctx: &mut Ctx) -> Checked {
             let run = ctx
                 .verify_eq(&name, run, &expected)
                 .map_err(|o| o.detail(cut.clone()))?;
-            flow::follow(
-                ctx,
-                &name,
-                &run,
-                &case.data,
-                bins,
-                Unit::Thread,
-                Counts::SharedBins,
-            )?;
+            flow::privatized(ctx, &name, &run, &case.data, bins)?;
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, n as u64, grid, bins)?;
                 let (requests, sectors) = reference::interleaved_sectors(n as u64, grid, block);
