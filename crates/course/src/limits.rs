@@ -43,7 +43,8 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The limits `cargo run -p grade` uses unless told otherwise.
+    /// The limits of every check: `cargo test -p chNN`, `cargo run -p learn` and
+    /// `cargo run -p grade` (unless its options say otherwise).
     pub const CHECKS: Limits = Limits {
         step_budget: 500_000,
         spin_steps: 100_000,

@@ -42,15 +42,22 @@ pub(crate) fn take_last_panic() -> Option<(String, String)> {
     LAST_PANIC.with(|p| p.borrow_mut().take())
 }
 
+/// Panics as a device function called outside a launch must.
+#[cold]
+#[track_caller]
+fn outside_launch() -> ! {
+    panic!(
+        "a `gpu` device function was called outside a kernel launch: launch the kernel \
+         through a `Device` instead of calling it directly"
+    );
+}
+
 #[inline]
 #[track_caller]
 fn ctx() -> &'static LaneCtx {
     let p = CURRENT.with(|c| c.get());
     if p.is_null() {
-        panic!(
-            "a `gpu` device function was called outside a kernel launch: launch the kernel \
-             through a `Device` instead of calling it directly"
-        );
+        outside_launch();
     }
     // SAFETY: the scheduler keeps the context alive while the lane runs and clears the
     // pointer when it leaves the lane.
@@ -68,11 +75,7 @@ pub fn park(site: &'static Location<'static>, op: Op) -> u128 {
 /// device call passed ([`crate::site::intern`]).
 #[inline]
 pub(crate) fn park_at(site: Site, op: Op) -> u128 {
-    let c = ctx();
-    // SAFETY: the yielder pointer is set by the lane's coroutine before its body runs and
-    // stays valid while the coroutine is alive.
-    let y = unsafe { &*c.yielder.get() };
-    y.suspend(Req { site, op })
+    try_park_at(site, op).unwrap_or_else(|| outside_launch())
 }
 
 /// [`park_at`], or `None` outside a launch (a sandboxed host function has no lane).
@@ -82,7 +85,9 @@ pub(crate) fn try_park_at(site: Site, op: Op) -> Option<u128> {
     if p.is_null() {
         return None;
     }
-    // SAFETY: as in `ctx` and `park_at`.
+    // SAFETY: the scheduler keeps the context alive while the lane runs; its yielder
+    // pointer is set by the lane's coroutine before its body runs and stays valid while
+    // the coroutine is alive.
     let y = unsafe { &*(*p).yielder.get() };
     Some(y.suspend(Req { site, op }))
 }

@@ -313,13 +313,13 @@ pub mod wire {
     }
     // The tables below list each enum in declaration order, so that `x as u64` (its
     // discriminant, what `encode` sends: no search in the sandbox's hot path) indexes them.
-    const TYPES: [AtomicType; 4] = [
+    pub(super) const TYPES: [AtomicType; 4] = [
         AtomicType::U32,
         AtomicType::I32,
         AtomicType::U64,
         AtomicType::F32,
     ];
-    const OPS: [AtomicOp; 11] = [
+    pub(super) const OPS: [AtomicOp; 11] = [
         AtomicOp::Add,
         AtomicOp::Sub,
         AtomicOp::Min,
@@ -505,25 +505,8 @@ mod tests {
                     value: u128::MAX - 5,
                 });
             }
-            for ty in [
-                AtomicType::U32,
-                AtomicType::I32,
-                AtomicType::U64,
-                AtomicType::F32,
-            ] {
-                for op in [
-                    AtomicOp::Add,
-                    AtomicOp::Sub,
-                    AtomicOp::Min,
-                    AtomicOp::Max,
-                    AtomicOp::Exch,
-                    AtomicOp::Cas,
-                    AtomicOp::And,
-                    AtomicOp::Or,
-                    AtomicOp::Xor,
-                    AtomicOp::Inc,
-                    AtomicOp::Dec,
-                ] {
+            for ty in wire::TYPES {
+                for op in wire::OPS {
                     ops.push(Op::Atomic {
                         space,
                         base: 8,

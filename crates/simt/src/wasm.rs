@@ -566,8 +566,12 @@ fn special(i: u32) -> u32 {
     }
 }
 
+/// The trap of a device call made outside a launch (by a sandboxed host function).
+fn outside() -> wasmi::Error {
+    wasmi::Error::new("a device function was called outside a kernel launch")
+}
+
 fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
-    let outside = || wasmi::Error::new("a device function was called outside a kernel launch");
     linker.func_wrap(
         "gpu",
         "specials",
@@ -618,9 +622,7 @@ fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
         let op = wire::decode(&[w0, w1, w2, w3, w4, w5])
             .ok_or_else(|| wasmi::Error::new("an invalid device call"))?;
         caller.data_mut().last_site = Some(site);
-        let r = lane::try_park_at(site, op).ok_or_else(|| {
-            wasmi::Error::new("a device function was called outside a kernel launch")
-        })?;
+        let r = lane::try_park_at(site, op).ok_or_else(outside)?;
         let fuel = caller.data().limits.fuel;
         caller.data_mut().hi = (r >> 64) as u64;
         caller.set_fuel(fuel)?;

@@ -9,13 +9,13 @@
 //! thread, another thread's registers) and then stores or commits the result fails here
 //! as the wrong technique, with a message that says which thread broke the chain.
 
-use super::{Ctx, counters};
+use super::Ctx;
 use crate::launch::Run;
 use course::Outcome;
 use simt::flow::{Flow, FlowKind};
 use simt::{AtomicOp, AtomicType, Space};
 use solutions::ch09::byte_bin;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Who must count the bytes it loaded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,12 +27,14 @@ pub(crate) enum Unit {
 }
 
 impl Unit {
-    fn name(self, block: u64, thread: u32) -> String {
+    /// What a unit is called in a message.
+    fn noun(self) -> &'static str {
         match self {
-            Unit::Thread => format!("thread {thread} of block {block}"),
-            Unit::Warp => format!("warp {} of block {block}", thread / 32),
+            Unit::Thread => "thread",
+            Unit::Warp => "warp",
         }
     }
+    /// The unit a thread (its linear index in the block) belongs to.
     fn key(self, thread: u32) -> u32 {
         match self {
             Unit::Thread => thread,
@@ -70,9 +72,6 @@ pub(crate) fn follow(
     unit: Unit,
     counts: Counts,
 ) -> Result<(), Outcome> {
-    if counters(run).is_none() {
-        return Ok(());
-    }
     let Some(flow) = run.report.emulator.as_ref().and_then(|r| r.flow.as_ref()) else {
         return Ok(());
     };
@@ -115,7 +114,8 @@ fn chain(
     // Per block: what its shared counters received, and what it committed.
     let mut built: BTreeMap<u64, BTreeMap<u32, u64>> = BTreeMap::new();
     let mut committed: BTreeMap<u64, BTreeMap<u32, u64>> = BTreeMap::new();
-    let total = |counts: Counts, bin: u32| {
+    // The key counts are kept under: the bin, or one key for all (totals only).
+    let bin_key = |bin: u32| {
         if counts == Counts::SharedTotals {
             0
         } else {
@@ -150,12 +150,12 @@ fn chain(
                             .or_default() += e.value;
                     }
                     (Counts::SharedBins | Counts::SharedTotals, Space::Shared) => {
-                        let bin = total(counts, index as u32);
+                        let bin = bin_key(index as u32);
                         *counted.entry(who).or_default().entry(bin).or_default() += e.value;
                         *built.entry(e.block).or_default().entry(bin).or_default() += e.value;
                     }
                     (Counts::SharedBins | Counts::SharedTotals, Space::Global) if to_output => {
-                        let bin = total(counts, index as u32);
+                        let bin = bin_key(index as u32);
                         *committed
                             .entry(e.block)
                             .or_default()
@@ -172,27 +172,17 @@ fn chain(
     let mut units: Vec<(u64, u32)> = loaded.keys().chain(counted.keys()).copied().collect();
     units.sort_unstable();
     units.dedup();
-    let none = BTreeMap::new();
     for who in units {
         let mut expected: BTreeMap<u32, u64> = BTreeMap::new();
         if let Some(elements) = loaded.get_mut(&who) {
             elements.sort_unstable();
             elements.dedup();
             for &e in elements.iter() {
-                *expected.entry(total(counts, bin_of(e))).or_default() += 1;
+                *expected.entry(bin_key(bin_of(e))).or_default() += 1;
             }
         }
-        let got = counted.get(&who).unwrap_or(&none);
-        let got: BTreeMap<u32, u64> = got
-            .iter()
-            .filter(|(_, c)| **c > 0)
-            .map(|(b, c)| (*b, *c))
-            .collect();
+        let got = nonzero(counted.get(&who));
         if got != expected {
-            let thread = match unit {
-                Unit::Thread => who.1,
-                Unit::Warp => who.1 * 32,
-            };
             let loaded_n: u64 = expected.values().sum();
             let counted_n: u64 = got.values().sum();
             let place = match counts {
@@ -214,30 +204,18 @@ fn chain(
             } else {
                 String::new()
             };
+            let (noun, (block, key)) = (unit.noun(), who);
             return Err(format!(
-                "{} loaded {loaded_n} input byte(s) and its {place} counted {counted_n}{detail}: each byte \
-                 must reach its bin through an atomic_add issued by the {} that loaded it",
-                unit.name(who.0, thread),
-                match unit {
-                    Unit::Thread => "thread",
-                    Unit::Warp => "warp",
-                }
+                "{noun} {key} of block {block} loaded {loaded_n} input byte(s) and its {place} counted \
+                 {counted_n}{detail}: each byte must reach its bin through an atomic_add issued by the \
+                 {noun} that loaded it"
             ));
         }
     }
     // Each block committed what its shared counters received.
     if counts != Counts::Global {
-        let blocks: Vec<u64> = built.keys().chain(committed.keys()).copied().collect();
+        let blocks: BTreeSet<u64> = built.keys().chain(committed.keys()).copied().collect();
         for block in blocks {
-            let nonzero = |m: Option<&BTreeMap<u32, u64>>| -> BTreeMap<u32, u64> {
-                m.map(|m| {
-                    m.iter()
-                        .filter(|(_, c)| **c > 0)
-                        .map(|(b, c)| (*b, *c))
-                        .collect()
-                })
-                .unwrap_or_default()
-            };
             let (b, c) = (nonzero(built.get(&block)), nonzero(committed.get(&block)));
             if b != c {
                 let (nb, nc): (u64, u64) = (b.values().sum(), c.values().sum());
@@ -250,4 +228,13 @@ fn chain(
         }
     }
     Ok(())
+}
+
+/// The nonzero counts of `m` (none if absent): a bin an atomic added 0 to was not counted.
+fn nonzero(m: Option<&BTreeMap<u32, u64>>) -> BTreeMap<u32, u64> {
+    m.into_iter()
+        .flatten()
+        .filter(|(_, c)| **c > 0)
+        .map(|(b, c)| (*b, *c))
+        .collect()
 }
