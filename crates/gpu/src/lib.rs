@@ -102,6 +102,9 @@ pub mod __wasm {
     /// Runs a host function on the bytes at `ptr` (its encoded arguments, which `call`
     /// decodes) and returns where its encoded result lies: address in the high 32 bits,
     /// length in the low.
+    // Not `unsafe`: only `#[gpu::host]`'s export calls it, with the pointer the emulator
+    // passed, which `__gpu_alloc` gave it.
+    #[allow(clippy::not_unsafe_ptr_arg_deref)]
     pub fn host_call(ptr: *mut u8, len: usize, call: impl FnOnce(&mut &[u8]) -> Vec<u8>) -> u64 {
         lane_start();
         // SAFETY: the emulator wrote `len` bytes at `ptr`, which `__gpu_alloc` gave it.

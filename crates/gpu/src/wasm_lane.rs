@@ -17,6 +17,8 @@ mod op;
 
 pub use op::{AtomicOp, AtomicType, Op, ShuffleKind, Space, WarpOp, wire};
 
+use core::panic::Location;
+
 #[link(wasm_import_module = "gpu")]
 unsafe extern "C" {
     /// Writes the lane's special registers as `n` words at `out`: threadIdx 0-2,
@@ -29,21 +31,15 @@ unsafe extern "C" {
     /// The upper 64 bits of the last device call's result.
     #[link_name = "result_hi"]
     fn gpu_result_hi() -> u64;
-    /// One device operation ([`wire`]) at a source location; parks the lane.
+    /// One device operation ([`wire`]) at a source location (the address of its
+    /// `#[track_caller]` `Location`, which the emulator reads through
+    /// [`location_file`]/[`location_line`] the first time it meets it); parks the lane.
     #[link_name = "call"]
-    #[allow(clippy::too_many_arguments)]
-    fn gpu_call(
-        w0: u64,
-        w1: u64,
-        w2: u64,
-        w3: u64,
-        w4: u64,
-        w5: u64,
-        file: *const u8,
-        file_len: usize,
-        line: u32,
-        column: u32,
-    ) -> u64;
+    fn gpu_call(site: *const u8, w0: u64, w1: u64, w2: u64, w3: u64, w4: u64, w5: u64) -> u64;
+    /// [`gpu_call`] for an operation whose last two words are zero (a load, a barrier):
+    /// the commonest device call, with two arguments fewer to pass.
+    #[link_name = "call4"]
+    fn gpu_call4(site: *const u8, w0: u64, w1: u64, w2: u64, w3: u64) -> u64;
     /// The lane panicked: its message and location.
     #[link_name = "panic"]
     fn gpu_panic(
@@ -75,29 +71,20 @@ fn gpu_special(i: u32) -> u32 {
 /// What a lane can reach: its indices and the one scheduling point, [`lane::park`].
 pub mod lane {
     use super::*;
-    use core::panic::Location;
 
     /// Suspends the lane at `site` with `op` until its warp instruction executes; returns
     /// the operation's result.
     #[inline(always)]
     pub fn park(site: &'static Location<'static>, op: Op) -> u128 {
         let [w0, w1, w2, w3, w4, w5] = wire::encode(&op);
-        let file = site.file();
-        // SAFETY: the import reads `file` within its length; it has no other
-        // preconditions.
+        let site = (site as *const Location<'static>).cast::<u8>();
+        // SAFETY: the import reads the `Location` at `site` (through the exports below)
+        // and has no other preconditions.
         let lo = unsafe {
-            gpu_call(
-                w0,
-                w1,
-                w2,
-                w3,
-                w4,
-                w5,
-                file.as_ptr(),
-                file.len(),
-                site.line(),
-                site.column(),
-            )
+            match op {
+                Op::Load { .. } | Op::Barrier => gpu_call4(site, w0, w1, w2, w3),
+                _ => gpu_call(site, w0, w1, w2, w3, w4, w5),
+            }
         };
         let hi = match op {
             // SAFETY: reading the last result has no preconditions.
@@ -157,6 +144,26 @@ pub mod lane {
         // SAFETY: the import reads `text` within its length.
         unsafe { gpu_print(text.as_ptr(), text.len()) }
     }
+}
+
+/// The file of the `Location` at `loc`, for the emulator: its address in the high 32
+/// bits, its length in the low. A device call passes only its `Location`'s address; the
+/// emulator asks for the rest once per call site.
+#[unsafe(export_name = "__gpu_location_file")]
+extern "C" fn location_file(loc: *const u8) -> u64 {
+    // SAFETY: the emulator passes back an address a device call passed, that of a
+    // `'static` `Location`.
+    let file = unsafe { &*loc.cast::<Location<'static>>() }.file();
+    (file.as_ptr() as u64) << 32 | file.len() as u64
+}
+
+/// The line (high 32 bits) and column (low) of the `Location` at `loc` (see
+/// [`location_file`]).
+#[unsafe(export_name = "__gpu_location_line")]
+extern "C" fn location_line(loc: *const u8) -> u64 {
+    // SAFETY: as in `location_file`.
+    let loc = unsafe { &*loc.cast::<Location<'static>>() };
+    (loc.line() as u64) << 32 | loc.column() as u64
 }
 
 /// Called by every kernel export before the kernel runs: [`lane_start`], then reads the

@@ -7,7 +7,9 @@
 //! plus the step's bookkeeping (checks and counters), so it is the emulator's unit of work.
 //!
 //! Prints the time of the whole launch (upload and download excluded) as the minimum and
-//! median of several runs, and lane-operations per second at the median.
+//! median of several runs, and lane-operations per second at the median. An argument
+//! (`cargo bench -p simt --bench lane_ops -- sandboxed`) runs only the launches whose name
+//! contains it, to profile one of them alone.
 
 use gpu::prelude::*;
 use gpu_host::{Device, LaunchConfig};
@@ -72,6 +74,16 @@ fn print(name: &str, (min, median, lane_ops): (Duration, Duration, u64)) {
     );
 }
 
+/// Does launch `name` run, given the command line's filter (cargo's own `--bench` flag
+/// is not one)?
+fn selected(name: &str) -> bool {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()))
+}
+
 fn main() {
     // A fixed pseudo-random input: the bench is deterministic.
     let mut s = 0x2545_f491_4f6c_dd1du64;
@@ -91,40 +103,47 @@ fn main() {
     let mut dev = Device::emulator();
     let d = dev.upload(&data).expect("upload");
     let h = dev.alloc::<u32>(256).expect("alloc");
-    let r = time(|| {
-        dev.fill(&h, 0).expect("fill");
-        let report = dev
-            .launch(
-                &histo_shared::KERNEL,
-                LaunchConfig::linear(GRID, BLOCK),
-                (d.slice(), h.slice()),
-            )
-            .expect("the histogram runs");
-        report.counters().expect("emulated").lane_ops
-    });
-    assert_eq!(dev.download(&h).expect("download"), expect);
-    print(&format!("shared histogram, 2^20 bytes, {GRID}x{BLOCK}"), r);
+    let name = format!("shared histogram, 2^20 bytes, {GRID}x{BLOCK}");
+    if selected(&name) {
+        let r = time(|| {
+            dev.fill(&h, 0).expect("fill");
+            let report = dev
+                .launch(
+                    &histo_shared::KERNEL,
+                    LaunchConfig::linear(GRID, BLOCK),
+                    (d.slice(), h.slice()),
+                )
+                .expect("the histogram runs");
+            report.counters().expect("emulated").lane_ops
+        });
+        assert_eq!(dev.download(&h).expect("download"), expect);
+        print(&name, r);
+    }
 
     // The same launch of the course's reference 9.5 (the same algorithm, from
     // `solutions`), which the emulator runs in the sandbox: one WebAssembly instance per
     // lane, as every student and reference kernel runs.
-    let r = time(|| {
-        dev.fill(&h, 0).expect("fill");
-        let report = dev
-            .launch(
-                &solutions::ch09::histo_private_shared::KERNEL,
-                LaunchConfig::linear(GRID, BLOCK),
-                (d.slice(), h.slice()),
-            )
-            .expect("the sandboxed histogram runs");
-        report.counters().expect("emulated").lane_ops
-    });
-    assert_eq!(dev.download(&h).expect("download"), expect);
-    print(
-        &format!("the same, sandboxed (solutions 9.5), {GRID}x{BLOCK}"),
-        r,
-    );
+    let name = format!("the same, sandboxed (solutions 9.5), {GRID}x{BLOCK}");
+    if selected(&name) {
+        let r = time(|| {
+            dev.fill(&h, 0).expect("fill");
+            let report = dev
+                .launch(
+                    &solutions::ch09::histo_private_shared::KERNEL,
+                    LaunchConfig::linear(GRID, BLOCK),
+                    (d.slice(), h.slice()),
+                )
+                .expect("the sandboxed histogram runs");
+            report.counters().expect("emulated").lane_ops
+        });
+        assert_eq!(dev.download(&h).expect("download"), expect);
+        print(&name, r);
+    }
 
+    let name = format!("copy, 2^18 u32, {GRID}x{BLOCK}");
+    if !selected(&name) {
+        return;
+    }
     let words: Vec<u32> = (0..N as u32 / 4).collect();
     let src = dev.upload(&words).expect("upload");
     let dst = dev.alloc::<u32>(words.len()).expect("alloc");
@@ -139,5 +158,5 @@ fn main() {
         report.counters().expect("emulated").lane_ops
     });
     assert_eq!(dev.download(&dst).expect("download"), words);
-    print(&format!("copy, 2^18 u32, {GRID}x{BLOCK}"), r);
+    print(&name, r);
 }

@@ -491,19 +491,19 @@ impl WasmLane {
     }
 }
 
-/// A device call's location as the lane passes it: module, file pointer and length in the
-/// lane's memory, line, column.
-type SiteKey = (u64, u32, u32, u32, u32);
+/// A device call's location as the lane passes it: module, and the address of the
+/// call's `Location` in the lane's memory (the same in every instance of the module).
+type SiteKey = (u64, u32);
 
 thread_local! {
-    /// Interned sites by (module, file pointer, file length, line, column): a device call's
-    /// location is looked up here before its file name is read from the lane's memory.
+    /// Interned sites by (module, `Location` address): a device call's location is looked
+    /// up here before the lane is asked for its file, line and column.
     static SITES: RefCell<FxHashMap<SiteKey, Site>> = RefCell::new(FxHashMap::default());
     /// The sites of recent device calls: a direct-mapped cache in front of `SITES`, shared
     /// by every lane on this thread (the lanes of a warp call from the same places, so a
     /// loop's calls hit it, in lines the cache already holds).
     static RECENT: RefCell<[(SiteKey, Option<Site>); SITE_CACHE]> =
-        const { RefCell::new([((0, 0, 0, 0, 0), None); SITE_CACHE]) };
+        const { RefCell::new([((0, 0), None); SITE_CACHE]) };
 }
 
 fn memory_of(caller: &Caller<'_, LaneData>) -> Result<Memory, wasmi::Error> {
@@ -522,15 +522,29 @@ fn read_str(caller: &Caller<'_, LaneData>, ptr: u32, len: u32) -> Result<String,
     Ok(String::from_utf8_lossy(bytes).into_owned())
 }
 
-fn site_of(
+/// Calls the lane's export `name` (one of `gpu`'s `__gpu_location_*`) on `loc`.
+fn location_part(
     caller: &mut Caller<'_, LaneData>,
-    file: u32,
-    len: u32,
-    line: u32,
-    column: u32,
-) -> Result<Site, wasmi::Error> {
-    let key = (caller.data().module, file, len, line, column);
-    let slot = (line ^ column << 5 ^ file ^ (key.0 as u32) << 11) as usize % SITE_CACHE;
+    name: &str,
+    loc: u32,
+) -> Result<(u32, u32), wasmi::Error> {
+    let f = match caller.get_export(name) {
+        Some(Extern::Func(f)) => f.typed::<u32, u64>(&*caller)?,
+        _ => {
+            return Err(wasmi::Error::new(format!(
+                "the lane has no `{name}` export"
+            )));
+        }
+    };
+    let v = f.call(&mut *caller, loc)?;
+    Ok(((v >> 32) as u32, v as u32))
+}
+
+/// The site of the device call whose `Location` lies at `loc` in the lane's memory.
+#[inline]
+fn site_of(caller: &mut Caller<'_, LaneData>, loc: u32) -> Result<Site, wasmi::Error> {
+    let key = (caller.data().module, loc);
+    let slot = (loc >> 2 ^ (key.0 as u32) << 7) as usize % SITE_CACHE;
     if let Some(s) = RECENT.with(|r| match r.borrow()[slot] {
         (k, s) if k == key => s,
         _ => None,
@@ -540,8 +554,9 @@ fn site_of(
     let s = match SITES.with(|m| m.borrow().get(&key).copied()) {
         Some(s) => s,
         None => {
-            let name = read_str(caller, file, len)?;
-            let s = intern(&name, line, column);
+            let (file, len) = location_part(caller, "__gpu_location_file", loc)?;
+            let (line, column) = location_part(caller, "__gpu_location_line", loc)?;
+            let s = intern(&read_str(caller, file, len)?, line, column);
             SITES.with(|m| m.borrow_mut().insert(key, s));
             s
         }
@@ -604,31 +619,48 @@ fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
     linker.func_wrap("gpu", "result_hi", |caller: Caller<'_, LaneData>| -> u64 {
         caller.data().hi
     })?;
-    #[allow(clippy::too_many_arguments)]
+    /// Parks the lane on the operation of words `w` at the call whose `Location` is at
+    /// `loc`; returns the low 64 bits of its result (the high ones wait in `hi`).
+    #[inline(always)]
     fn call(
-        mut caller: Caller<'_, LaneData>,
-        w0: u64,
-        w1: u64,
-        w2: u64,
-        w3: u64,
-        w4: u64,
-        w5: u64,
-        file: u32,
-        file_len: u32,
-        line: u32,
-        column: u32,
+        caller: &mut Caller<'_, LaneData>,
+        loc: u32,
+        w: &wire::Words,
     ) -> Result<u64, wasmi::Error> {
-        let site = site_of(&mut caller, file, file_len, line, column)?;
-        let op = wire::decode(&[w0, w1, w2, w3, w4, w5])
-            .ok_or_else(|| wasmi::Error::new("an invalid device call"))?;
+        let site = site_of(caller, loc)?;
+        let op = wire::decode(w).ok_or_else(|| wasmi::Error::new("an invalid device call"))?;
         caller.data_mut().last_site = Some(site);
         let r = lane::try_park_at(site, op).ok_or_else(outside)?;
-        let fuel = caller.data().limits.fuel;
-        caller.data_mut().hi = (r >> 64) as u64;
+        let data = caller.data_mut();
+        data.hi = (r >> 64) as u64;
+        let fuel = data.limits.fuel;
         caller.set_fuel(fuel)?;
         Ok(r as u64)
     }
-    linker.func_wrap("gpu", "call", call)?;
+    linker.func_wrap(
+        "gpu",
+        "call",
+        |mut caller: Caller<'_, LaneData>,
+         loc: u32,
+         w0: u64,
+         w1: u64,
+         w2: u64,
+         w3: u64,
+         w4: u64,
+         w5: u64|
+         -> Result<u64, wasmi::Error> { call(&mut caller, loc, &[w0, w1, w2, w3, w4, w5]) },
+    )?;
+    linker.func_wrap(
+        "gpu",
+        "call4",
+        |mut caller: Caller<'_, LaneData>,
+         loc: u32,
+         w0: u64,
+         w1: u64,
+         w2: u64,
+         w3: u64|
+         -> Result<u64, wasmi::Error> { call(&mut caller, loc, &[w0, w1, w2, w3, 0, 0]) },
+    )?;
     linker.func_wrap(
         "gpu",
         "panic",
