@@ -26,7 +26,7 @@ chapter_runs() {
 ch09() {
     local runs=target/book-runs
     chapter_runs ch09 "$runs"
-    RUST_BACKTRACE=0 cargo test -q -p ch09 --test exercises ex_9_1_sequential > "$runs/test91.txt" 2>&1 || true
+    RUST_BACKTRACE=0 cargo test -q -p ch09 --test exercises ex_9_01_sequential > "$runs/test91.txt" 2>&1 || true
     sed -n '/^exercise 9.1/,/read:/p' "$runs/test91.txt" > "$runs/test91_excerpt.txt"
     PTX_CHECK_VERBOSE=1 .ci/ptx-check solutions > "$runs/ptxcheck_full.txt" 2>&1
     { grep "^ptx-check: ptxas" "$runs/ptxcheck_full.txt"; grep -E "^  histo_(fastest|coarse_interleaved|registers|u32_shared) " "$runs/ptxcheck_full.txt"; } > "$runs/ptx_excerpt.txt"
@@ -37,7 +37,7 @@ ch05() {
     local runs=target/book-runs-ch05
     chapter_runs ch05 "$runs"
     # The untouched stub of 5.1, as a student first sees it.
-    RUST_BACKTRACE=0 cargo test -q -p ch05 --test exercises ex_5_1_spmd > "$runs/test51.txt" 2>&1 || true
+    RUST_BACKTRACE=0 cargo test -q -p ch05 --test exercises ex_5_01_spmd > "$runs/test51.txt" 2>&1 || true
     sed -n '/^exercise 5.1/,/read:/p' "$runs/test51.txt" > "$runs/test51_excerpt.txt"
     mkdir -p book/src/ch05
     BOOK_RUNS="$runs" python3 book/gen/gen.py book/gen/ch05 book/src/ch05

@@ -15,31 +15,31 @@ fn check(id: &str) {
 }
 
 #[test]
-fn ex_5_1_spmd() {
+fn ex_5_01_spmd() {
     check("5.1");
 }
 
 #[test]
-fn ex_5_2_indexing() {
+fn ex_5_02_indexing() {
     check("5.2");
 }
 
 #[test]
-fn ex_5_3_grid_stride() {
+fn ex_5_03_grid_stride() {
     check("5.3");
 }
 
 #[test]
-fn ex_5_4_warps() {
+fn ex_5_04_warps() {
     check("5.4");
 }
 
 #[test]
-fn ex_5_5_block_order() {
+fn ex_5_05_block_order() {
     check("5.5");
 }
 
 #[test]
-fn ex_5_6_histograms() {
+fn ex_5_06_histograms() {
     check("5.6");
 }

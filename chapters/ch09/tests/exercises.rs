@@ -15,47 +15,47 @@ fn check(id: &str) {
 }
 
 #[test]
-fn ex_9_1_sequential() {
+fn ex_9_01_sequential() {
     check("9.1");
 }
 
 #[test]
-fn ex_9_2_naive_race() {
+fn ex_9_02_naive_race() {
     check("9.2");
 }
 
 #[test]
-fn ex_9_3_global_atomics() {
+fn ex_9_03_global_atomics() {
     check("9.3");
 }
 
 #[test]
-fn ex_9_4_global_privatization() {
+fn ex_9_04_global_privatization() {
     check("9.4");
 }
 
 #[test]
-fn ex_9_5_shared_privatization() {
+fn ex_9_05_shared_privatization() {
     check("9.5");
 }
 
 #[test]
-fn ex_9_6_coarsening() {
+fn ex_9_06_coarsening() {
     check("9.6");
 }
 
 #[test]
-fn ex_9_7_aggregation() {
+fn ex_9_07_aggregation() {
     check("9.7");
 }
 
 #[test]
-fn ex_9_8_warp_aggregation() {
+fn ex_9_08_warp_aggregation() {
     check("9.8");
 }
 
 #[test]
-fn ex_9_9_fastest() {
+fn ex_9_09_fastest() {
     check("9.9");
 }
 

@@ -19,8 +19,8 @@ pub fn run_on_emulator<K>(check_with: CheckWith<K>, id: &str, k: K) -> Outcome {
 }
 
 /// Asserts that the exercises of `chapter` are the `steps` of its progression, in
-/// order, and that `tests` (the text of its `tests/exercises.rs`) has a test `ex_<id>_...`
-/// that checks each: an exercise added to one and not the others fails here, not in
+/// order, and that `tests` (the text of its `tests/exercises.rs`) has a test named
+/// `<filter>_<topic>` ([`course::test_filter`]: `ex_9_03_...`) that checks each: an exercise added to one and not the others fails here, not in
 /// front of a student.
 pub fn assert_every_exercise_tested(chapter: &Chapter, steps: &[&str], tests: &str) {
     let ids: Vec<&str> = chapter.exercises.iter().map(|e| e.id).collect();
@@ -29,10 +29,22 @@ pub fn assert_every_exercise_tested(chapter: &Chapter, steps: &[&str], tests: &s
         "update tests/exercises.rs and progression::STEPS to match the registry"
     );
     for id in ids {
-        let name = format!("fn ex_{}_", id.replace('.', "_"));
+        let filter = course::test_filter(id);
+        let name = format!("fn {filter}_");
         assert!(
             tests.contains(&name),
             "tests/exercises.rs has no test `{name}...` for exercise {id}"
+        );
+        // `cargo test -p chNN <filter>` must run this exercise and no other.
+        let selected: Vec<&str> = tests
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("fn "))
+            .filter(|f| f.contains(&filter))
+            .collect();
+        assert_eq!(
+            selected.len(),
+            1,
+            "the filter `{filter}` of exercise {id} selects the tests {selected:?}"
         );
         assert!(
             tests.contains(&format!("check(\"{id}\")")),

@@ -86,8 +86,10 @@ impl<'a, K> Ctx<'a, K> {
                 return o;
             }
             o.detail(format!("input: {case}")).detail(format!(
-                "inputs are seeded: replay with COURSE_SEED={} cargo test -p {}",
-                self.seed, self.package
+                "{}{} cargo test -p {}",
+                course::REPLAY,
+                self.seed,
+                self.package
             ))
         }
     }

@@ -51,10 +51,27 @@ impl std::fmt::Debug for Exercise {
 impl Exercise {
     /// Runs the check and fills in the exercise id, hint and book section of a failure,
     /// so every failure names the exercise, what went wrong, the first hint and where to read.
+    /// A replay line (`replay with COURSE_SEED=N cargo test -p ch09`) gets this exercise's
+    /// [test filter](Self::test_filter), so that it reruns this exercise alone.
     pub fn run(&self, device: &mut Device, source: KernelSource) -> Outcome {
         let mut out = (self.check)(device, source);
         out.exercise = self.id;
+        let filter = self.test_filter();
+        for d in &mut out.details {
+            if d.starts_with(REPLAY) && !d.ends_with(&filter) {
+                d.push(' ');
+                d.push_str(&filter);
+            }
+        }
         out
+    }
+
+    /// The `cargo test` filter that selects this exercise's test and no other: `ex_9_03`
+    /// for 9.3. The step is zero-padded so that `ex_9_01` (9.1) does not also select
+    /// 9.10 to 9.16, as `ex_9_1` would; each chapter's `tests/exercises.rs` names its
+    /// tests `<filter>_<topic>` (`ex_9_03_global_atomics`).
+    pub fn test_filter(&self) -> String {
+        test_filter(self.id)
     }
 
     /// The message a failing check shows a student.
@@ -106,6 +123,21 @@ impl Exercise {
     }
 }
 
+/// How a check's replay line starts (see [`Exercise::run`]).
+pub const REPLAY: &str = "inputs are seeded: replay with COURSE_SEED=";
+
+/// The `cargo test` filter of exercise `id` (see [`Exercise::test_filter`]): `"9.3"` gives
+/// `ex_9_03`.
+pub fn test_filter(id: &str) -> String {
+    match id.split_once('.') {
+        Some((chapter, step)) => match step.parse::<u32>() {
+            Ok(n) => format!("ex_{chapter}_{n:02}"),
+            Err(_) => format!("ex_{chapter}_{step}"),
+        },
+        None => format!("ex_{id}"),
+    }
+}
+
 /// A chapter: its id, title and exercises in order.
 #[derive(Clone, Copy, Debug)]
 pub struct Chapter {
@@ -121,5 +153,18 @@ impl Chapter {
     /// The exercise with `id`.
     pub fn exercise(&self, id: &str) -> Option<&'static Exercise> {
         self.exercises.iter().find(|e| e.id == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_filter;
+
+    #[test]
+    fn a_filter_names_one_step() {
+        assert_eq!(test_filter("9.1"), "ex_9_01");
+        assert_eq!(test_filter("9.16"), "ex_9_16");
+        assert_eq!(test_filter("5.4"), "ex_5_04");
+        assert!(!test_filter("9.10").contains(&test_filter("9.1")));
     }
 }

@@ -16,7 +16,7 @@ pub mod regions;
 mod rng;
 
 pub use check::{catch_host, compare, compare_by, findings_outcome};
-pub use exercise::{Chapter, Exercise, KernelSource};
+pub use exercise::{Chapter, Exercise, KernelSource, REPLAY, test_filter};
 pub use limits::Limits;
 pub use outcome::{Outcome, Status};
 pub use rng::{Rng, seed_from_env};

@@ -420,10 +420,10 @@ pub fn markdown(report: &Report) -> String {
             }
             let _ = writeln!(
                 s,
-                "**Read:** `{}`, then run `cargo test -p {} ex_{}_`\n",
+                "**Read:** `{}`, then run `cargo test -p {} {}`\n",
                 e.book,
                 e.chapter,
-                e.id.replace('.', "_")
+                course::test_filter(&e.id)
             );
             let _ = writeln!(s, "</details>\n");
         }
