@@ -26,10 +26,22 @@ fn expect(out: Outcome, status: Status, says: &str) {
         "{}: `{all}` does not say `{says}`",
         out.exercise
     );
+    chapter::check_tests::assert_hint_answers(&ch05::CHAPTER, &out);
 }
 
 /// Every registered exercise has its test in `tests/exercises.rs`, in order, and a step
 /// in the progression.
+/// Every exercise whose reference waits at a barrier or a warp collective has the hints
+/// a student needs when one is missing; each wrong kernel below pins the hint its
+/// failure shows (`expect`).
+#[test]
+fn hints_answer_the_failures_the_reference_can_meet() {
+    chapter::check_tests::assert_hints_cover_failures(
+        &ch05::CHAPTER,
+        include_str!("../../../solutions/src/ch05.rs"),
+    );
+}
+
 #[test]
 fn every_exercise_has_a_test() {
     chapter::check_tests::assert_every_exercise_tested(

@@ -29,7 +29,7 @@ pub mod progression;
 pub mod reference;
 pub mod trace;
 
-use course::{Chapter, Exercise};
+use course::{Chapter, Exercise, Status};
 
 /// The book's folder of this chapter, relative to `book/src`.
 macro_rules! book {
@@ -50,6 +50,7 @@ pub static EXERCISES: [Exercise; 16] = [
             "For letters: which bytes does PMPP count, and how far is a letter from 'a'? Divide that distance by the letters per bin.",
             "`for &c in text { if c.is_ascii_lowercase() { histo[((c - b'a') as u32 / letters_per_bin) as usize] += 1; } }`",
         ],
+        hints_by_failure: &[],
         book: book!("01-sequential.md"),
         check: checks::ex_9_1,
     },
@@ -61,8 +62,12 @@ pub static EXERCISES: [Exercise; 16] = [
         hints: &[
             "Which element does each thread own, and what does `histo[bin] = histo[bin] + 1` look like with only `load` and `store`? (No atomics: the race is the lesson.)",
             "For the prediction: all lanes of a warp load in the same step, and the warps of a block take turns step by step. Does any warp of a block store before every warp has loaded?",
-            "Every block therefore adds exactly one to the bin, whatever its size.",
+            "So how many of a block's increments of one bin can survive, and does the answer depend on the block's size or on the number of blocks?",
         ],
+        hints_by_failure: &[(
+            Status::WrongTechnique,
+            "This kernel must lose updates: it is the race the chapter starts from. Which operation did you use that cannot lose one, and what do plain `load` and `store` do instead?",
+        )],
         book: book!("02-naive.md"),
         check: checks::ex_9_2,
     },
@@ -75,6 +80,16 @@ pub static EXERCISES: [Exercise; 16] = [
             "With fewer threads than elements, how far must a thread jump so that the whole grid covers every element exactly once? And which operation adds 1 without losing an update?",
             "Start at `thread::index_1d()`, step by `thread::grid_stride_x()` while in range, and count with `histo.atomic_add(byte_bin(data.load(i), histo.len()), 1)`.",
         ],
+        hints_by_failure: &[
+            (
+                Status::WrongTechnique,
+                "Which threads issue the atomics, and on which elements? Each thread must count, with its own `atomic_add`, exactly the elements its grid-stride loop visits: i, i + stride, ...",
+            ),
+            (
+                Status::TimedOut,
+                "Does your loop variable grow on every iteration, by the grid's stride?",
+            ),
+        ],
         book: book!("03-global-atomics.md"),
         check: checks::ex_9_3,
     },
@@ -86,6 +101,16 @@ pub static EXERCISES: [Exercise; 16] = [
         hints: &[
             "Where does block b's own copy of the bins start in `histo`, and when is that copy complete enough to add into copy 0?",
             "Count into `histo[b * num_bins + bin]` with the loop of 9.3; then, inside `if block > 0`, `thread::sync_threads()` and add each nonzero count of your copy to `histo[bin]` (thread t takes bins t, t + blockDim, ...).",
+        ],
+        hints_by_failure: &[
+            (
+                Status::Race,
+                "Block 0 reads the other blocks' copies while they may still be counting into them. Which barrier tells it that a copy is complete, and does a barrier wait for other blocks at all?",
+            ),
+            (
+                Status::WrongTechnique,
+                "Where does each block count: into its own copy at `histo[b * num_bins ..]`, or into copy 0? The counters show where the atomics landed.",
+            ),
         ],
         book: book!("04-global-privatization.md"),
         check: checks::ex_9_4,
@@ -105,6 +130,20 @@ pub static EXERCISES: [Exercise; 16] = [
             "Three phases: zero the bins (thread t zeroes t, t + blockDim, ...), `sync_threads()`; count with `bins.atomic_add`; `sync_threads()`, then one global atomic per nonzero bin.",
             "`shared_array![u32; STATIC_BINS as usize]` for the static kernel, `dynamic_shared![u32]` for the dynamic one, whose handle `init_private_bins` and `store_output` take.",
         ],
+        hints_by_failure: &[
+            (
+                Status::Race,
+                "A race in shared memory: which threads read or write a bin that another thread of the block is still writing? Look for the two moments every thread must wait for: after zeroing, and after counting.",
+            ),
+            (
+                Status::WrongTechnique,
+                "Each byte must reach its bin through a shared `atomic_add` by the thread that loaded it, and each block must commit exactly the bins its shared atomics built: no counting in a thread's own memory, no counting for other threads.",
+            ),
+            (
+                Status::BarrierError,
+                "Is every `sync_threads()` reached by every thread of the block? A barrier inside an `if` that only some threads take is never released.",
+            ),
+        ],
         book: book!("05-shared-privatization.md"),
         check: checks::ex_9_5,
     },
@@ -117,6 +156,16 @@ pub static EXERCISES: [Exercise; 16] = [
             "The grid has `coarsen` times fewer threads than elements: which elements does each thread count, and which of the two partitions lets a warp's lanes read neighbouring bytes?",
             "Contiguous: thread t counts `t * coarsen .. min((t + 1) * coarsen, n)`. Interleaved: the grid-stride loop of 9.3. Keep the phases of 9.5 around either loop.",
             "Compare the two with `cargo run -p ch09 -- --step 9.6`: look at the global sectors.",
+        ],
+        hints_by_failure: &[
+            (
+                Status::Race,
+                "The phases of 9.5 still need their two barriers around the loop: which one is missing?",
+            ),
+            (
+                Status::WrongTechnique,
+                "Look at the global load sectors of the two kernels: contiguous threads read bytes `coarsen` apart, interleaved threads read neighbouring bytes. Which of your two loops visits which elements?",
+            ),
         ],
         book: book!("06-coarsening.md"),
         check: checks::ex_9_6,
@@ -131,6 +180,16 @@ pub static EXERCISES: [Exercise; 16] = [
             "Start with `run_bin = NO_BIN`, `run_len = 0`. Same bin: `run_len += 1`. Another bin: flush the run with one `bins.atomic_add(run_bin, run_len)` if it is not empty, then start a run of 1.",
             "After the loop, flush the last run too.",
         ],
+        hints_by_failure: &[
+            (
+                Status::Race,
+                "The run-length loop changes nothing about the phases: which of 9.5's barriers is missing?",
+            ),
+            (
+                Status::WrongTechnique,
+                "A run of equal bins must reach shared memory as one `atomic_add(run_bin, run_len)`: how many shared atomics does your kernel issue on input made of long runs?",
+            ),
+        ],
         book: book!("07-aggregation.md"),
         check: checks::ex_9_7,
     },
@@ -143,6 +202,20 @@ pub static EXERCISES: [Exercise; 16] = [
             "A warp collective must be reached by every lane of the warp, the same number of times: what loop condition is the same for the whole warp, and what does a lane without an element contribute?",
             "Loop while `i - warp::lane_id() < n` (the warp's first lane has an element); past the end use `NO_BIN`. `let peers = warp::warp_match_any(warp::FULL_MASK, bin);`",
             "The lane with `lane_id() == peers.trailing_zeros()` adds `peers.count_ones()` for all its peers (unless the bin is `NO_BIN`).",
+        ],
+        hints_by_failure: &[
+            (
+                Status::Race,
+                "Which of 9.5's barriers is missing around the warp-aggregated loop?",
+            ),
+            (
+                Status::WrongTechnique,
+                "One lane per group of peers adds the group's count: is it exactly one lane (the lowest in `peers`) that issues the atomic, with `peers.count_ones()`?",
+            ),
+            (
+                Status::BarrierError,
+                "`warp_match_any` must be reached by every lane the mask names, the same number of times: is your loop's condition the same for the whole warp?",
+            ),
         ],
         book: book!("08-warp-aggregation.md"),
         check: checks::ex_9_8,
@@ -157,6 +230,16 @@ pub static EXERCISES: [Exercise; 16] = [
             "Counter `byte_bin(b, num_bins) * FastestPolicy::LANE_COPIES + warp::lane_id()` (a column of 32 counters per bin: lane `l` is always in bank `l`), `atomic_add(.., 1)`. `let vectors = data.cast::<U32x4>();` has `n / 16` vectors: grid-stride, four loads before you count any, while `n - v > 3 * stride`; then the rest one at a time, 4 bytes per word (`(word >> (8 * k)) as u8`).",
             "Then the tail `vectors.len() * 16 + index_1d()` grid-stride with a bounds check. `histo_fastest` is `init_private_bins(bins, num_bins * FastestPolicy::LANE_COPIES)`, `consume_tiles`, `store_lane_columns`.",
         ],
+        hints_by_failure: &[
+            (
+                Status::Race,
+                "Which barrier is missing: after zeroing the lane columns, or before committing them?",
+            ),
+            (
+                Status::WrongTechnique,
+                "Two things are checked: lane l counts only into its own column (bank l), and each lane has four 16-byte loads in flight before it counts any of them. Which of the two does your kernel miss?",
+            ),
+        ],
         book: book!("09-fastest.md"),
         check: checks::ex_9_9,
     },
@@ -170,6 +253,16 @@ pub static EXERCISES: [Exercise; 16] = [
             "`for (b, c) in counts.iter_mut().enumerate() { *c += (value == b as u32) as u32; }` keeps the array in registers.",
             "Commit bin b (b < histo.len()) by summing it with `warp::warp_shuffle_down(warp::FULL_MASK, total, offset, 32)` for offsets 16, 8, 4, 2, 1; lane 0 adds the total with one global atomic.",
         ],
+        hints_by_failure: &[
+            (
+                Status::WrongTechnique,
+                "The counters must stay in registers: no shared or global atomic per element, one shuffle reduction per bin and one global atomic per warp and bin.",
+            ),
+            (
+                Status::BarrierError,
+                "Is every shuffle reached by all 32 lanes? A shuffle inside a branch some lanes skip never completes.",
+            ),
+        ],
         book: book!("10-register-privatization.md"),
         check: checks::ex_9_10,
     },
@@ -181,6 +274,13 @@ pub static EXERCISES: [Exercise; 16] = [
         hints: &[
             "Which three bytes make pixel p, and where do the green and blue bins start in `histo`?",
             "Channel c's bins start at `c * num_bins` with `num_bins = histo.len() / 3`; `init_private_bins` and `store_output` work unchanged on all `histo.len()` bins.",
+        ],
+        hints_by_failure: &[
+            (Status::Race, "Which of 9.5's two barriers is missing?"),
+            (
+                Status::WrongTechnique,
+                "Each of the three channels counts into its own block of bins in shared memory, then commits once per nonzero bin: where do your atomics go?",
+            ),
         ],
         book: book!("11-rgb.md"),
         check: checks::ex_9_11,
@@ -194,6 +294,13 @@ pub static EXERCISES: [Exercise; 16] = [
             "What does element i add to its bin, and which type do the private bins hold?",
             "`dynamic_shared![f32]`: zero it with `0.0`, barrier, `bins.atomic_add(bin, weights.load(i))`, barrier, then add each nonzero sum to `histo` with `histo.atomic_add`.",
         ],
+        hints_by_failure: &[
+            (Status::Race, "Which of 9.5's two barriers is missing?"),
+            (
+                Status::WrongTechnique,
+                "The weights are summed in shared `f32` bins, then committed once per nonzero bin: does your kernel add each weight straight to global memory instead?",
+            ),
+        ],
         book: book!("12-weighted.md"),
         check: checks::ex_9_12,
     },
@@ -205,6 +312,13 @@ pub static EXERCISES: [Exercise; 16] = [
         hints: &[
             "How many bins does the y axis have, and which single bin index does the pair (x[i], y[i]) map to?",
             "`bins_y = histo.len() / bins_x`; the pair's bin is `byte_bin(y, bins_y) * bins_x + byte_bin(x, bins_x)`; the rest is 9.5's dynamic kernel over `min(x.len(), y.len())` pairs.",
+        ],
+        hints_by_failure: &[
+            (Status::Race, "Which of 9.5's two barriers is missing?"),
+            (
+                Status::WrongTechnique,
+                "The pair's bins are private to the block first, as in 9.5: where do your atomics go?",
+            ),
         ],
         book: book!("13-joint-2d.md"),
         check: checks::ex_9_13,
@@ -221,7 +335,14 @@ pub static EXERCISES: [Exercise; 16] = [
         hints: &[
             "Which values are not bins? And for the question: how many of a block's bins can its elements make nonzero, with one element per thread?",
             "Both kernels skip values `>= histo.len()`: the global one is 9.3 for u32, the shared one 9.5's dynamic kernel for u32.",
-            "A block of `block` threads counts at most `block` elements (the last block fewer), so it commits at most `min(elements, num_bins)` bins; add that over the blocks.",
+            "For the question: how many elements does one block count (mind the last block), how many distinct bins can those elements make nonzero, and what do you add up over the blocks?",
+        ],
+        hints_by_failure: &[
+            (Status::Race, "Which barrier does the shared kernel miss?"),
+            (
+                Status::WrongTechnique,
+                "One kernel counts with global atomics only, the other privatizes in shared memory: does each do what its name says? Values at or past `histo.len()` are skipped, not clamped.",
+            ),
         ],
         book: book!("14-u32-bins.md"),
         check: checks::ex_9_14,
@@ -234,8 +355,12 @@ pub static EXERCISES: [Exercise; 16] = [
         hints: &[
             "How do you know whether `atomic_cas` swapped, and what value do you retry with when it did not?",
             "`let mut old = counters.load(i);` then loop: `let assumed = old; old = counters.atomic_cas(i, assumed, assumed + v);` until `old == assumed`.",
-            "For the prediction: in each round of CAS one waiting lane succeeds, every other fails and retries.",
+            "For the prediction: when k lanes of a warp CAS the same address in one step, how many of them can succeed, and how many steps does it take until all k have?",
         ],
+        hints_by_failure: &[(
+            Status::WrongTechnique,
+            "`atomic_add_cas` may use only `atomic_cas` to change the counter: a loop that retries with the value the failed CAS returned.",
+        )],
         book: book!("15-cas-add.md"),
         check: checks::ex_9_15,
     },
@@ -248,6 +373,7 @@ pub static EXERCISES: [Exercise; 16] = [
             "Below how many bins do per-thread registers pay, and above how many is contention rare enough for plain global atomics?",
             "The table: registers below 16 bins, shared memory from 16 up to 1024, global atomics above 1024. Run `cargo run -p ch09 -- --step 9.16 --bins B` to see why.",
         ],
+        hints_by_failure: &[],
         book: book!("16-strategy.md"),
         check: checks::ex_9_16,
     },

@@ -4,7 +4,7 @@
 //! Both chapters test their checks the same way; the parts that do not depend on the
 //! chapter's kernels live here, so that a new chapter gets them by calling two functions.
 
-use course::{Chapter, Outcome};
+use course::{Chapter, Outcome, Status};
 use gpu_host::Device;
 
 /// A chapter's `checks::check_with`: runs the check of an exercise id on a kernel table.
@@ -50,5 +50,65 @@ pub fn assert_every_exercise_tested(chapter: &Chapter, steps: &[&str], tests: &s
             tests.contains(&format!("check(\"{id}\")")),
             "tests/exercises.rs never checks exercise {id}"
         );
+    }
+}
+
+/// The failures whose hint must answer them: a check failing this way shows, first, a
+/// hint of the exercise written for this kind of failure (a race the barrier, a wrong
+/// technique the technique, a barrier error the collective's rule).
+pub const ANSWERED: [Status; 3] = [Status::Race, Status::WrongTechnique, Status::BarrierError];
+
+/// Asserts that the hint `out` shows first answers its failure, for the failures in
+/// [`ANSWERED`]: the chapter's fixtures call it on every deliberately wrong kernel, so
+/// each exercise's hints are pinned by the mistakes its check catches.
+pub fn assert_hint_answers(chapter: &Chapter, out: &Outcome) {
+    if !ANSWERED.contains(&out.status) {
+        return;
+    }
+    let e = chapter
+        .exercise(out.exercise)
+        .unwrap_or_else(|| panic!("no exercise `{}` in {}", out.exercise, chapter.id));
+    let first = e.first_hint(out.status);
+    assert!(
+        e.hints_by_failure
+            .iter()
+            .any(|&(on, h)| on == out.status && h == first),
+        "{} fails as `{}` but its first hint is a general one: {first}",
+        e.id,
+        out.status.label()
+    );
+}
+
+/// Asserts, from the reference solutions' source (`solutions`, the text of
+/// `solutions/src/<chapter>.rs`), that every exercise whose reference waits at a barrier
+/// has a hint for a race, and every exercise whose
+/// reference uses a warp collective has one for a barrier error: the failures a student
+/// meets first when a barrier or a collective is missing or misplaced.
+pub fn assert_hints_cover_failures(chapter: &Chapter, solutions: &str) {
+    let regions = course::regions::regions(solutions).expect("the reference's regions parse");
+    for e in chapter.exercises {
+        let code: String = regions
+            .iter()
+            .filter(|r| r.id == e.id)
+            .map(|r| &solutions[r.body.clone()])
+            .collect();
+        let has = |s: Status| e.hints_by_failure.iter().any(|&(on, _)| on == s);
+        if code.contains("sync_threads") {
+            assert!(
+                has(Status::Race),
+                "{}: a barrier, but no hint for a race",
+                e.id
+            );
+        }
+        let collective = ["warp_match_any", "warp_shuffle", "warp_ballot", "sync_warp"]
+            .iter()
+            .any(|c| code.contains(c));
+        if collective {
+            assert!(
+                has(Status::BarrierError),
+                "{}: a warp collective, but no hint for a barrier error",
+                e.id
+            );
+        }
     }
 }

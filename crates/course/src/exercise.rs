@@ -1,6 +1,6 @@
 //! What an exercise is.
 
-use crate::outcome::Outcome;
+use crate::outcome::{Outcome, Status};
 use gpu_host::Device;
 use serde::Serialize;
 
@@ -34,8 +34,13 @@ pub struct Exercise {
     pub kernels: &'static [&'static str],
     /// Points for the grader.
     pub points: u32,
-    /// Hints, gentlest first. The first is shown with every failure.
+    /// Hints for any failure, gentlest first: the levels a student steps through.
     pub hints: &'static [&'static str],
+    /// Hints that answer one kind of failure (a race: the barrier; a wrong technique:
+    /// the technique), shown before the general [`hints`](Self::hints) when a check
+    /// fails that way (see [`hints_for`](Self::hints_for)). No hint, of either kind,
+    /// states a prediction's answer: they ask the question that leads to it.
+    pub hints_by_failure: &'static [(Status, &'static str)],
     /// The book section, relative to `book/src/` (e.g. `"ch09/04-global-privatization.md"`).
     pub book: &'static str,
     /// Runs the check on `device` with the kernels of `source`.
@@ -74,9 +79,29 @@ impl Exercise {
         test_filter(self.id)
     }
 
+    /// The hints for a failure of `status`, in the order a student sees them (the first
+    /// with the failure, the next ones level by level): those that answer this kind of
+    /// failure, then the general ones, gentlest first.
+    pub fn hints_for(&self, status: Status) -> Vec<&'static str> {
+        self.hints_by_failure
+            .iter()
+            .filter(|(on, _)| *on == status)
+            .map(|&(_, text)| text)
+            .chain(self.hints.iter().copied())
+            .collect()
+    }
+
+    /// The hint a failure shows first ([`hints_for`](Self::hints_for)).
+    pub fn first_hint(&self, status: Status) -> &'static str {
+        self.hints_for(status)
+            .first()
+            .copied()
+            .unwrap_or("(no hint)")
+    }
+
     /// The message a failing check shows a student.
     pub fn failure_message(&self, out: &Outcome) -> String {
-        let hint = self.hints.first().copied().unwrap_or("(no hint)");
+        let hint = self.first_hint(out.status);
         let mut s = format!(
             "exercise {} ({}): {} - {}\n",
             self.id,

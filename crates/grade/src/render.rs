@@ -423,7 +423,7 @@ pub fn markdown(report: &Report) -> String {
                 "**Read:** `{}`, then run `cargo test -p {} {}`\n",
                 e.book,
                 e.chapter,
-                course::test_filter(&e.id)
+                course::test_filter(e.id)
             );
             let _ = writeln!(s, "</details>\n");
         }

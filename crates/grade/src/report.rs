@@ -162,7 +162,7 @@ impl ExerciseReport {
             hint: if passed {
                 None
             } else {
-                Some(exercise.hints.first().copied().unwrap_or("(no hint)"))
+                Some(exercise.first_hint(checked.status))
             },
             book: format!("book/src/{}", exercise.book),
         }

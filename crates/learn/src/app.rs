@@ -24,8 +24,11 @@ pub struct ExerciseInfo {
     pub kernels: Vec<String>,
     /// Points, as the grader scores them.
     pub points: u32,
-    /// Hints, gentlest first.
+    /// Hints for any failure, gentlest first.
     pub hints: Vec<String>,
+    /// Hints that answer one kind of failure, by the status's label (`"race"`): shown
+    /// before the general ones when the check fails that way.
+    pub hints_by_failure: Vec<(String, String)>,
     /// The book section, relative to `book/src/`.
     pub book: String,
 }
@@ -40,8 +43,25 @@ impl ExerciseInfo {
             kernels: e.kernels.iter().map(|k| k.to_string()).collect(),
             points: e.points,
             hints: e.hints.iter().map(|h| h.to_string()).collect(),
+            hints_by_failure: e
+                .hints_by_failure
+                .iter()
+                .map(|(status, h)| (status.label().to_string(), h.to_string()))
+                .collect(),
             book: e.book.to_string(),
         }
+    }
+
+    /// The hints for a failure labelled `status` (`None`: not failing), in the order
+    /// they are shown: those that answer it, then the general ones (as
+    /// `course::Exercise::hints_for`).
+    pub fn hints_for(&self, status: Option<&str>) -> Vec<&str> {
+        self.hints_by_failure
+            .iter()
+            .filter(|(on, _)| Some(on.as_str()) == status)
+            .map(|(_, h)| h.as_str())
+            .chain(self.hints.iter().map(String::as_str))
+            .collect()
     }
 
     /// The student's file: `kernels/src/<chapter>.rs`.
@@ -98,8 +118,11 @@ pub enum Key {
     Hint,
     /// `l`: the list of exercises with their status (again: back to the exercise).
     List,
-    /// `r`: reset the current exercise's stub (the student's version is backed up).
+    /// `r`: reset the current exercise's stub (asks first: `r` again confirms; the
+    /// student's version is backed up).
     Reset,
+    /// `u`: undo the last reset of the current exercise, from its backup.
+    Undo,
     /// `n`: the next unsolved exercise.
     Next,
     /// `t`: write an SVG trace of the current exercise's launch.
@@ -110,6 +133,12 @@ pub enum Key {
     Check,
     /// `q`: quit.
     Quit,
+    /// Arrow up: the previous exercise of the list.
+    Up,
+    /// Arrow down: the next exercise of the list.
+    Down,
+    /// Enter: open the exercise the list points at (or whose number was typed).
+    Enter,
 }
 
 impl Key {
@@ -120,6 +149,7 @@ impl Key {
             'h' => Key::Hint,
             'l' => Key::List,
             'r' => Key::Reset,
+            'u' => Key::Undo,
             'n' => Key::Next,
             't' => Key::Trace,
             's' => Key::Solution,
@@ -148,6 +178,14 @@ pub enum Event {
     Key(Key),
     /// A backend's answer to an effect (a reset, a trace, a solution): text to show.
     Message(String),
+    /// A character of an exercise's number typed in the list (`9`, `.`, `4`; a
+    /// backspace, `'\u{8}'`, takes one back), for Enter to open.
+    Typed(char),
+    /// Open exercise `id` (a number typed as a line, where keys need Enter).
+    Open(String),
+    /// Every exercise checked in the background when the runner started, `(id, passed)`:
+    /// progress made outside the runner (with `cargo test`) is picked up.
+    Scanned(Vec<(String, bool)>),
 }
 
 /// Something the loop must do for the state machine.
@@ -158,6 +196,8 @@ pub enum Effect {
     Check(String),
     /// Restore this exercise's stub in the student's file, backing up their version.
     Reset(String),
+    /// Restore this exercise's regions from its last backup.
+    Undo(String),
     /// Write the SVG trace of this exercise's launch.
     Trace(String),
     /// Show the reference solution of this exercise.
@@ -190,13 +230,20 @@ pub struct App {
     pub view: View,
     /// A one-off message (a reset's backup path, a trace's file, a solution).
     message: Option<String>,
+    /// The exercise a first `r` asked to reset: a second `r` confirms it.
+    confirm_reset: Option<String>,
+    /// The list's cursor (an index into the exercises).
+    cursor: usize,
+    /// An exercise number being typed in the list.
+    typed: String,
     quit: bool,
 }
 
 impl App {
     /// A runner over `exercises` (course order) with the saved `progress`. It opens on
-    /// `start` when given and known, else on the first unsolved exercise (the last one
-    /// when all are solved).
+    /// `start` when given and known, else where the student left off (the progress's
+    /// current exercise, in any chapter), else on the first unsolved exercise (the last
+    /// one when all are solved).
     pub fn new(exercises: Vec<ExerciseInfo>, progress: Progress, start: Option<&str>) -> Self {
         assert!(
             !exercises.is_empty(),
@@ -206,8 +253,10 @@ impl App {
             .iter()
             .position(|e| !progress.is_solved(&e.id))
             .unwrap_or(exercises.len() - 1);
+        let at = |id: &str| exercises.iter().position(|e| e.id == id);
         let current = start
-            .and_then(|id| exercises.iter().position(|e| e.id == id))
+            .and_then(at)
+            .or_else(|| progress.current.as_deref().and_then(at))
             .unwrap_or(first_unsolved);
         let mut app = App {
             exercises,
@@ -216,6 +265,9 @@ impl App {
             verdict: None,
             view: View::Exercise,
             message: None,
+            confirm_reset: None,
+            cursor: current,
+            typed: String::new(),
             quit: false,
         };
         app.progress.current = Some(app.exercises[current].id.clone());
@@ -247,19 +299,39 @@ impl App {
         self.quit
     }
 
+    /// The label of the current failure (`"race"`), if the last check failed.
+    fn failure(&self) -> Option<&str> {
+        match &self.verdict {
+            Some(Verdict::Fail { status, .. }) => Some(status),
+            _ => None,
+        }
+    }
+
+    /// The current exercise's hints for its last verdict: those that answer the failure
+    /// first (a race gets the barrier hint), then the general ones.
+    pub fn hints(&self) -> Vec<&str> {
+        self.current().hints_for(self.failure())
+    }
+
     /// How many hints of the current exercise are shown: those asked for with `h`, and
     /// at least the first while the check fails (as `cargo test -p ch09` shows it).
     pub fn hint_level(&self) -> usize {
-        let failing = matches!(self.verdict, Some(Verdict::Fail { .. }));
+        let failing = self.failure().is_some();
         self.progress
             .hint_level(&self.current().id)
             .max(usize::from(failing))
-            .min(self.current().hints.len())
+            .min(self.hints().len())
     }
 
     /// Updates the state with `event`; returns what the loop must do, in order.
     pub fn handle(&mut self, event: Event) -> Vec<Effect> {
         let id = self.current().id.clone();
+        // A reset is confirmed by the very next key; any other key cancels it (a check
+        // finishing in between does not).
+        let confirming = match event {
+            Event::Key(_) | Event::Typed(_) | Event::Open(_) => self.confirm_reset.take(),
+            _ => self.confirm_reset.clone(),
+        };
         match event {
             Event::Start | Event::FileChanged | Event::Key(Key::Check) => {
                 self.message = None;
@@ -285,7 +357,7 @@ impl App {
             }
             Event::Key(Key::Hint) => {
                 self.view = View::Exercise;
-                let n = self.current().hints.len();
+                let n = self.hints().len();
                 let level = self.hint_level();
                 if level >= n {
                     self.message = Some(format!("that was the last hint of {id} ({n} of {n})"));
@@ -304,8 +376,86 @@ impl App {
             }
             Event::Key(Key::Reset) => {
                 self.view = View::Exercise;
+                if confirming.as_deref() != Some(id.as_str()) {
+                    self.message = Some(format!(
+                        "press r again to reset {id} to its stub in {} (your version is backed \
+                         up in .course/backups/; u undoes the reset); any other key cancels",
+                        self.current().student_file()
+                    ));
+                    self.confirm_reset = Some(id);
+                    return Vec::new();
+                }
                 self.verdict = None;
                 vec![Effect::Reset(id.clone()), Effect::Check(id)]
+            }
+            Event::Key(Key::Undo) => {
+                self.view = View::Exercise;
+                self.verdict = None;
+                vec![Effect::Undo(id.clone()), Effect::Check(id)]
+            }
+            Event::Key(Key::Up) | Event::Key(Key::Down) => {
+                self.view = View::List;
+                self.typed.clear();
+                let n = self.exercises.len();
+                self.cursor = if event == Event::Key(Key::Up) {
+                    (self.cursor + n - 1) % n
+                } else {
+                    (self.cursor + 1) % n
+                };
+                Vec::new()
+            }
+            Event::Typed(c) => {
+                self.view = View::List;
+                if c == '\u{8}' {
+                    self.typed.pop();
+                } else {
+                    self.typed.push(c);
+                }
+                if let Some(i) = self.exercises.iter().position(|e| e.id == self.typed) {
+                    self.cursor = i;
+                }
+                Vec::new()
+            }
+            Event::Key(Key::Enter) => {
+                if self.view != View::List {
+                    return Vec::new();
+                }
+                let typed = std::mem::take(&mut self.typed);
+                if !typed.is_empty() && !self.exercises.iter().any(|e| e.id == typed) {
+                    self.message = Some(format!("no exercise {typed}"));
+                    return Vec::new();
+                }
+                self.open(self.cursor)
+            }
+            Event::Open(target) => match self.exercises.iter().position(|e| e.id == target) {
+                Some(i) => self.open(i),
+                None => {
+                    self.message = Some(format!("no exercise {target}"));
+                    Vec::new()
+                }
+            },
+            Event::Scanned(results) => {
+                let mut picked = Vec::new();
+                for (ex, passed) in results {
+                    // The exercise on screen has its own, fresher verdict.
+                    if ex == id && self.verdict.is_some() {
+                        continue;
+                    }
+                    if self.progress.is_solved(&ex) != passed {
+                        self.progress.set_solved(&ex, passed);
+                        if passed {
+                            picked.push(ex);
+                        }
+                    }
+                }
+                if picked.is_empty() {
+                    return vec![Effect::Save];
+                }
+                self.message = Some(format!(
+                    "solved outside the runner, now marked done: {}",
+                    picked.join(", ")
+                ));
+                vec![Effect::Save]
             }
             Event::Key(Key::Next) => {
                 self.view = View::Exercise;
@@ -314,14 +464,7 @@ impl App {
                     .map(|k| (self.current + k) % n)
                     .find(|&i| !self.progress.is_solved(&self.exercises[i].id));
                 match next {
-                    Some(i) if i != self.current => {
-                        self.current = i;
-                        self.verdict = None;
-                        self.message = None;
-                        let id = self.current().id.clone();
-                        self.progress.current = Some(id.clone());
-                        vec![Effect::Save, Effect::Check(id)]
-                    }
+                    Some(i) if i != self.current => self.open(i),
                     Some(_) => {
                         self.message =
                             Some(format!("{id} is the only exercise left: solve it first"));
@@ -357,6 +500,18 @@ impl App {
                 Vec::new()
             }
         }
+    }
+
+    /// Makes exercise `i` the current one and checks it.
+    fn open(&mut self, i: usize) -> Vec<Effect> {
+        self.current = i;
+        self.cursor = i;
+        self.verdict = None;
+        self.message = None;
+        self.view = View::Exercise;
+        let id = self.current().id.clone();
+        self.progress.current = Some(id.clone());
+        vec![Effect::Save, Effect::Check(id)]
     }
 
     /// `3/16 solved` over the exercises of `chapter`, or of every chapter (`None`).
@@ -443,8 +598,9 @@ impl App {
             }
         }
         let level = self.hint_level();
-        for (i, h) in e.hints.iter().take(level).enumerate() {
-            let _ = writeln!(s, "  hint {}/{}: {h}", i + 1, e.hints.len());
+        let hints = self.hints();
+        for (i, h) in hints.iter().take(level).enumerate() {
+            let _ = writeln!(s, "  hint {}/{}: {h}", i + 1, hints.len());
         }
         if !self.verdict.as_ref().is_some_and(Verdict::passed) {
             let _ = writeln!(s, "  read: book/src/{}", e.book);
@@ -459,12 +615,21 @@ impl App {
             } else {
                 "todo"
             };
-            let here = if i == self.current { ">" } else { " " };
-            let _ = writeln!(s, "{here} {mark}  {:<5} {}", e.id, e.title);
+            let here = if i == self.cursor { ">" } else { " " };
+            let open = if i == self.current { "*" } else { " " };
+            let _ = writeln!(s, "{here}{open}{mark}  {:<5} {}", e.id, e.title);
         }
+        let _ = writeln!(
+            s,
+            "\n(up/down or type a number such as 9.4, then Enter to open; * is the open one; l goes back){}",
+            if self.typed.is_empty() {
+                String::new()
+            } else {
+                format!("\nopen: {}", self.typed)
+            }
+        );
     }
 }
 
 /// The keys, for the bottom of the screen.
-pub const KEYS: &str =
-    "keys: h hint  l list  r reset stub  n next  t trace (SVG)  s solution  c check  q quit";
+pub const KEYS: &str = "keys: h hint  l list (up/down, Enter)  r reset stub  u undo reset  n next  t trace (SVG)  s solution  c check  q quit";

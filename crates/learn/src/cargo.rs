@@ -1,11 +1,12 @@
 //! The real backend: cargo and the grader.
 //!
-//! The student's kernels are compiled code, so a check after a save means a rebuild:
-//! `cargo build -p grade` (the grader links the chapter crates, which link `kernels/`),
-//! then the grader on one exercise, `grade --json --exercise <id>`. The grader runs the
-//! check in a child process of its own with its step budget, spin detector, watchdog and
-//! time limit, so a kernel that panics, deadlocks, loops or aborts costs a verdict, never
-//! the runner. A compile error is shown as rustc renders it.
+//! A check after a save builds the student's `kernels` crate for the emulator's sandbox
+//! (WebAssembly: only that crate is rebuilt, the grader is not relinked), then runs the
+//! grader on one exercise, `grade --json --exercise <id>`. The grader runs the check in a
+//! child process of its own with the course's limits (fuel, step budget, spin detector),
+//! so a kernel that panics, deadlocks, loops or aborts costs a verdict, never the runner.
+//! A compile error is shown as rustc renders it. The background scan at start is one
+//! `grade --json` over every exercise.
 
 use crate::app::{ExerciseInfo, Verdict};
 use crate::progress::{self, Progress, STATE_DIR};
@@ -126,6 +127,14 @@ fn backup_path(dir: &Path, id: &str) -> PathBuf {
         .expect("invariant: some number is free")
 }
 
+/// The newest `<dir>/<id>-<k>.rs` (the highest k), if any.
+fn last_backup(dir: &Path, id: &str) -> Option<PathBuf> {
+    (1..)
+        .map(|k| dir.join(format!("{id}-{k}.rs")))
+        .take_while(|p| p.exists())
+        .last()
+}
+
 fn read(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
@@ -168,21 +177,77 @@ impl Backend for CargoBackend {
             .root
             .join(PRISTINE_DIR)
             .join(format!("{}.rs", ex.chapter));
-        let (text, old) = regions::reset(&read(&file)?, &read(&pristine)?, &ex.id)?;
+        let before = read(&file)?;
+        let (text, _) = regions::reset(&before, &read(&pristine)?, &ex.id)?;
         let dir = self.root.join(STATE_DIR).join("backups");
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        // The whole file as it was: `u` puts its regions of this exercise back.
         let backup = backup_path(&dir, &ex.id);
-        std::fs::write(&backup, &old)
+        std::fs::write(&backup, &before)
             .map_err(|e| format!("cannot write {}: {e}", backup.display()))?;
         std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
         let rel = backup.strip_prefix(&self.root).unwrap_or(&backup);
         Ok(format!(
-            "reset {} in {} to its stub; your version is saved in {}",
+            "reset {} in {} to its stub; your version is saved in {} (u undoes the reset)",
             ex.id,
             ex.student_file(),
             rel.display()
         ))
+    }
+
+    fn undo(&mut self, ex: &ExerciseInfo) -> Result<String, String> {
+        let dir = self.root.join(STATE_DIR).join("backups");
+        let Some(backup) = last_backup(&dir, &ex.id) else {
+            return Err(format!("{} has no backup in {}", ex.id, dir.display()));
+        };
+        let file = self.root.join(ex.student_file());
+        let (text, _) = regions::reset(&read(&file)?, &read(&backup)?, &ex.id)
+            .map_err(|e| format!("{}: {e}", backup.display()))?;
+        std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        std::fs::remove_file(&backup)
+            .map_err(|e| format!("cannot remove {}: {e}", backup.display()))?;
+        let rel = backup.strip_prefix(&self.root).unwrap_or(&backup);
+        Ok(format!(
+            "restored {} in {} from {}",
+            ex.id,
+            ex.student_file(),
+            rel.display()
+        ))
+    }
+
+    fn scan(&mut self, exercises: &[ExerciseInfo]) -> Result<Vec<(String, bool)>, String> {
+        let describe = |v: Verdict| match v {
+            Verdict::BuildFailed { .. } => "your kernels do not compile".to_string(),
+            Verdict::Error { message } => message,
+            _ => "the grader did not build".to_string(),
+        };
+        let exe = self.build_grader().map_err(describe)?;
+        gpu_host::lanes::build("kernels", &self.root)
+            .map_err(|_| "your kernels do not compile".to_string())?;
+        let out = Command::new(&exe)
+            .current_dir(&self.root)
+            .args(["--json", "--jobs", "1", "--root"])
+            .arg(&self.root)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run the grader {}: {e}", exe.display()))?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
+        }
+        let report: Value = serde_json::from_slice(&out.stdout)
+            .map_err(|e| format!("the grader's report is not JSON: {e}"))?;
+        let known: Vec<&str> = exercises.iter().map(|e| e.id.as_str()).collect();
+        Ok(report["exercises"]
+            .as_array()
+            .map(|all| {
+                all.iter()
+                    .filter_map(|e| Some((e["id"].as_str()?, e["passed"].as_bool()?)))
+                    .filter(|(id, _)| known.contains(id))
+                    .map(|(id, passed)| (id.to_string(), passed))
+                    .collect()
+            })
+            .unwrap_or_default())
     }
 
     fn trace(&mut self, ex: &ExerciseInfo) -> Result<String, String> {

@@ -1,10 +1,13 @@
 //! # `learn`: the student's runner
 //!
 //! `cargo run -p learn` keeps a student in flow, as rustlings' watch mode does: it opens
-//! on the first unsolved exercise across the chapters, re-checks it whenever a file
-//! under `kernels/` is saved, and shows the exercise, pass or fail with the reason (or
-//! the compiler's errors), and keys for the next hint level, the list of exercises, a
-//! reset of the exercise's stub, an SVG trace of its launch, and quitting. A solved
+//! where the student left off (else on the first unsolved exercise across the
+//! chapters), picks up exercises solved with `cargo test` by checking them all in the
+//! background, re-checks the current one whenever a file under `kernels/` is saved, and
+//! shows the exercise, pass or fail with the reason (or the compiler's errors) and the
+//! hint that answers the failure, and keys for the next hint level, the list of
+//! exercises (arrows or a number, Enter opens), a reset of the exercise's stub (confirmed,
+//! and undoable from its backup), an SVG trace of its launch, and quitting. A solved
 //! exercise offers its reference solution and its book section. Progress is kept in
 //! `.course/progress.json`. With no terminal (CI), or with `--once`, it prints the same
 //! status once and exits.
@@ -38,6 +41,12 @@ pub trait Backend {
     fn check(&mut self, ex: &ExerciseInfo) -> Verdict;
     /// Restores `ex`'s stub; `Ok` is a line for the student (where the backup went).
     fn reset(&mut self, ex: &ExerciseInfo) -> Result<String, String>;
+    /// Undoes the last reset of `ex` from its backup; `Ok` is a line for the student.
+    fn undo(&mut self, ex: &ExerciseInfo) -> Result<String, String>;
+    /// Checks every exercise of `exercises` against the student's current files, as one
+    /// run: `(id, passed)` for each (the runner does this in the background at start,
+    /// to pick up progress made with `cargo test`).
+    fn scan(&mut self, exercises: &[ExerciseInfo]) -> Result<Vec<(String, bool)>, String>;
     /// Writes the SVG trace of `ex`'s launch; `Ok` is a line naming the file.
     fn trace(&mut self, ex: &ExerciseInfo) -> Result<String, String>;
     /// The reference solution of `ex`, as text to show.
@@ -72,6 +81,12 @@ pub fn drive(app: &mut App, backend: &mut dyn Backend, event: Event) -> bool {
                     let text = backend
                         .reset(&find(&id))
                         .unwrap_or_else(|e| format!("reset failed: {e}"));
+                    queue.push_back(Event::Message(text));
+                }
+                Effect::Undo(id) => {
+                    let text = backend
+                        .undo(&find(&id))
+                        .unwrap_or_else(|e| format!("nothing undone: {e}"));
                     queue.push_back(Event::Message(text));
                 }
                 Effect::Trace(id) => {

@@ -55,9 +55,14 @@ impl Drop for RawMode {
 /// The event a typed line (or a single key, as a one-character line) stands for: a key,
 /// nothing for an empty line, or a message for anything else.
 pub fn event_of(line: &str) -> Option<Event> {
+    let t = line.trim();
+    // An exercise's number (`9.4`) opens it, from any screen.
+    if t.contains('.') && t.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return Some(Event::Open(t.to_string()));
+    }
     match Key::parse(line) {
         Some(k) => Some(Event::Key(k)),
-        None if line.trim().is_empty() => None,
+        None if t.is_empty() => Some(Event::Key(Key::Enter)),
         None => Some(Event::Message(format!("unknown key `{}`", line.trim()))),
     }
 }
@@ -94,7 +99,12 @@ fn read_key_presses(keys: &Sender<Event>) {
         }
         let event = match k.code {
             KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => return,
+            KeyCode::Char(c) if c.is_ascii_digit() || c == '.' => Some(Event::Typed(c)),
             KeyCode::Char(c) => event_of(&c.to_string()),
+            KeyCode::Backspace => Some(Event::Typed('\u{8}')),
+            KeyCode::Up => Some(Event::Key(Key::Up)),
+            KeyCode::Down => Some(Event::Key(Key::Down)),
+            KeyCode::Enter => Some(Event::Key(Key::Enter)),
             KeyCode::Esc => return,
             _ => None,
         };
@@ -114,7 +124,8 @@ mod tests {
     fn letters_are_keys_and_the_rest_says_so() {
         assert_eq!(event_of("h"), Some(Event::Key(Key::Hint)));
         assert_eq!(event_of(" Q \n"), Some(Event::Key(Key::Quit)));
-        assert_eq!(event_of("   "), None);
+        assert_eq!(event_of("   "), Some(Event::Key(Key::Enter)));
+        assert_eq!(event_of("9.4"), Some(Event::Open("9.4".into())));
         assert_eq!(
             event_of("x"),
             Some(Event::Message("unknown key `x`".into()))

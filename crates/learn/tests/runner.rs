@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 #[derive(Default)]
 struct Fake {
     files: BTreeMap<String, FakeFile>,
+    /// What each reset saved, newest last.
+    backups: BTreeMap<String, Vec<FakeFile>>,
     checks: Vec<String>,
     saved: Option<Progress>,
 }
@@ -19,6 +21,8 @@ enum FakeFile {
     Stub,
     Solved,
     DoesNotCompile,
+    /// Right bins but a race: the check fails as `race`.
+    Racy,
 }
 
 impl Fake {
@@ -42,11 +46,40 @@ impl Backend for Fake {
             FakeFile::DoesNotCompile => Verdict::BuildFailed {
                 errors: "error[E0425]: cannot find value `x` in this scope".into(),
             },
+            FakeFile::Racy => Verdict::Fail {
+                status: "race".into(),
+                reason: "a data race on bins".into(),
+                details: vec![],
+            },
         }
     }
     fn reset(&mut self, ex: &ExerciseInfo) -> Result<String, String> {
-        self.files.insert(ex.id.clone(), FakeFile::Stub);
+        let old = self.files.insert(ex.id.clone(), FakeFile::Stub);
+        self.backups
+            .entry(ex.id.clone())
+            .or_default()
+            .push(old.unwrap_or_default());
         Ok(format!("reset {}", ex.id))
+    }
+    fn undo(&mut self, ex: &ExerciseInfo) -> Result<String, String> {
+        let old = self
+            .backups
+            .get_mut(&ex.id)
+            .and_then(Vec::pop)
+            .ok_or("no backup")?;
+        self.files.insert(ex.id.clone(), old);
+        Ok(format!("restored {}", ex.id))
+    }
+    fn scan(&mut self, exercises: &[ExerciseInfo]) -> Result<Vec<(String, bool)>, String> {
+        Ok(exercises
+            .iter()
+            .map(|e| {
+                (
+                    e.id.clone(),
+                    self.files.get(&e.id) == Some(&FakeFile::Solved),
+                )
+            })
+            .collect())
     }
     fn trace(&mut self, ex: &ExerciseInfo) -> Result<String, String> {
         Ok(format!("wrote .course/traces/{}.svg", ex.id))
@@ -68,6 +101,7 @@ fn ex(id: &str, hints: &[&str]) -> ExerciseInfo {
         kernels: vec![format!("kernel_{}", id.replace('.', "_"))],
         points: 5,
         hints: hints.iter().map(|h| h.to_string()).collect(),
+        hints_by_failure: vec![("race".into(), format!("the barrier hint of {id}"))],
         book: format!("ch01/{id}.md"),
     }
 }
@@ -150,11 +184,111 @@ fn reset_restores_the_stub_and_checks_again() {
     fake.edit("1.1", FakeFile::Solved);
     drive(&mut app, &mut fake, Event::FileChanged);
     assert!(app.progress.is_solved("1.1"));
+    // The first r asks; another key cancels.
+    drive(&mut app, &mut fake, Event::Key(Key::Reset));
+    assert_eq!(fake.files["1.1"], FakeFile::Solved, "not yet");
+    assert!(app.message().unwrap().contains("press r again"));
+    drive(&mut app, &mut fake, Event::Key(Key::Hint));
+    drive(&mut app, &mut fake, Event::Key(Key::Reset));
+    assert_eq!(
+        fake.files["1.1"],
+        FakeFile::Solved,
+        "cancelled, then asked again"
+    );
+    // A check finishing in between does not cancel it; r again does it.
+    drive(&mut app, &mut fake, Event::FileChanged);
     drive(&mut app, &mut fake, Event::Key(Key::Reset));
     assert_eq!(fake.files["1.1"], FakeFile::Stub);
     assert!(!app.progress.is_solved("1.1"), "the stub fails again");
     assert_eq!(app.message(), Some("reset 1.1"));
     assert!(app.render().contains("FAIL"));
+    // u brings the student's version back, and it passes again.
+    drive(&mut app, &mut fake, Event::Key(Key::Undo));
+    assert_eq!(fake.files["1.1"], FakeFile::Solved);
+    assert!(app.progress.is_solved("1.1"));
+    drive(&mut app, &mut fake, Event::Key(Key::Undo));
+    assert!(app.message().unwrap().contains("nothing undone"));
+}
+
+#[test]
+fn it_resumes_where_the_student_left_off_across_chapters() {
+    let mut exercises = course();
+    let mut other = ex("2.1", &["h"]);
+    other.chapter = "ch02".into();
+    exercises.push(other);
+    let p = Progress {
+        current: Some("2.1".into()),
+        ..Progress::default()
+    };
+    let app = App::new(exercises.clone(), p.clone(), None);
+    assert_eq!(app.current().id, "2.1", "not the first unsolved, 1.1");
+    let app = App::new(exercises.clone(), p, Some("1.3"));
+    assert_eq!(app.current().id, "1.3", "--exercise wins");
+    let app = App::new(exercises, Progress::default(), None);
+    assert_eq!(app.current().id, "1.1");
+}
+
+#[test]
+fn the_list_is_navigable_with_arrows_or_a_number() {
+    let (mut app, mut fake) = start(Progress::default());
+    drive(&mut app, &mut fake, Event::Key(Key::List));
+    drive(&mut app, &mut fake, Event::Key(Key::Down));
+    drive(&mut app, &mut fake, Event::Key(Key::Down));
+    assert!(app.render().contains("> todo  1.3"), "{}", app.render());
+    drive(&mut app, &mut fake, Event::Key(Key::Enter));
+    assert_eq!(app.current().id, "1.3");
+    assert_eq!(app.view, View::Exercise);
+    assert_eq!(fake.checks.last().map(String::as_str), Some("1.3"));
+    assert_eq!(fake.saved.as_ref().unwrap().current.as_deref(), Some("1.3"));
+    // Up wraps; a typed number opens its exercise.
+    drive(&mut app, &mut fake, Event::Key(Key::Up));
+    assert_eq!(app.view, View::List);
+    for c in "1.2".chars() {
+        drive(&mut app, &mut fake, Event::Typed(c));
+    }
+    drive(&mut app, &mut fake, Event::Key(Key::Enter));
+    assert_eq!(app.current().id, "1.2");
+    drive(&mut app, &mut fake, Event::Open("1.1".into()));
+    assert_eq!(app.current().id, "1.1");
+    drive(&mut app, &mut fake, Event::Open("7.7".into()));
+    assert_eq!(app.current().id, "1.1");
+    assert!(app.message().unwrap().contains("no exercise 7.7"));
+}
+
+#[test]
+fn progress_made_outside_the_runner_is_picked_up() {
+    let (mut app, mut fake) = start(Progress::default());
+    // Solved with `cargo test` while the runner was not looking.
+    fake.edit("1.2", FakeFile::Solved);
+    fake.edit("1.3", FakeFile::Solved);
+    let results = fake.scan(app.exercises()).unwrap();
+    drive(&mut app, &mut fake, Event::Scanned(results));
+    assert!(app.progress.is_solved("1.2") && app.progress.is_solved("1.3"));
+    assert!(!app.progress.is_solved("1.1"));
+    assert!(app.message().unwrap().contains("1.2, 1.3"));
+    assert!(fake.saved.as_ref().unwrap().is_solved("1.3"), "saved");
+    drive(&mut app, &mut fake, Event::Key(Key::Next));
+    assert_eq!(app.current().id, "1.1", "next knows they are done");
+}
+
+#[test]
+fn the_hint_answers_the_failure() {
+    let (mut app, mut fake) = start(Progress::default());
+    assert!(
+        app.render().contains("hint 1/2: first hint"),
+        "{}",
+        app.render()
+    );
+    fake.edit("1.1", FakeFile::Racy);
+    drive(&mut app, &mut fake, Event::FileChanged);
+    let screen = app.render();
+    assert!(
+        screen.contains("hint 1/3: the barrier hint of 1.1"),
+        "{screen}"
+    );
+    // The levels still step, through the general hints.
+    drive(&mut app, &mut fake, Event::Key(Key::Hint));
+    assert!(app.render().contains("hint 2/3: first hint"));
 }
 
 #[test]
@@ -201,7 +335,7 @@ fn list_trace_and_quit() {
     drive(&mut app, &mut fake, Event::Key(Key::List));
     assert_eq!(app.view, View::List);
     let list = app.render();
-    assert!(list.contains("> todo  1.1"), "{list}");
+    assert!(list.contains(">*todo  1.1"), "{list}");
     assert!(list.contains("0/3 solved"), "{list}");
     drive(&mut app, &mut fake, Event::Key(Key::List));
     assert_eq!(app.view, View::Exercise);
