@@ -120,18 +120,21 @@ pub fn all_distinct(seed: u64) -> Vec<u8> {
     v
 }
 
-/// The adversarial byte inputs every byte kernel is checked on, from `seed`: empty, one
-/// element, not a multiple of any block size, all one value, all distinct, sorted runs,
+/// The adversarial byte inputs every byte kernel is checked on, from `seed`, in the
+/// order they are tried: uniform random over several warps and blocks first (where a
+/// missing barrier is a race the racecheck names), then empty, one element, all one value, all distinct, sorted runs,
 /// real text, a hot bin, and uniform random (small and larger). Sizes stay small: the
 /// emulator runs every lane.
 pub fn byte_cases(seed: u64) -> Vec<Case<u8>> {
     vec![
-        Case::new("empty input (n = 0)", Vec::new()),
-        Case::new("one element (n = 1, byte 200)", vec![200]),
+        // First an input spanning several warps and blocks: a missing barrier shows there
+        // as a race at its line, where a one-warp input would only miscount.
         Case::new(
             format!("uniform random bytes, n = 1001, seed {seed}"),
             uniform(1001, seed),
         ),
+        Case::new("empty input (n = 0)", Vec::new()),
+        Case::new("one element (n = 1, byte 200)", vec![200]),
         Case::new("all zeros, n = 777", vec![0; 777]),
         Case::new(
             format!("the 256 byte values once each, shuffled, seed {}", seed + 1),

@@ -252,6 +252,29 @@ fn shared_not_zeroed(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     }
 }
 
+/// 9.5 without the barrier between counting and committing: a thread commits a bin that
+/// other threads of its block may still be counting into.
+#[kernel]
+fn shared_no_second_barrier(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = shared_array![u32; 256];
+    let mut b = thread::thread_idx_x();
+    while b < histo.len() {
+        bins.store(b, 0);
+        b += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += thread::grid_stride_x();
+    }
+    let mut b = thread::thread_idx_x();
+    while b < histo.len() {
+        histo.atomic_add(b, bins.load(b));
+        b += thread::block_dim_x();
+    }
+}
+
 #[kernel]
 fn shared_no_first_barrier(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     let bins = shared_array![u32; 256];
@@ -361,6 +384,21 @@ fn shared_privatization_mistakes_are_caught() {
         Status::Race,
         "racecheck",
     );
+    // The first input that shows a missing barrier spans several warps and blocks, so the
+    // failure is the race, at its line, not a wrong count on a one-warp input.
+    let out = run(
+        "9.5",
+        Kernels {
+            histo_private_shared: shared_no_second_barrier::KERNEL,
+            ..REFERENCE
+        },
+    );
+    let all = format!("{}\n{}", out.reason, out.details.join("\n"));
+    assert!(
+        all.contains("fixtures.rs:"),
+        "the race names its line: {all}"
+    );
+    expect(out, Status::Race, "racecheck");
     expect(
         run(
             "9.5",
@@ -546,6 +584,34 @@ fn lane_columns_byte_loads(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     solutions::ch09::store_lane_columns(bins, histo);
 }
 
+/// 9.9 with its 16-byte loads and lane columns, but one vector at a time: a lane never
+/// has more than one load in flight.
+#[kernel]
+fn lane_columns_one_vector_at_a_time(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let num_bins = histo.len();
+    solutions::ch09::init_private_bins(bins, num_bins * 32);
+    let lane = warp::lane_id();
+    let vectors = data.cast::<gpu::value::U32x4>();
+    let stride = thread::grid_stride_x();
+    let mut v = thread::index_1d();
+    while v < vectors.len() {
+        let gpu::value::U32x4(words) = vectors.load(v);
+        for word in words {
+            for k in 0..4 {
+                bins.atomic_add(byte_bin((word >> (8 * k)) as u8, num_bins) * 32 + lane, 1);
+            }
+        }
+        v += stride;
+    }
+    let mut i = vectors.len() * 16 + thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add(byte_bin(data.load(i), num_bins) * 32 + lane, 1);
+        i += stride;
+    }
+    solutions::ch09::store_lane_columns(bins, histo);
+}
+
 #[test]
 fn warp_aggregation_fastest_and_registers_check_their_technique() {
     expect(
@@ -593,6 +659,17 @@ fn warp_aggregation_fastest_and_registers_check_their_technique() {
         ),
         Status::WrongTechnique,
         "warp load instructions",
+    );
+    expect(
+        run(
+            "9.9",
+            Kernels {
+                histo_fastest: lane_columns_one_vector_at_a_time::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongTechnique,
+        "in flight",
     );
     expect(
         run(

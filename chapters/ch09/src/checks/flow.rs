@@ -90,6 +90,53 @@ pub(crate) fn privatized(
     follow(ctx, case, run, data, bins, Unit::Thread, Counts::SharedBins)
 }
 
+/// Follows the flow of `run` (9.9's vector loads from its input) for memory-level
+/// parallelism: every thread that loaded at least `depth` 16-byte vectors of the input
+/// must at some point have had `depth` of them loaded before counting any (no atomic
+/// between them), which is what keeps `depth` loads in flight per lane. Nothing to
+/// follow on a GPU.
+pub(crate) fn loads_in_flight(
+    ctx: &Ctx,
+    case: &str,
+    run: &Run<u32>,
+    data: &[u8],
+    depth: u32,
+) -> Result<(), Outcome> {
+    let Some(flow) = run.report.emulator.as_ref().and_then(|r| r.flow.as_ref()) else {
+        return Ok(());
+    };
+    let input = run.input_addrs.first().copied().unwrap_or(u64::MAX);
+    let end = input.saturating_add(data.len() as u64);
+    // Per (block, thread): vectors loaded, the current run of them, the longest run.
+    let mut per: BTreeMap<(u64, u32), (u32, u32, u32)> = BTreeMap::new();
+    for e in &flow.events {
+        let (loads, run_now, longest) = per.entry((e.block, e.thread)).or_default();
+        match e.kind {
+            FlowKind::Load if e.size == 16 && e.addr >= input && e.addr < end => {
+                *loads += 1;
+                *run_now += 1;
+                *longest = (*longest).max(*run_now);
+            }
+            FlowKind::Atomic(..) => *run_now = 0,
+            FlowKind::Load => {}
+        }
+    }
+    match per
+        .iter()
+        .find(|&(_, &(loads, _, longest))| loads >= depth && longest < depth)
+    {
+        None => Ok(()),
+        Some((&(block, thread), &(loads, _, longest))) => Err(ctx.technique(
+            case,
+            format!(
+                "thread {thread} of block {block} loaded {loads} 16-byte vectors but never more than \
+                 {longest} before counting: load {depth} vectors, then count them, so that {depth} loads \
+                 are in flight while the lane waits for the first"
+            ),
+        )),
+    }
+}
+
 fn chain(
     flow: &Flow,
     run: &Run<u32>,

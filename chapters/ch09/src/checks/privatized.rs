@@ -68,7 +68,7 @@ pub(crate) fn check_9_5(ctx: &mut Ctx) -> Checked {
     }
     for (i, case) in cases.iter().enumerate() {
         let mut all_bins = vec![256, 1, 1000];
-        if i == 2 {
+        if i == 0 {
             all_bins.push(3000);
         }
         for bins in all_bins {
@@ -387,6 +387,7 @@ pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
                 Unit::Thread,
                 Counts::SharedTotals,
             )?;
+            flow::loads_in_flight(ctx, &name, &run, &case.data, 4)?;
             let Some(c) = counters(&run) else { continue };
             let most_global = grid as u64 * bins as u64;
             if c.global_atomic_lanes > most_global || c.shared_atomic_lanes > n as u64 {
@@ -434,7 +435,7 @@ pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
         return Ok(format!("{launches} launches right{}", ctx.technique_note()));
     }
     Ok(format!(
-        "{launches} launches right, privatized, 16-byte loads, {conflict_free_requests} shared atomic \
+        "{launches} launches right, privatized, 16-byte loads four in flight per lane, {conflict_free_requests} shared atomic \
          instructions on {big} uniform bytes without a bank conflict"
     ))
 }
