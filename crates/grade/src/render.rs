@@ -168,7 +168,7 @@ fn xml(text: &str) -> String {
 fn failure_body(e: &ExerciseReport) -> String {
     let mut lines = vec![e.reason.clone()];
     lines.extend(e.details.iter().cloned());
-    if let Some(h) = e.hint {
+    if let Some(h) = &e.hint {
         lines.push(format!("hint: {h}"));
     }
     lines.push(format!("read: {}", e.book));
@@ -415,7 +415,7 @@ pub fn markdown(report: &Report) -> String {
                 let _ = writeln!(s, "{d}");
             }
             let _ = writeln!(s, "~~~\n");
-            if let Some(h) = e.hint {
+            if let Some(h) = &e.hint {
                 let _ = writeln!(s, "**Hint:** {}\n", md_cell(h));
             }
             let _ = writeln!(

@@ -131,8 +131,8 @@ pub struct ExerciseReport {
     pub reason: String,
     /// The rest of the check's report.
     pub details: Vec<String>,
-    /// The exercise's first hint, on a failure (`null` on a pass).
-    pub hint: Option<&'static str>,
+    /// The hint that answers the failure (`null` on a pass).
+    pub hint: Option<String>,
     /// The book section to read, relative to the workspace root.
     pub book: String,
 }
@@ -145,6 +145,14 @@ impl ExerciseReport {
     /// The report line of `exercise` of `chapter`, scored from what its check found.
     pub fn new(chapter: &'static Chapter, exercise: &'static Exercise, checked: Checked) -> Self {
         let passed = checked.status == Status::Pass;
+        let hint = (!passed).then(|| {
+            exercise.hint_for(&course::Outcome {
+                exercise: exercise.id,
+                status: checked.status,
+                reason: checked.reason.clone(),
+                details: Vec::new(),
+            })
+        });
         ExerciseReport {
             chapter: chapter.id,
             id: exercise.id,
@@ -159,11 +167,7 @@ impl ExerciseReport {
             },
             reason: checked.reason,
             details: checked.details,
-            hint: if passed {
-                None
-            } else {
-                Some(exercise.first_hint(checked.status))
-            },
+            hint,
             book: format!("book/src/{}", exercise.book),
         }
     }

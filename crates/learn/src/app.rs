@@ -91,6 +91,9 @@ pub enum Verdict {
         reason: String,
         /// Expected vs got, the emulator's findings, the seed.
         details: Vec<String>,
+        /// The hint the grader chose for this failure (the one that answers it, or
+        /// "solve 9.5 first" when a needed exercise is still a stub), shown first.
+        hint: Option<String>,
     },
     /// The student's code does not compile: the compiler's errors.
     BuildFailed {
@@ -307,10 +310,16 @@ impl App {
         }
     }
 
-    /// The current exercise's hints for its last verdict: those that answer the failure
-    /// first (a race gets the barrier hint), then the general ones.
+    /// The current exercise's hints for its last verdict: the grader's choice for the
+    /// failure first, then those that answer that kind of failure (a race gets the
+    /// barrier hint), then the general ones.
     pub fn hints(&self) -> Vec<&str> {
-        self.current().hints_for(self.failure())
+        let mut hints = self.current().hints_for(self.failure());
+        if let Some(Verdict::Fail { hint: Some(h), .. }) = &self.verdict {
+            hints.retain(|x| x != h);
+            hints.insert(0, h);
+        }
+        hints
     }
 
     /// How many hints of the current exercise are shown: those asked for with `h`, and
@@ -575,6 +584,7 @@ impl App {
                 status,
                 reason,
                 details,
+                ..
             }) => {
                 let _ = writeln!(s, "  status: FAIL ({status}) - {reason}");
                 for d in details.iter().take(12) {

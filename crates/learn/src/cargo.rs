@@ -107,6 +107,7 @@ pub fn verdict_from_report(json: &str) -> Verdict {
     }
     Verdict::Fail {
         status: ex["status_label"].as_str().unwrap_or("fail").to_string(),
+        hint: ex["hint"].as_str().map(String::from),
         reason,
         details: ex["details"]
             .as_array()

@@ -11,9 +11,17 @@ use std::path::{Path, PathBuf};
 /// The folder of the runner's state, relative to the workspace root (git-ignored).
 pub const STATE_DIR: &str = ".course";
 
-/// The progress file, relative to the workspace root.
+/// The environment variable naming another progress file (the course's journey test
+/// runs the runner on a scratch student without touching the developer's progress).
+pub const PROGRESS_ENV: &str = "COURSE_PROGRESS";
+
+/// The progress file: `$COURSE_PROGRESS` when set, else `.course/progress.json` under the
+/// workspace root.
 pub fn progress_path(root: &Path) -> PathBuf {
-    root.join(STATE_DIR).join("progress.json")
+    match std::env::var_os(PROGRESS_ENV) {
+        Some(p) => PathBuf::from(p),
+        None => root.join(STATE_DIR).join("progress.json"),
+    }
 }
 
 /// What the runner remembers.

@@ -39,6 +39,7 @@ impl Backend for Fake {
                 status: "not implemented".into(),
                 reason: format!("not yet implemented: {}", ex.id),
                 details: vec![],
+                hint: None,
             },
             FakeFile::Solved => Verdict::Pass {
                 reason: "bins match".into(),
@@ -50,6 +51,7 @@ impl Backend for Fake {
                 status: "race".into(),
                 reason: "a data race on bins".into(),
                 details: vec![],
+                hint: None,
             },
         }
     }
