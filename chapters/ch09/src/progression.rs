@@ -673,13 +673,9 @@ fn host_failed(step: &'static str, kernel: &str, n: usize, bins: u32, o: &Outcom
     }
 }
 
+/// The first line of a message, whole: the table's notes wrap it ([`chapter::table`]).
 fn first_line(s: &str) -> String {
-    let line = s.lines().next().unwrap_or_default();
-    if line.chars().count() > 160 {
-        format!("{}...", line.chars().take(157).collect::<String>())
-    } else {
-        line.to_string()
-    }
+    s.lines().next().unwrap_or_default().to_string()
 }
 
 /// The rows as a table, one line per row: the counters the chapter is about (on the

@@ -76,6 +76,25 @@ mod tests {
     }
 
     #[test]
+    fn the_two_partitionings_of_9_6_are_drawn_side_by_side() {
+        let d = draw(KernelSource::Reference, "9.6", &trace_params()).unwrap();
+        assert!(
+            d.summary.contains("2 launches side by side"),
+            "{}",
+            d.summary
+        );
+        assert!(d.svg.contains("histo_coarse_contiguous"), "{}", d.summary);
+        assert!(d.svg.contains("histo_coarse_interleaved"), "{}", d.summary);
+    }
+
+    #[test]
+    fn the_lost_updates_of_9_2_are_marked() {
+        let d = draw(KernelSource::Reference, "9.2", &trace_params()).unwrap();
+        assert!(d.svg.contains("updates lost"), "{}", d.summary);
+        assert!(d.svg.contains(">bin</text>"), "{}", d.summary);
+    }
+
+    #[test]
     fn host_code_and_unknown_steps_are_errors() {
         assert!(
             draw(KernelSource::Reference, "9.1", &trace_params())

@@ -67,15 +67,69 @@ pub fn notes<R: StepRow>(rows: &[R]) -> String {
             if out.is_empty() {
                 out.push_str("notes:\n");
             }
-            out.push_str(&format!("  {} {}: {n}\n", r.step(), r.kernel()));
+            out.push_str(&wrap(
+                &format!("  {} {}: {n}", r.step(), r.kernel()),
+                NOTE_WIDTH,
+            ));
         }
     }
+    out
+}
+
+/// The width the notes wrap at: a terminal's 100 columns, whole words.
+const NOTE_WIDTH: usize = 100;
+
+/// `line` wrapped at word boundaries to `width` columns, continuation lines indented
+/// under the note's text; each line ends with a newline. A word longer than the width
+/// (a path) stays whole on a line of its own rather than being cut.
+fn wrap(line: &str, width: usize) -> String {
+    let body = line.trim_start();
+    let lead = &line[..line.len() - body.len()];
+    let indent = format!("{lead}    ");
+    let mut out = String::new();
+    let mut current = lead.to_string();
+    let mut empty = true;
+    for word in body.split_whitespace() {
+        if !empty && current.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&current);
+            out.push('\n');
+            current = indent.clone();
+            empty = true;
+        }
+        if !empty {
+            current.push(' ');
+        }
+        current.push_str(word);
+        empty = false;
+    }
+    out.push_str(&current);
+    out.push('\n');
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn notes_wrap_at_words_and_keep_every_word() {
+        let long = format!(
+            "  9.2 histo_naive: {}",
+            "conflict at solutions/src/ch09.rs:137:15: lanes 2, 4 stored ".repeat(4)
+        );
+        let wrapped = wrap(&long, NOTE_WIDTH);
+        assert!(wrapped.lines().count() > 1, "{wrapped}");
+        assert!(
+            wrapped.lines().all(|l| l.chars().count() <= NOTE_WIDTH),
+            "{wrapped}"
+        );
+        let words = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        assert_eq!(words(&wrapped), words(&long), "nothing cut");
+        assert!(
+            wrapped.starts_with("  9.2 "),
+            "the note's indent stays: {wrapped}"
+        );
+    }
 
     #[test]
     fn columns_line_up_and_lines_are_trimmed() {

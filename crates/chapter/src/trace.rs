@@ -18,9 +18,10 @@ pub struct Drawn {
     pub summary: String,
 }
 
-/// Runs `step` (one of `steps`) by `run` on a traced emulator and draws its busiest
-/// launch, the one with the most atomics (else the first): for a step of several
-/// kernels, the one with the contention the chapter is about. The picture is titled
+/// Runs `step` (one of `steps`) by `run` on a traced emulator and draws it: a step of
+/// two or three kernels of one launch each side by side (9.6's contiguous and
+/// interleaved partitionings), else its busiest launch, the one with the most atomics
+/// (else the first): the one with the contention the chapter is about. The picture is titled
 /// `title(step, kernel, status)`. `Err` (one line) for an unknown step, or
 /// `nothing_to_draw(step, rows)` for a step that launched no kernel.
 pub fn draw<R: StepRow>(
@@ -28,7 +29,7 @@ pub fn draw<R: StepRow>(
     step: &str,
     run: impl FnOnce(&mut Device, &'static str) -> Vec<R>,
     nothing_to_draw: impl FnOnce(&'static str, &[R]) -> String,
-    title: impl FnOnce(&'static str, &str, &str) -> String,
+    title: impl Fn(&'static str, &str, &str) -> String,
 ) -> Result<Drawn, String> {
     let Some(&step) = steps.iter().find(|&&s| s == step) else {
         return Err(format!(
@@ -46,6 +47,27 @@ pub fn draw<R: StepRow>(
     let Some((i, trace)) = Trace::busiest(&traces) else {
         return Err(nothing_to_draw(step, &rows));
     };
+    // A step of two or three kernels, one launch each (9.6's two partitionings, 9.14's
+    // global and shared kernels): side by side, so that the contrast it is about shows.
+    if (2..=3).contains(&traces.len()) && traces.len() == rows.len() {
+        let parts: Vec<String> = traces
+            .iter()
+            .zip(&rows)
+            .map(|(t, r)| simt::render_svg(t, &title(step, r.kernel(), r.status())))
+            .collect();
+        let names: Vec<String> = rows
+            .iter()
+            .map(|r| format!("{} ({})", r.kernel(), r.status()))
+            .collect();
+        return Ok(Drawn {
+            svg: simt::trace::side_by_side(&parts),
+            summary: format!(
+                "{step}: {} launches side by side: {}",
+                traces.len(),
+                names.join(", ")
+            ),
+        });
+    }
     let row = rows.get(i.min(rows.len().saturating_sub(1)));
     let kernel = row.map_or("?", |r| r.kernel());
     let status = row.map_or("?", |r| r.status());

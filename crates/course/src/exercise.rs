@@ -156,8 +156,36 @@ impl Exercise {
             s.push_str(d);
             s.push('\n');
         }
-        s.push_str(&format!("  hint: {hint}\n  read: book/src/{}\n", self.book));
+        s.push_str(&format!("  hint: {hint}\n"));
+        if let Some(draw) = self.draw_command(out.status) {
+            s.push_str(&format!("  see it: {draw}\n"));
+        }
+        s.push_str(&format!("  read: book/src/{}\n", self.book));
         s
+    }
+
+    /// The command that draws the student's kernels of this exercise (the chapter's
+    /// `--trace`: which thread touched which element at each warp step, and the atomic
+    /// contention per bin), for a failure a picture explains: a race, a wrong result or
+    /// technique, a barrier error, an access out of bounds. `None` for the others (a stub,
+    /// a panic, a time-out, an error of the check).
+    pub fn draw_command(&self, status: Status) -> Option<String> {
+        let drawable = matches!(
+            status,
+            Status::Race
+                | Status::WrongResult
+                | Status::WrongTechnique
+                | Status::BarrierError
+                | Status::OutOfBounds
+        );
+        let chapter: u32 = self.id.split('.').next()?.parse().ok()?;
+        drawable.then(|| {
+            format!(
+                "cargo run -p ch{chapter:02} -- --kernels student --step {id} --trace {id}.svg \
+                 (or key t in `cargo run -p learn`)",
+                id = self.id
+            )
+        })
     }
 
     /// For a `#[test]`: runs the check on the emulator and panics with the student's

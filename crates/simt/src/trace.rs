@@ -20,7 +20,7 @@
 //! most [`MAX_COLUMNS`] × [`MAX_ROWS`] cells per panel.
 
 use crate::op::Space;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
@@ -219,10 +219,16 @@ impl Trace {
     }
 }
 
-/// The Okabe-Ito palette (readable with colour blindness): warp `w` of the grid is drawn
-/// in `WARP_COLOURS[w % 8]`.
-pub const WARP_COLOURS: [&str; 8] = [
+/// One colour per warp of a 32-warp window: warp `w` of the grid is drawn in
+/// `WARP_COLOURS[w % 32]`. The first eight are the Okabe-Ito palette (readable with
+/// colour blindness: the two warps of a small block and their neighbours); the rest
+/// continue around the hue circle at two lightnesses, so that no two warps of a
+/// 1024-thread block share a colour.
+pub const WARP_COLOURS: [&str; 32] = [
     "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000",
+    "#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#666666",
+    "#8dd3c7", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69", "#fccde5", "#bc80bd",
+    "#084594", "#8c2d04", "#00441b", "#49006a", "#7f0000", "#003c30", "#543005", "#252525",
 ];
 
 /// The heatmap's colours: lanes on one bin in one step, 1, 2-3, 4-7, 8-15, 16-31, 32+.
@@ -272,15 +278,21 @@ fn panel(
     cols: u64,
     rows: u64,
     cells: &BTreeMap<(u64, u64), &str>,
+    marks: &BTreeSet<(u64, u64)>,
 ) {
     let cw = PLOT_W / cols as f64;
     let rh = PLOT_H / rows as f64;
-    let _ = writeln!(
-        out,
-        r#"<text x="{LEFT:.1}" y="{:.1}" font-size="13" font-weight="bold">{}</text>"#,
-        top - 8.0,
-        escape(title)
-    );
+    // The title above the frame, wrapped to its width (about 7.5 px a character at 13 px
+    // bold), its last line just above the frame.
+    let lines = wrap_words(title, (PLOT_W / 7.5) as usize);
+    for (k, line) in lines.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            r#"<text x="{LEFT:.1}" y="{:.1}" font-size="13" font-weight="bold">{}</text>"#,
+            top - 8.0 - 15.0 * (lines.len() - 1 - k) as f64,
+            escape(line)
+        );
+    }
     let _ = writeln!(
         out,
         r##"<rect x="{LEFT:.1}" y="{top:.1}" width="{PLOT_W:.1}" height="{PLOT_H:.1}" fill="#f7f7f7" stroke="#999999"/>"##
@@ -293,6 +305,16 @@ fn panel(
             top + r as f64 * rh,
             cw,
             rh
+        );
+    }
+    // Marked cells (lost updates): a red frame around the cell, at least 4 px wide.
+    for &(c, r) in marks {
+        let (w, h) = (cw.max(4.0), rh.max(4.0));
+        let _ = writeln!(
+            out,
+            r##"<rect x="{:.1}" y="{:.1}" width="{w:.1}" height="{h:.1}" fill="none" stroke="#d7191c" stroke-width="1.5"/>"##,
+            LEFT + c as f64 * cw + (cw - w) / 2.0,
+            top + r as f64 * rh + (rh - h) / 2.0,
         );
     }
     let bottom = top + PLOT_H;
@@ -358,8 +380,10 @@ pub fn render_svg(trace: &Trace, title: &str) -> String {
         })
         .collect();
     let panels = shown.len() + atomic_buffers.len();
-    let height = 70.0 + panels as f64 * (PLOT_H + PANEL_GAP) + 40.0;
     let width = LEFT + PLOT_W + 30.0;
+    let extra_title =
+        18.0 * (wrap_words(title, ((width - LEFT - 10.0) / 8.5) as usize).len() as f64 - 1.0);
+    let height = 70.0 + extra_title + panels as f64 * (PLOT_H + PANEL_GAP) + 40.0;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -369,11 +393,17 @@ pub fn render_svg(trace: &Trace, title: &str) -> String {
         out,
         r#"<rect x="0" y="0" width="{width:.0}" height="{height:.0}" fill="white"/>"#
     );
-    let _ = writeln!(
-        out,
-        r#"<text x="{LEFT:.1}" y="22" font-size="15" font-weight="bold">{}</text>"#,
-        escape(title)
-    );
+    // The title, wrapped to the drawing's width (about 8.5 px a character at 15 px bold).
+    let title_lines = wrap_words(title, ((width - LEFT - 10.0) / 8.5) as usize);
+    for (k, line) in title_lines.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            r#"<text x="{LEFT:.1}" y="{:.1}" font-size="15" font-weight="bold">{}</text>"#,
+            22.0 + 18.0 * k as f64,
+            escape(line)
+        );
+    }
+    let title_bottom = 22.0 + 18.0 * (title_lines.len() as f64 - 1.0);
     let [gx, gy, gz] = trace.grid;
     let [bx, by, bz] = trace.block;
     let mut sub = format!(
@@ -385,50 +415,86 @@ pub fn render_svg(trace: &Trace, title: &str) -> String {
     }
     let _ = writeln!(
         out,
-        r#"<text x="{LEFT:.1}" y="40" font-size="11">{}</text>"#,
+        r#"<text x="{LEFT:.1}" y="{:.1}" font-size="11">{}</text>"#,
+        title_bottom + 18.0,
         escape(&sub)
     );
-    let mut legend = String::from("colour = warp of the grid (");
+    let mut legend = String::from("colour = warp of the grid, 0 to 31, repeating: ");
     for (i, c) in WARP_COLOURS.iter().enumerate() {
-        let _ = write!(
-            legend,
-            r#"<tspan fill="{c}">&#9632;</tspan>{}{}"#,
-            i,
-            if i < 7 { " " } else { "" }
-        );
+        let _ = write!(legend, r#"<tspan fill="{c}">&#9632;</tspan>"#);
+        if i % 8 == 7 && i < 31 {
+            legend.push(' ');
+        }
     }
-    legend.push_str(", repeating)");
     let _ = writeln!(
         out,
-        r#"<text x="{LEFT:.1}" y="56" font-size="11">{legend}</text>"#
+        r#"<text x="{LEFT:.1}" y="{:.1}" font-size="11">{legend}</text>"#,
+        title_bottom + 34.0
     );
-    let mut top = 70.0 + 22.0;
+    let mut top = title_bottom + 70.0;
     for &b in &shown {
         let buf = trace.buffers[b];
         let (rows, per_row) = buckets(buf.len, MAX_ROWS);
         let mut cells: BTreeMap<(u64, u64), &str> = BTreeMap::new();
         let mut kinds: Vec<AccessKind> = Vec::new();
+        // Stores of one step by several lanes to one element: all but one are lost.
+        let mut lost_cells: BTreeSet<(u64, u64)> = BTreeSet::new();
+        let mut lost = 0u64;
         for s in trace.steps.iter().filter(|s| s.buffer as usize == b) {
             if !kinds.contains(&s.kind) {
                 kinds.push(s.kind);
             }
             let col = (s.step - first) / per_col;
             let warp = s.block * wpb + s.warp as u64;
-            let colour = WARP_COLOURS[(warp % 8) as usize];
+            let colour = WARP_COLOURS[(warp % 32) as usize];
             for &(_, index) in &s.lanes {
                 // The first access to a cell keeps it: earlier warps stay visible.
                 cells
                     .entry((col, (index / per_row).min(rows - 1)))
                     .or_insert(colour);
             }
+            if s.kind == AccessKind::Store {
+                let mut per_index: BTreeMap<u64, u64> = BTreeMap::new();
+                for &(_, index) in &s.lanes {
+                    *per_index.entry(index).or_default() += 1;
+                }
+                for (index, n) in per_index.into_iter().filter(|&(_, n)| n > 1) {
+                    lost += n - 1;
+                    lost_cells.insert((col, (index / per_row).min(rows - 1)));
+                }
+            }
         }
         kinds.sort();
         let kinds: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
-        let title = format!("access pattern: {} ({})", buf.label(), kinds.join(", "));
+        let mut title = format!("access pattern: {} ({})", buf.label(), kinds.join(", "));
+        if lost > 0 {
+            let _ = write!(
+                title,
+                "; red frames: {lost} updates lost (lanes of one warp storing to one bin in one step)"
+            );
+        }
         let x = format!("warp step{}", per_label(per_col, "steps"));
-        let y = format!("element{}", per_label(per_row, "elements"));
+        // A buffer that lanes update together (atomics, or stores of several lanes to one
+        // element) is a histogram: its rows are bins.
+        let noun = if atomic_buffers.contains(&b) || lost > 0 {
+            "bin"
+        } else {
+            "element"
+        };
+        let y = format!("{noun}{}", per_label(per_row, &format!("{noun}s")));
         let ends = (first, last, buf.len.saturating_sub(1));
-        panel(&mut out, top, &title, &x, &y, ends, cols, rows, &cells);
+        panel(
+            &mut out,
+            top,
+            &title,
+            &x,
+            &y,
+            ends,
+            cols,
+            rows,
+            &cells,
+            &lost_cells,
+        );
         top += PLOT_H + PANEL_GAP;
     }
     for &b in &atomic_buffers {
@@ -468,7 +534,18 @@ pub fn render_svg(trace: &Trace, title: &str) -> String {
         );
         let y = format!("bin{}", per_label(per_row, "bins"));
         let ends = (1, steps.len() as u64, buf.len.saturating_sub(1));
-        panel(&mut out, top, &title, &x, &y, ends, acols, rows, &cells);
+        panel(
+            &mut out,
+            top,
+            &title,
+            &x,
+            &y,
+            ends,
+            acols,
+            rows,
+            &cells,
+            &BTreeSet::new(),
+        );
         top += PLOT_H + PANEL_GAP;
     }
     if !atomic_buffers.is_empty() {
@@ -501,6 +578,48 @@ pub fn render_svg(trace: &Trace, title: &str) -> String {
             height - 8.0,
             trace.buffers.len() - MAX_PANELS
         );
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces (a longer word stays
+/// whole on its own line).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines
+}
+
+/// Several drawings ([`render_svg`]'s documents) side by side in one SVG document, left
+/// to right, top-aligned: how a picture contrasts two kernels of one step.
+pub fn side_by_side(parts: &[String]) -> String {
+    let size = |svg: &str, attr: &str| -> f64 {
+        let key = format!("{attr}=\"");
+        svg.find(&key)
+            .and_then(|i| svg[i + key.len()..].split('"').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0)
+    };
+    let width: f64 = parts.iter().map(|p| size(p, "width")).sum();
+    let height = parts.iter().map(|p| size(p, "height")).fold(0.0, f64::max);
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"sans-serif\">\n<rect x=\"0\" y=\"0\" width=\"{width:.0}\" height=\"{height:.0}\" fill=\"white\"/>\n"
+    );
+    let mut x = 0.0;
+    for p in parts {
+        out.push_str(&p.replacen("<svg ", &format!("<svg x=\"{x:.0}\" y=\"0\" "), 1));
+        x += size(p, "width");
     }
     out.push_str("</svg>\n");
     out
@@ -555,6 +674,116 @@ mod tests {
         assert!(cells <= 2 * MAX_COLUMNS * MAX_ROWS + 20, "{cells} rects");
         assert!(svg.contains("1 cell = 7 steps"), "{svg}");
         assert_eq!(svg, render_svg(&t, "big"), "deterministic");
+    }
+
+    #[test]
+    fn thirty_two_warps_have_thirty_two_colours() {
+        let distinct: BTreeSet<&str> = WARP_COLOURS.iter().copied().collect();
+        assert_eq!(distinct.len(), 32);
+    }
+
+    #[test]
+    fn long_titles_wrap_inside_the_drawing() {
+        let t = Trace {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            ..Trace::default()
+        };
+        let title = "9.6 histo_coarse_contiguous (C = 4) (reference kernels): 2048 elements, 32 bins: correct, and more words";
+        let svg = render_svg(&t, title);
+        let width = LEFT + PLOT_W + 30.0;
+        let max_chars = ((width - LEFT - 10.0) / 8.5) as usize;
+        let lines: Vec<&str> = svg
+            .lines()
+            .filter(|l| l.contains(r#"font-size="15""#))
+            .collect();
+        assert!(lines.len() >= 2, "{svg}");
+        for l in &lines {
+            let text = l
+                .split('>')
+                .nth(1)
+                .unwrap_or("")
+                .split('<')
+                .next()
+                .unwrap_or("");
+            assert!(text.chars().count() <= max_chars, "{text}");
+        }
+    }
+
+    #[test]
+    fn lost_updates_are_framed_and_their_buffer_counts_bins() {
+        let mut t = Trace {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            ..Trace::default()
+        };
+        // Lanes 0-3 store to bin 5 in one step: three updates lost.
+        t.record(
+            1,
+            0,
+            0,
+            AccessKind::Store,
+            buf(8),
+            7,
+            (0..4).map(|l| (l, 5)).collect(),
+        );
+        t.record(
+            2,
+            0,
+            0,
+            AccessKind::Store,
+            buf(8),
+            7,
+            (0..4).map(|l| (l, l as u64)).collect(),
+        );
+        let svg = render_svg(&t, "lost");
+        assert!(svg.contains("3 updates lost"), "{svg}");
+        assert_eq!(svg.matches(r##"stroke="#d7191c""##).count(), 1, "{svg}");
+        assert!(svg.contains(">bin</text>"), "{svg}");
+        // Stores that never collide are elements, with no frame.
+        let mut u = Trace {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            ..Trace::default()
+        };
+        u.record(
+            1,
+            0,
+            0,
+            AccessKind::Store,
+            buf(8),
+            7,
+            (0..4).map(|l| (l, l as u64)).collect(),
+        );
+        let svg = render_svg(&u, "fine");
+        assert!(
+            !svg.contains("lost") && svg.contains(">element</text>"),
+            "{svg}"
+        );
+    }
+
+    #[test]
+    fn side_by_side_puts_drawings_left_to_right() {
+        let t = Trace {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            ..Trace::default()
+        };
+        let one = render_svg(&t, "a");
+        let both = side_by_side(&[one.clone(), render_svg(&t, "b")]);
+        let width = LEFT + PLOT_W + 30.0;
+        assert!(
+            both.starts_with(&format!(
+                r#"<svg xmlns="http://www.w3.org/2000/svg" width="{:.0}""#,
+                2.0 * width
+            )),
+            "{both}"
+        );
+        assert!(
+            both.contains(&format!(r#"<svg x="{width:.0}" y="0" "#)),
+            "{both}"
+        );
+        assert_eq!(both.matches("</svg>").count(), 3);
     }
 
     #[test]
