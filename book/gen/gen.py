@@ -155,6 +155,13 @@ def ratio(a, b, input='uniform', dtype='u8', file=BENCH, digits=2):
 def faster(a, b, input='uniform', dtype='u8', file=BENCH, bins=None):
     """True when a ran faster than b (for @@check:@@)."""
     return bench(a, input, dtype, 'gbps', file, bins) > bench(b, input, dtype, 'gbps', file, bins)
+def span(values, unit='GB/s'):
+    # "12 GB/s on every input" when the rounded values agree, else "3 to 12 GB/s".
+    v = [round(x) for x in values]
+    if min(v) == max(v):
+        return f'{v[0]} {unit} on every input'
+    return f'{min(v)} to {max(v)} {unit}'
+
 def read_bw(file=BENCH):
     return f"{bench_header('read_bw_gbps', file):.0f}"
 def measured_on(file=BENCH):
