@@ -68,11 +68,15 @@ pub struct Counters {
     pub shared_atomic_serialized: u64,
     /// Serialization depth of shared atomics.
     pub shared_atomic_max_depth: u64,
-    /// Extra passes of shared atomic instructions caused by bank conflicts, counted as
-    /// [`bank_conflicts`](Self::bank_conflicts) counts them for loads and stores: per
-    /// request, the most distinct words one bank serves, minus one (lanes on one word
-    /// are one address for the atomic unit, not a conflict;
-    /// `l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom`). On an H100 this is what
+    /// Extra passes of shared atomic instructions caused by bank conflicts
+    /// (`l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom`): per request, the most
+    /// one bank serves, minus one. What a bank serves depends on the instruction: an
+    /// integer `+1` (sm_90's `ATOMS.POPC.INC`) combines the lanes on one word, so it counts
+    /// distinct words, as [`bank_conflicts`](Self::bank_conflicts) does for loads; any
+    /// other integer shared atomic (`ATOMS.ADD` with a variable operand, ...) serves each
+    /// lane on a word in a pass of its own, so it counts lanes. A call site is taken as
+    /// `+1` when every instruction it issued added 1 to 32-bit integers (the emulator sees
+    /// values, not the compiled code). On an H100 this is what
     /// bounds a shared-memory histogram of uniform bytes: with one counter per bin, the
     /// 32 lanes' bins fall in random banks, about 3.5 distinct words in the busiest.
     pub shared_atomic_bank_conflicts: u64,

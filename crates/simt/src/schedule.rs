@@ -158,6 +158,9 @@ pub(crate) struct Exec<'m> {
     last_seen: Arc<LastSeen>,
     pub(crate) sites: SiteTable,
     pub(crate) per_site: Vec<Counters>,
+    /// Per site, its shared atomics' extra passes both ways (see
+    /// [`crate::exec::SharedAtomicPasses`]), folded into `per_site` by the report.
+    shared_atomics: Vec<crate::exec::SharedAtomicPasses>,
     pub(crate) findings: Findings,
     pub(crate) global_writes: GlobalWrites,
     steps: u64,
@@ -237,6 +240,7 @@ impl<'m> Exec<'m> {
             last_seen,
             sites: SiteTable::default(),
             per_site: Vec::new(),
+            shared_atomics: Vec::new(),
             findings: Findings::default(),
             global_writes: GlobalWrites::default(),
             steps: 0,
@@ -303,7 +307,13 @@ impl<'m> Exec<'m> {
         Ok(())
     }
 
-    fn report(self) -> LaunchReport {
+    fn report(mut self) -> LaunchReport {
+        for (id, passes) in self.shared_atomics.iter().enumerate() {
+            let (extra, ways) = passes.passes();
+            let c = &mut self.per_site[id];
+            c.shared_atomic_bank_conflicts += extra;
+            c.shared_atomic_max_bank_ways = c.shared_atomic_max_bank_ways.max(ways);
+        }
         let mut total = Counters::default();
         let mut lines: BTreeMap<(String, u32), Counters> = BTreeMap::new();
         for (id, c) in self.per_site.iter().enumerate() {
@@ -339,6 +349,17 @@ impl<'m> Exec<'m> {
             self.per_site.resize(self.sites.len(), Counters::default());
         }
         self.cur = id;
+    }
+
+    /// The shared-atomic passes of site `id` (an index into `per_site`).
+    pub(crate) fn shared_atomic_passes(
+        &mut self,
+        id: usize,
+    ) -> &mut crate::exec::SharedAtomicPasses {
+        if id >= self.shared_atomics.len() {
+            self.shared_atomics.resize(id + 1, Default::default());
+        }
+        &mut self.shared_atomics[id]
     }
 
     /// Counters of the current step's site.

@@ -555,3 +555,73 @@ fn shared_atomics_count_bank_conflicts_per_distinct_word() {
     // Loads and stores keep their own counter: the conflict-free zeroing and loads.
     assert_eq!(c.bank_conflicts, 31);
 }
+
+/// One warp, three ways of adding to one shared word, each on its own line: `+1` from
+/// every lane (sm_90's `ATOMS.POPC.INC`, which combines the warp's lanes on the word);
+/// `+ (lane + 1)`, a variable operand (`ATOMS.ADD`: each lane a pass of its own); and a
+/// site that adds 1 here but `run` elsewhere in the launch, as 9.7's flush does (a
+/// variable operand in the code, whatever its value at one step).
+#[kernel]
+fn shared_same_address(out: GlobalSlice<u32>, run: GlobalSlice<u32>) {
+    let s = shared_array![u32; 4];
+    let l = thread::thread_idx_x();
+    if l < 4 {
+        s.store(l, 0);
+    }
+    thread::sync_threads();
+    s.atomic_add(0, 1); // @plus-one
+    s.atomic_add(1, l + 1); // @variable
+    let mut k = 0;
+    while k < 2 {
+        s.atomic_add(2, run.load(k)); // @sometimes-one
+        k += 1;
+    }
+    thread::sync_threads();
+    if l < 4 {
+        out.store(l, s.load(l));
+    }
+}
+
+/// The model of equal addresses in one shared atomic instruction, pinned by the number
+/// Nsight Compute gave on an H100 (driver 580, CUDA 13.0, 2026-11-23) for the course's
+/// 9.7 on all-zero bytes: 31 744 shared atomic bank conflicts for 1 024 flush
+/// instructions whose 32 lanes add their run lengths to one bin, 31 extra passes each;
+/// and 0 for 9.5's `+1` on the same input (`notes/sass-h100-2026-11-23.md` has the SASS).
+#[test]
+fn equal_shared_addresses_combine_only_for_plus_one() {
+    let mut dev = device();
+    let out = dev.alloc::<u32>(4).unwrap();
+    let run = dev.upload(&[1u32, 2]).unwrap();
+    let r = dev
+        .launch(
+            &shared_same_address::KERNEL,
+            LaunchConfig::linear(1, 32),
+            (out.slice(), run.slice()),
+        )
+        .unwrap();
+    assert_eq!(
+        dev.download(&out).unwrap(),
+        vec![32, (1..=32).sum::<u32>(), 32 * 3, 0]
+    );
+    let e = emu(&r);
+    let passes = |tag: &str| {
+        let c = e.line(SRC.file, SRC.line(tag)).unwrap();
+        (
+            c.shared_atomic_bank_conflicts,
+            c.shared_atomic_max_bank_ways,
+        )
+    };
+    assert_eq!(
+        passes("plus-one"),
+        (0, 1),
+        "POPC.INC: one update for 32 lanes"
+    );
+    assert_eq!(
+        passes("variable"),
+        (31, 32),
+        "ATOMS.ADD: 32 lanes, 32 passes"
+    );
+    // Two instructions at the site, the first adding 1 from every lane: the site's code
+    // has a variable operand, so both are served a lane at a time.
+    assert_eq!(passes("sometimes-one"), (62, 32));
+}
