@@ -221,8 +221,8 @@ pub const STATIC_BINS: u32 = 256;
 /// shared-memory version; coarsening comes in 9.6), `histo.len() <= 256`, no dynamic
 /// shared memory.
 ///
-/// Shared memory is on the SM: an atomic there takes a few cycles instead of a round trip
-/// to L2, and only the block's own threads contend. Shared memory starts as garbage, so
+/// Shared memory is on the SM: an atomic there is served next to the cores, without a
+/// round trip to L2, and only the block's own threads contend. Shared memory starts as garbage, so
 /// the block zeroes its bins first, and a barrier keeps every thread from counting before
 /// the zeroing is done; a second barrier keeps the commit (one global atomic per nonzero
 /// bin) from reading bins other threads are still counting into.

@@ -231,6 +231,9 @@ pub struct App {
     verdict: Option<Verdict>,
     /// What the screen shows.
     pub view: View,
+    /// Whether keys are read (the interactive runner): the list then says how to move in
+    /// it. `learn --once` turns it off.
+    pub keys: bool,
     /// A one-off message (a reset's backup path, a trace's file, a solution).
     message: Option<String>,
     /// The exercise a first `r` asked to reset: a second `r` confirms it.
@@ -267,6 +270,7 @@ impl App {
             current,
             verdict: None,
             view: View::Exercise,
+            keys: true,
             message: None,
             confirm_reset: None,
             cursor: current,
@@ -629,15 +633,17 @@ impl App {
             let open = if i == self.current { "*" } else { " " };
             let _ = writeln!(s, "{here}{open}{mark}  {:<5} {}", e.id, e.title);
         }
-        let _ = writeln!(
-            s,
-            "\n(up/down or type a number such as 9.4, then Enter to open; * is the open one; l goes back){}",
-            if self.typed.is_empty() {
-                String::new()
-            } else {
-                format!("\nopen: {}", self.typed)
-            }
-        );
+        if self.keys {
+            let _ = writeln!(
+                s,
+                "\n(up/down or type a number such as 9.4, then Enter to open; * is the open one; l goes back){}",
+                if self.typed.is_empty() {
+                    String::new()
+                } else {
+                    format!("\nopen: {}", self.typed)
+                }
+            );
+        }
     }
 }
 
