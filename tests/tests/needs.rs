@@ -28,11 +28,7 @@ fn needs_cover_the_calls_of_the_reference() {
                     );
                 }
             }
-            let code: String = regions
-                .iter()
-                .filter(|r| r.id == e.id)
-                .map(|r| &text[r.body.clone()])
-                .collect();
+            let code = course::regions::code_of(&text, &regions, e.id);
             for other in chapter.exercises.iter().filter(|o| o.id != e.id) {
                 for f in other.kernels {
                     let called = code.match_indices(f).any(|(i, _)| {

@@ -87,11 +87,7 @@ pub fn assert_hint_answers(chapter: &Chapter, out: &Outcome) {
 pub fn assert_hints_cover_failures(chapter: &Chapter, solutions: &str) {
     let regions = course::regions::regions(solutions).expect("the reference's regions parse");
     for e in chapter.exercises {
-        let code: String = regions
-            .iter()
-            .filter(|r| r.id == e.id)
-            .map(|r| &solutions[r.body.clone()])
-            .collect();
+        let code = course::regions::code_of(solutions, &regions, e.id);
         let has = |s: Status| e.hints_by_failure.iter().any(|&(on, _)| on == s);
         if code.contains("sync_threads") {
             assert!(

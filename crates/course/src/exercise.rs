@@ -66,7 +66,7 @@ impl Exercise {
     pub fn run(&self, device: &mut Device, source: KernelSource) -> Outcome {
         let mut out = (self.check)(device, source);
         out.exercise = self.id;
-        if let Some(dep) = self.blocked_by(&out) {
+        if let Some(dep) = self.blocked_by(out.status, &out.reason) {
             out.reason = format!(
                 "needs {dep} first: this exercise calls a function of {dep}, which is still a stub ({})",
                 out.reason
@@ -102,34 +102,30 @@ impl Exercise {
             .collect()
     }
 
-    /// The exercise of [`needs`](Self::needs) whose stub made `out` fail, if any: a
-    /// `todo!` of another exercise (`not yet implemented: 9.5 init_private_bins`).
-    pub fn blocked_by(&self, out: &Outcome) -> Option<&'static str> {
-        if out.status != Status::NotImplemented {
+    /// The exercise of [`needs`](Self::needs) whose stub made a failure of `status` with
+    /// `reason` happen, if any: a `todo!` of another exercise (`not yet implemented: 9.5
+    /// init_private_bins`).
+    pub fn blocked_by(&self, status: Status, reason: &str) -> Option<&'static str> {
+        if status != Status::NotImplemented {
             return None;
         }
-        let todo = out.reason.split("not yet implemented: ").nth(1)?;
+        let todo = reason.split("not yet implemented: ").nth(1)?;
         let id = todo.split_whitespace().next()?;
         self.needs.iter().copied().find(|&dep| dep == id)
     }
 
-    /// The hint `out` (a failure of this exercise) shows first: "solve 9.5 first" when a
-    /// needed exercise's stub stopped it, else [`first_hint`](Self::first_hint).
-    pub fn hint_for(&self, out: &Outcome) -> String {
-        match self.blocked_by(out) {
-            Some(dep) => {
-                let chapter: u32 = dep
-                    .split('.')
-                    .next()
-                    .and_then(|c| c.parse().ok())
-                    .unwrap_or(0);
-                format!(
-                    "Solve {dep} first (this exercise builds on its functions; `cargo test -p \
-                     ch{chapter:02} {}` checks it), then come back",
-                    test_filter(dep)
-                )
-            }
-            None => self.first_hint(out.status).to_string(),
+    /// The hint a failure of this exercise (`status`, `reason`) shows first: "solve 9.5
+    /// first" when a needed exercise's stub stopped it, else
+    /// [`first_hint`](Self::first_hint).
+    pub fn hint_for(&self, status: Status, reason: &str) -> String {
+        match self.blocked_by(status, reason) {
+            Some(dep) => format!(
+                "Solve {dep} first (this exercise builds on its functions; `cargo test -p \
+                 {} {}` checks it), then come back",
+                package_of(dep).unwrap_or_default(),
+                test_filter(dep)
+            ),
+            None => self.first_hint(status).to_string(),
         }
     }
 
@@ -143,7 +139,7 @@ impl Exercise {
 
     /// The message a failing check shows a student.
     pub fn failure_message(&self, out: &Outcome) -> String {
-        let hint = self.hint_for(out);
+        let hint = self.hint_for(out.status, &out.reason);
         let mut s = format!(
             "exercise {} ({}): {} - {}\n",
             self.id,
@@ -178,10 +174,10 @@ impl Exercise {
                 | Status::BarrierError
                 | Status::OutOfBounds
         );
-        let chapter: u32 = self.id.split('.').next()?.parse().ok()?;
+        let package = package_of(self.id)?;
         drawable.then(|| {
             format!(
-                "cargo run -p ch{chapter:02} -- --kernels student --step {id} --trace {id}.svg \
+                "cargo run -p {package} -- --kernels student --step {id} --trace {id}.svg \
                  (or key t in `cargo run -p learn`)",
                 id = self.id
             )
@@ -216,6 +212,12 @@ impl Exercise {
             std::panic::resume_unwind(Box::new(format!("exercise {} failed", self.id)));
         }
     }
+}
+
+/// The package of exercise `id`'s chapter: `"9.5"` is in `ch09`.
+fn package_of(id: &str) -> Option<String> {
+    let chapter: u32 = id.split('.').next()?.parse().ok()?;
+    Some(format!("ch{chapter:02}"))
 }
 
 /// How a check's replay line starts (see [`Exercise::run`]).
@@ -261,5 +263,16 @@ mod tests {
         assert_eq!(test_filter("9.16"), "ex_9_16");
         assert_eq!(test_filter("5.4"), "ex_5_04");
         assert!(!test_filter("9.10").contains(&test_filter("9.1")));
+        assert_eq!(super::package_of("9.5").as_deref(), Some("ch09"));
+        assert_eq!(super::package_of("5.4").as_deref(), Some("ch05"));
+    }
+
+    #[test]
+    fn a_label_names_one_status() {
+        use crate::Status;
+        for s in Status::ALL {
+            assert_eq!(Status::from_label(s.label()), Some(s));
+        }
+        assert_eq!(Status::from_label("deadlock"), None);
     }
 }

@@ -23,6 +23,17 @@ pub struct Region {
     pub end: usize,
 }
 
+/// The code of exercise `id` in `text`: the bodies of its regions of `regions` (found in
+/// `text` by [`regions`]), in file order, joined. An exercise may have several regions
+/// (one per function it asks for).
+pub fn code_of(text: &str, regions: &[Region], id: &str) -> String {
+    regions
+        .iter()
+        .filter(|r| r.id == id)
+        .map(|r| &text[r.body.clone()])
+        .collect()
+}
+
 /// The regions of `text`, in order. Errors name the line of an unbalanced marker or of a
 /// `STUDENT-BEGIN` without an id.
 pub fn regions(text: &str) -> Result<Vec<Region>, String> {

@@ -33,18 +33,7 @@ pub fn status_key(status: Status) -> &'static str {
 }
 
 /// Every status, in the order of [`Status`]'s declaration.
-pub const ALL_STATUSES: [Status; 10] = [
-    Status::Pass,
-    Status::WrongResult,
-    Status::WrongTechnique,
-    Status::Race,
-    Status::BarrierError,
-    Status::OutOfBounds,
-    Status::Panicked,
-    Status::TimedOut,
-    Status::NotImplemented,
-    Status::Error,
-];
+pub const ALL_STATUSES: [Status; 10] = Status::ALL;
 
 /// The status whose [`status_key`] is `key`.
 pub fn status_from_key(key: &str) -> Option<Status> {
@@ -145,14 +134,7 @@ impl ExerciseReport {
     /// The report line of `exercise` of `chapter`, scored from what its check found.
     pub fn new(chapter: &'static Chapter, exercise: &'static Exercise, checked: Checked) -> Self {
         let passed = checked.status == Status::Pass;
-        let hint = (!passed).then(|| {
-            exercise.hint_for(&course::Outcome {
-                exercise: exercise.id,
-                status: checked.status,
-                reason: checked.reason.clone(),
-                details: Vec::new(),
-            })
-        });
+        let hint = (!passed).then(|| exercise.hint_for(checked.status, &checked.reason));
         ExerciseReport {
             chapter: chapter.id,
             id: exercise.id,

@@ -120,20 +120,17 @@ pub fn verdict_from_report(json: &str) -> Verdict {
     }
 }
 
-/// The first free `<dir>/<id>-<k>.rs`.
-fn backup_path(dir: &Path, id: &str) -> PathBuf {
+/// The backups of exercise `id` in `dir`, oldest first: `<dir>/<id>-1.rs`, `-2.rs`, ...
+/// as long as they exist (a reset writes the next, an undo removes the newest).
+fn backups(dir: &Path, id: &str) -> impl Iterator<Item = PathBuf> {
     (1..)
-        .map(|k| dir.join(format!("{id}-{k}.rs")))
-        .find(|p| !p.exists())
-        .expect("invariant: some number is free")
+        .map(move |k| dir.join(format!("{id}-{k}.rs")))
+        .take_while(|p| p.exists())
 }
 
-/// The newest `<dir>/<id>-<k>.rs` (the highest k), if any.
-fn last_backup(dir: &Path, id: &str) -> Option<PathBuf> {
-    (1..)
-        .map(|k| dir.join(format!("{id}-{k}.rs")))
-        .take_while(|p| p.exists())
-        .last()
+/// Where the next backup of `id` goes: the one after [`backups`]' newest.
+fn backup_path(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{id}-{}.rs", backups(dir, id).count() + 1))
 }
 
 fn read(path: &Path) -> Result<String, String> {
@@ -199,7 +196,7 @@ impl Backend for CargoBackend {
 
     fn undo(&mut self, ex: &ExerciseInfo) -> Result<String, String> {
         let dir = self.root.join(STATE_DIR).join("backups");
-        let Some(backup) = last_backup(&dir, &ex.id) else {
+        let Some(backup) = backups(&dir, &ex.id).last() else {
             return Err(format!("{} has no backup in {}", ex.id, dir.display()));
         };
         let file = self.root.join(ex.student_file());

@@ -349,7 +349,7 @@ impl Exec<'_> {
                 c.global_load_sectors += n;
             }
             Space::Shared => {
-                let (conflicts, ways) = bank_conflicts(&mut words);
+                let (conflicts, ways) = bank_conflicts(&mut words, false);
                 let c = self.c();
                 c.shared_load_requests += 1;
                 c.bank_conflicts += conflicts;
@@ -480,7 +480,7 @@ impl Exec<'_> {
                 c.global_store_sectors += n;
             }
             Space::Shared => {
-                let (conflicts, ways) = bank_conflicts(&mut words);
+                let (conflicts, ways) = bank_conflicts(&mut words, false);
                 let c = self.c();
                 c.shared_store_requests += 1;
                 c.bank_conflicts += conflicts;
@@ -596,11 +596,11 @@ impl Exec<'_> {
                     && group
                         .iter()
                         .all(|&li| matches!(*self.lanes[li].op_ref(), Op::Atomic { value: 1, .. }));
-                let combined = bank_conflicts(&mut words.clone());
+                let combined = bank_conflicts(&mut words, false);
                 let per_lane = if ty == AtomicType::F32 {
                     combined
                 } else {
-                    bank_passes_per_lane(&mut words)
+                    bank_conflicts(&mut words, true)
                 };
                 let cur = self.cur;
                 self.shared_atomic_passes(cur).add(
@@ -745,22 +745,6 @@ impl SharedAtomicPasses {
     }
 }
 
-/// Bank conflicts of one shared atomic request whose lanes on one word each take a pass
-/// (no combining): per phase, the most lanes one bank serves, minus one.
-fn bank_passes_per_lane(words: &mut [(u64, u64)]) -> (u64, u64) {
-    let (mut extra, mut worst) = (0, 1);
-    let mut per_phase: std::collections::BTreeMap<u64, [u64; 32]> = Default::default();
-    for &(phase, word) in words.iter() {
-        per_phase.entry(phase).or_insert([0; 32])[(word % 32) as usize] += 1;
-    }
-    for banks in per_phase.values() {
-        let ways = banks.iter().copied().max().unwrap_or(1).max(1);
-        extra += ways - 1;
-        worst = worst.max(ways);
-    }
-    (extra, worst)
-}
-
 /// The phase of a shared access: the hardware serves a warp's 4-byte accesses in one
 /// pass, but 8-byte accesses by half-warps and 16-byte ones by quarter-warps (a pass moves
 /// at most 128 bytes), so lanes of different phases never conflict.
@@ -770,9 +754,10 @@ fn phase(li: usize, size: u64) -> u64 {
 
 /// Bank conflicts of one shared request over 32 banks of 4-byte words, from the
 /// `(phase, word)` pairs its lanes touch: the extra passes (wavefronts) beyond one per
-/// phase, and the worst conflict of a phase (the most distinct words one bank serves).
-/// Lanes on the same word share it (broadcast).
-fn bank_conflicts(words: &mut [(u64, u64)]) -> (u64, u64) {
+/// phase, and the worst conflict of a phase (the most one bank serves). Lanes on the same
+/// word share it (a broadcast, or an atomic that combines them), unless `each_lane`: an
+/// atomic that serves each lane on a word in a pass of its own (see `SharedAtomicPasses`).
+fn bank_conflicts(words: &mut [(u64, u64)], each_lane: bool) -> (u64, u64) {
     words.sort_unstable();
     let (mut extra, mut worst) = (0, 1);
     let mut i = 0;
@@ -782,7 +767,7 @@ fn bank_conflicts(words: &mut [(u64, u64)]) -> (u64, u64) {
         let mut prev = None;
         while i < words.len() && words[i].0 == p {
             let w = words[i].1;
-            if prev != Some(w) {
+            if each_lane || prev != Some(w) {
                 per_bank[(w % 32) as usize] += 1;
                 prev = Some(w);
             }

@@ -638,6 +638,15 @@ fn per_label(per: u64, what: &str) -> String {
 mod tests {
     use super::*;
 
+    /// An empty trace of a launch of one warp.
+    fn one_warp() -> Trace {
+        Trace {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            ..Trace::default()
+        }
+    }
+
     fn buf(len: u64) -> TraceBuffer {
         TraceBuffer {
             space: Space::Global,
@@ -660,11 +669,7 @@ mod tests {
 
     #[test]
     fn big_traces_are_downsampled() {
-        let mut t = Trace {
-            grid: [1, 1, 1],
-            block: [32, 1, 1],
-            ..Trace::default()
-        };
+        let mut t = one_warp();
         for i in 0..1000u64 {
             let lanes = (0..32).map(|l| (l as u8, (i * 32 + l) % 100_000)).collect();
             t.record(i + 1, 0, 0, AccessKind::Atomic, buf(100_000), 7, lanes);
@@ -684,11 +689,7 @@ mod tests {
 
     #[test]
     fn long_titles_wrap_inside_the_drawing() {
-        let t = Trace {
-            grid: [1, 1, 1],
-            block: [32, 1, 1],
-            ..Trace::default()
-        };
+        let t = one_warp();
         let title = "9.6 histo_coarse_contiguous (C = 4) (reference kernels): 2048 elements, 32 bins: correct, and more words";
         let svg = render_svg(&t, title);
         let width = LEFT + PLOT_W + 30.0;
@@ -712,11 +713,7 @@ mod tests {
 
     #[test]
     fn lost_updates_are_framed_and_their_buffer_counts_bins() {
-        let mut t = Trace {
-            grid: [1, 1, 1],
-            block: [32, 1, 1],
-            ..Trace::default()
-        };
+        let mut t = one_warp();
         // Lanes 0-3 store to bin 5 in one step: three updates lost.
         t.record(
             1,
@@ -741,11 +738,7 @@ mod tests {
         assert_eq!(svg.matches(r##"stroke="#d7191c""##).count(), 1, "{svg}");
         assert!(svg.contains(">bin</text>"), "{svg}");
         // Stores that never collide are elements, with no frame.
-        let mut u = Trace {
-            grid: [1, 1, 1],
-            block: [32, 1, 1],
-            ..Trace::default()
-        };
+        let mut u = one_warp();
         u.record(
             1,
             0,
@@ -764,11 +757,7 @@ mod tests {
 
     #[test]
     fn side_by_side_puts_drawings_left_to_right() {
-        let t = Trace {
-            grid: [1, 1, 1],
-            block: [32, 1, 1],
-            ..Trace::default()
-        };
+        let t = one_warp();
         let one = render_svg(&t, "a");
         let both = side_by_side(&[one.clone(), render_svg(&t, "b")]);
         let width = LEFT + PLOT_W + 30.0;

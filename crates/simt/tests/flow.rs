@@ -3,29 +3,11 @@
 
 mod common;
 
-use gpu::prelude::*;
+use common::private_histo;
+
 use gpu_host::{Config, Device, LaunchConfig};
 use simt::flow::FlowKind;
 use simt::{AtomicOp, AtomicType, Space};
-
-/// Each thread loads one element and counts it in a shared bin; threads 0..8 commit.
-#[kernel]
-fn private_histo(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
-    let s = shared_array![u32; 8];
-    let t = thread::thread_idx_x();
-    if t < 8 {
-        s.store(t, 0);
-    }
-    thread::sync_threads();
-    let i = thread::index_1d();
-    if i < data.len() {
-        s.atomic_add(data.load(i) % 8, 1);
-    }
-    thread::sync_threads();
-    if t < 8 {
-        histo.atomic_add(t, s.load(t));
-    }
-}
 
 fn launch(record_flow: bool) -> (simt::LaunchReport, u64, u64, Vec<u32>) {
     let mut dev = Device::emulator_with(Config {

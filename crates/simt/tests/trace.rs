@@ -3,29 +3,11 @@
 
 mod common;
 
+use common::private_histo;
+
 use gpu::prelude::*;
 use gpu_host::{Config, Device, LaunchConfig};
 use simt::trace::{AccessKind, TraceSink};
-
-/// A privatized histogram of 8 bins: shared atomics per element, one global atomic per
-/// bin and block to commit. Small enough for a readable picture.
-#[kernel]
-fn private_histo(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
-    let s = shared_array![u32; 8];
-    let t = thread::thread_idx_x();
-    if t < 8 {
-        s.store(t, 0);
-    }
-    thread::sync_threads();
-    let i = thread::index_1d();
-    if i < data.len() {
-        s.atomic_add(data.load(i) % 8, 1);
-    }
-    thread::sync_threads();
-    if t < 8 {
-        histo.atomic_add(t, s.load(t));
-    }
-}
 
 fn traced_device() -> (Device, TraceSink) {
     let sink = TraceSink::new();

@@ -245,7 +245,7 @@ fn stage(
             graded.insert(e.id.to_string());
             continue;
         }
-        let status = status_of(ex["status_label"].as_str().unwrap_or(""))
+        let status = Status::from_label(ex["status_label"].as_str().unwrap_or(""))
             .ok_or_else(|| format!("the grader's status of {} is unknown: {ex}", e.id))?;
         let hint = hint_of(e, status, ex["reason"].as_str().unwrap_or(""));
         if ex["hint"].as_str() != Some(hint.as_str()) {
@@ -314,7 +314,8 @@ fn stage(
             .and_then(|l| l.split_once(')'))
             .map(|(label, _)| label.to_string())
             .ok_or_else(|| format!("learn --once shows no failure for {}:\n{screen}", open.id))?;
-        let status = status_of(&label).ok_or_else(|| format!("unknown status `{label}`"))?;
+        let status =
+            Status::from_label(&label).ok_or_else(|| format!("unknown status `{label}`"))?;
         let want = hint_of(open, status, &screen);
         if hint != want {
             return Err(format!(
@@ -333,12 +334,7 @@ fn hint_of(e: &Exercise, status: Status, said: &str) -> String {
         .lines()
         .find(|l| l.contains("needs ") && l.contains(" first"))
         .unwrap_or(said);
-    e.hint_for(&course::Outcome {
-        exercise: e.id,
-        status,
-        reason: reason.to_string(),
-        details: Vec::new(),
-    })
+    e.hint_for(status, reason)
 }
 
 /// Fails unless a tool's passing exercises are the solved ones.
@@ -356,25 +352,6 @@ fn agree(
     ))
 }
 
-/// The status whose label is `label` ("race").
-fn status_of(label: &str) -> Option<Status> {
-    use Status::*;
-    [
-        Pass,
-        WrongResult,
-        WrongTechnique,
-        Race,
-        BarrierError,
-        OutOfBounds,
-        Panicked,
-        TimedOut,
-        NotImplemented,
-        Error,
-    ]
-    .into_iter()
-    .find(|s| s.label() == label)
-}
-
 /// The failure message `cargo test` printed for `e`: its status and text.
 fn failure_in(text: &str, e: &Exercise) -> Option<(Status, String)> {
     let head = format!("exercise {} ({}): ", e.id, e.title);
@@ -383,5 +360,5 @@ fn failure_in(text: &str, e: &Exercise) -> Option<(Status, String)> {
     let end = rest.find("\n  read: ").map_or(rest.len(), |i| i + 1);
     let message = rest[..end].to_string();
     let label = rest[head.len()..].split(" - ").next()?;
-    Some((status_of(label)?, message))
+    Some((Status::from_label(label)?, message))
 }

@@ -82,3 +82,25 @@ pub fn emu(r: &LaunchReport) -> &simt::LaunchReport {
         .as_ref()
         .expect("an emulated launch has a report")
 }
+
+/// A privatized histogram of 8 bins, small enough to follow by hand: each thread counts
+/// its element in a shared bin, then threads 0..8 commit one global atomic per bin and
+/// block (the traces' and flows' tests).
+#[gpu::kernel]
+pub fn private_histo(data: gpu::GlobalSlice<u32>, histo: gpu::GlobalSlice<u32>) {
+    use gpu::prelude::*;
+    let s = shared_array![u32; 8];
+    let t = thread::thread_idx_x();
+    if t < 8 {
+        s.store(t, 0);
+    }
+    thread::sync_threads();
+    let i = thread::index_1d();
+    if i < data.len() {
+        s.atomic_add(data.load(i) % 8, 1);
+    }
+    thread::sync_threads();
+    if t < 8 {
+        histo.atomic_add(t, s.load(t));
+    }
+}
