@@ -50,6 +50,11 @@ pub struct Cli {
     /// Seed of the generated inputs.
     #[arg(long, value_name = "S", default_value_t = 9)]
     pub seed: u64,
+    /// The inputs' values: uniform (random, the default), zeros, skew:P (P% zeros) or
+    /// text:PATH (a file's bytes, repeated to N; each byte a value of the 1-D kernels). 5.6's
+    /// histograms are the ones it changes most: zeros put every atomic on one counter.
+    #[arg(long, value_name = "KIND", default_value = "uniform", value_parser = chapter::inputs::parse_input)]
+    pub input: chapter::inputs::InputKind,
     /// Run only this step (repeatable), e.g. --step 5.4 --step 5.6.
     #[arg(long = "step", value_name = "ID")]
     pub steps: Vec<String>,
@@ -197,6 +202,7 @@ impl Cli {
                 grid: self.grid,
                 words_per_thread: self.words_per_thread,
                 seed: self.seed,
+                input: self.input.clone(),
             },
             steps,
         ))

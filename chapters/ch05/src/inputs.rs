@@ -1,6 +1,7 @@
 //! Inputs of the checks and the progression, all from a seed so that a failure replays
 //! exactly (`COURSE_SEED=N`).
 
+use chapter::inputs::InputKind;
 use course::Rng;
 
 /// One input of a check, data and name ([`chapter::inputs::Case`]).
@@ -12,6 +13,19 @@ pub use chapter::inputs::Case;
 pub fn values(n: usize, limit: u32, seed: u64) -> Vec<u32> {
     let mut rng = Rng::new(seed);
     (0..n).map(|_| rng.below(limit as u64) as u32).collect()
+}
+
+/// `n` values of `kind` from `seed`: uniform ones below `limit` as [`values`] makes them;
+/// otherwise the bytes of `kind` ([`chapter::inputs::bytes`]) as values (zeros, a hot zero,
+/// a file's bytes), all below 256 and so below every `limit` the progression uses.
+pub fn of_kind(kind: &InputKind, n: usize, limit: u32, seed: u64) -> Vec<u32> {
+    match kind {
+        InputKind::Uniform => values(n, limit, seed),
+        _ => chapter::inputs::bytes(kind, n, seed)
+            .into_iter()
+            .map(u32::from)
+            .collect(),
+    }
 }
 
 /// `n` uniform random bytes from `seed`.

@@ -28,7 +28,7 @@ fn main() -> ExitCode {
 }
 
 /// `--trace FILE.svg`: one step, traced, drawn. The options the student gave (--n,
-/// --block, --grid, --words-per-thread, --seed) apply; the rest are
+/// --block, --grid, --words-per-thread, --seed, --input) apply; the rest are
 /// [`ch05::trace::trace_params`]'s.
 fn trace_main(args: &cli::Cli, matches: &clap::ArgMatches, path: &std::path::Path) -> ExitCode {
     let (params, steps) = match args.params() {
@@ -55,6 +55,9 @@ fn trace_main(args: &cli::Cli, matches: &clap::ArgMatches, path: &std::path::Pat
     }
     if given("seed") {
         p.seed = params.seed;
+    }
+    if given("input") {
+        p.input = params.input;
     }
     let source = match args.kernels {
         Some(cli::Source::Reference) => KernelSource::Reference,
@@ -141,13 +144,14 @@ fn header(dev: &Device, source: KernelSource, p: &Params) -> String {
         )
     };
     format!(
-        "Chapter 5 progression: {} kernels on the {} ({} SMs)\nn = {}, block {}, 5.3 grid {grid}, 5.6 words per thread {}, seed {}\n{measures}",
+        "Chapter 5 progression: {} kernels on the {} ({} SMs)\nn = {}, block {}, 5.3 grid {grid}, 5.6 words per thread {}, input {}, seed {}\n{measures}",
         source.name(),
         dev.props().name,
         dev.props().sm_count,
         p.n,
         p.block,
         p.words_per_thread,
+        p.input.describe(),
         p.seed
     )
 }

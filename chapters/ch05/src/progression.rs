@@ -13,6 +13,7 @@ use crate::inputs;
 use crate::kernels::Kernels;
 use crate::launch::{self, Run, one_per_thread, word_grid, word_grid_n};
 use crate::reference;
+use chapter::inputs::InputKind;
 use course::Outcome;
 use gpu_host::{Counters, Device, LaunchConfig, LaunchError};
 use serde::Serialize;
@@ -34,6 +35,9 @@ pub struct Params {
     pub words_per_thread: u32,
     /// Seed of the generated inputs.
     pub seed: u64,
+    /// What the generated inputs hold (`--input`): uniform values, zeros, a hot zero or a
+    /// file's bytes ([`inputs::of_kind`]).
+    pub input: InputKind,
 }
 
 /// The default number of elements: 64 Ki, a few seconds for the whole progression.
@@ -47,6 +51,7 @@ impl Default for Params {
             grid: None,
             words_per_thread: 8,
             seed: 9,
+            input: InputKind::Uniform,
         }
     }
 }
@@ -123,6 +128,10 @@ pub struct Row {
     /// On a GPU, the launch's time (CUDA events) and the bytes it moved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu: Option<GpuTime>,
+    /// On the emulator, its counters under Nsight Compute's metric names: what the
+    /// fidelity run compares with `ncu` ([`chapter::row::ncu_counters`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ncu: chapter::row::NcuCounters,
 }
 
 /// A GPU launch's time and the bytes it moved ([`chapter::timing::GpuTime`]).
@@ -188,6 +197,7 @@ impl Rowed<'_> {
             counters: RowCounters::default(),
             note: None,
             gpu: None,
+            ncu: None,
         };
         match run {
             Err(e) => {
@@ -197,6 +207,7 @@ impl Rowed<'_> {
             }
             Ok(run) => {
                 row.counters = RowCounters::from(run.report.counters());
+                row.ncu = chapter::row::ncu_counters(run.report.counters());
                 row.gpu = run.report.gpu_time.map(|t| GpuTime {
                     ns: t.as_nanos() as u64,
                     bytes: self.bytes,
@@ -229,8 +240,8 @@ pub fn run(
     let mut rows = Vec::new();
     let n = p.n;
     let block = p.block.max(1);
-    let b = inputs::values(n, 1 << 15, p.seed);
-    let c = inputs::values(n, 1 << 15, p.seed + 1);
+    let b = inputs::of_kind(&p.input, n, 1 << 15, p.seed);
+    let c = inputs::of_kind(&p.input, n, 1 << 15, p.seed + 1);
     let mul_expected = reference::mul(&b, &c);
     let linear = LaunchConfig::linear(one_per_thread(n, block), block);
     for &step in STEPS
@@ -308,7 +319,7 @@ pub fn run(
                 ));
             }
             "5.4" => {
-                let data = inputs::values(n, 1 << 20, p.seed + 2);
+                let data = inputs::of_kind(&p.input, n, 1 << 20, p.seed + 2);
                 let expected = reference::classify(&data);
                 for (name, kernel, exp) in [
                     ("classify_divergent", &k.classify_divergent, &expected),
@@ -344,7 +355,7 @@ pub fn run(
                 ));
             }
             "5.5" => {
-                let data = inputs::values(n, 1 << 20, p.seed + 3);
+                let data = inputs::of_kind(&p.input, n, 1 << 20, p.seed + 3);
                 let expected = reference::smooth(&data);
                 let r = Rowed {
                     step,
@@ -371,7 +382,7 @@ pub fn run(
                 rows.push(row);
             }
             "5.6" => {
-                let data = inputs::bytes(n, p.seed + 4);
+                let data = chapter::inputs::bytes(&p.input, n, p.seed + 4);
                 let expected = reference::histogram(&data);
                 let nb = n as u64;
                 let cfg = linear;

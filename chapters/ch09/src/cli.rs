@@ -56,7 +56,7 @@ pub struct Cli {
     pub coarsen: u32,
     /// The input: uniform, zeros, skew:P (P% zeros, the rest uniform) or text:PATH (a
     /// file's bytes, repeated to N).
-    #[arg(long, value_name = "KIND", default_value = "uniform", value_parser = parse_input)]
+    #[arg(long, value_name = "KIND", default_value = "uniform", value_parser = chapter::inputs::parse_input)]
     pub input: InputKind,
     /// Seed of the generated input.
     #[arg(long, value_name = "S", default_value_t = 9)]
@@ -321,34 +321,6 @@ pub const MAX_GPU_N: usize = 1 << 30;
 pub const DEFAULT_GPU_N: usize = 1 << 26;
 
 /// Parses `--input`.
-fn parse_input(s: &str) -> Result<InputKind, String> {
-    match s {
-        "uniform" => Ok(InputKind::Uniform),
-        "zeros" => Ok(InputKind::Zeros),
-        _ => {
-            if let Some(p) = s.strip_prefix("skew:") {
-                let p: u32 = p
-                    .trim()
-                    .parse()
-                    .map_err(|_| format!("skew:P needs a percentage 0..=100, got `{p}`"))?;
-                if p > 100 {
-                    return Err(format!("skew:P needs a percentage 0..=100, got {p}"));
-                }
-                Ok(InputKind::Skew(p))
-            } else if let Some(path) = s.strip_prefix("text:") {
-                let bytes =
-                    std::fs::read(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
-                if bytes.is_empty() {
-                    return Err(format!("`{path}` is empty"));
-                }
-                Ok(InputKind::Text(bytes))
-            } else {
-                Err("expected uniform, zeros, skew:P or text:PATH".into())
-            }
-        }
-    }
-}
-
 impl Cli {
     /// Checks the options against each other and the hardware's limits, and returns the
     /// progression's parameters and steps. The error is one line for the student.

@@ -15,49 +15,9 @@ the updates to one counter before they are made. ";
 /// One input of a check, data and name ([`chapter::inputs::Case`]).
 pub use chapter::inputs::Case;
 
-/// How the progression's input is generated (`--input`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum InputKind {
-    /// Every byte (or value) equally likely.
-    Uniform,
-    /// Every element zero: one bin gets everything, the worst case for contention.
-    Zeros,
-    /// `P` percent of the elements are zero, the rest uniform: a hot bin.
-    Skew(u32),
-    /// The bytes of a file, repeated to the requested length.
-    Text(Vec<u8>),
-}
-
-impl InputKind {
-    /// A short description.
-    pub fn describe(&self) -> String {
-        match self {
-            InputKind::Uniform => "uniform".into(),
-            InputKind::Zeros => "zeros".into(),
-            InputKind::Skew(p) => format!("skew:{p}"),
-            InputKind::Text(t) => format!("text ({} bytes)", t.len()),
-        }
-    }
-}
-
-/// `n` bytes of `kind` from `seed`.
-pub fn bytes(kind: &InputKind, n: usize, seed: u64) -> Vec<u8> {
-    let mut rng = Rng::new(seed);
-    match kind {
-        InputKind::Uniform => (0..n).map(|_| rng.below(256) as u8).collect(),
-        InputKind::Zeros => vec![0; n],
-        InputKind::Skew(p) => (0..n)
-            .map(|_| {
-                if rng.percent(*p) {
-                    0
-                } else {
-                    rng.below(256) as u8
-                }
-            })
-            .collect(),
-        InputKind::Text(t) => cycle(t, n),
-    }
-}
+/// How the progression's input is generated ([`chapter::inputs::InputKind`]), and its
+/// bytes.
+pub use chapter::inputs::{InputKind, bytes, cycle};
 
 /// `n` values of `kind` for a histogram of `bins` bins: uniform values are bins, skewed
 /// ones favour bin 0, text bytes are spread over the bins with `byte_bin`.
@@ -80,14 +40,6 @@ pub fn values(kind: &InputKind, n: usize, bins: u32, seed: u64) -> Vec<u32> {
             .map(|b| solutions::ch09::byte_bin(b, bins))
             .collect(),
     }
-}
-
-/// `text` repeated (or cut) to `n` bytes.
-pub fn cycle(text: &[u8], n: usize) -> Vec<u8> {
-    if text.is_empty() {
-        return vec![0; n];
-    }
-    text.iter().copied().cycle().take(n).collect()
 }
 
 /// `n` uniform random bytes.

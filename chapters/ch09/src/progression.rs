@@ -151,6 +151,10 @@ pub struct Row {
     /// emulator, whose times say nothing about a GPU.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu: Option<GpuTime>,
+    /// On the emulator, its counters under Nsight Compute's metric names: what the
+    /// fidelity run compares with `ncu` ([`chapter::row::ncu_counters`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ncu: chapter::row::NcuCounters,
 }
 
 /// A GPU launch's time and the bytes it moved ([`chapter::timing::GpuTime`]).
@@ -300,6 +304,7 @@ impl Runner<'_> {
             counters: RowCounters::default(),
             note: Some(why),
             gpu: None,
+            ncu: None,
         });
     }
 
@@ -615,6 +620,7 @@ fn completed(
             ns: t.as_nanos() as u64,
             bytes,
         }),
+        ncu: chapter::row::ncu_counters(report.counters()),
     }
 }
 
@@ -640,6 +646,7 @@ fn failed(
         counters: RowCounters::default(),
         note: Some(first_line(&out.reason)),
         gpu: None,
+        ncu: None,
     }
 }
 
@@ -663,6 +670,7 @@ fn host_row(
         counters: RowCounters::default(),
         note: None,
         gpu: None,
+        ncu: None,
     }
 }
 

@@ -22,3 +22,14 @@ pub trait StepRow {
     /// for the size the student asked for.
     fn set_n(&mut self, n: u64);
 }
+
+/// The emulator's counters of a row under the names of the Nsight Compute metrics they
+/// model ([`simt::Counters::ncu_metrics`]): the `ncu` object of a progression's `--json`
+/// row, which the fidelity run (`chapters/ch09/bench/fidelity.py`) reads to know what to
+/// ask `ncu` for and what to compare. `None` on a GPU or for a launch that failed.
+pub type NcuCounters = Option<std::collections::BTreeMap<&'static str, u64>>;
+
+/// [`NcuCounters`] of a launch's counters.
+pub fn ncu_counters(c: Option<&simt::Counters>) -> NcuCounters {
+    c.map(|c| c.ncu_metrics().into_iter().collect())
+}

@@ -124,6 +124,57 @@ impl Counters {
         self.barriers += o.barriers;
     }
 
+    /// The counters under the names of the Nsight Compute metrics they model, for the
+    /// fidelity run (`chapters/ch09/bench/fidelity.py`), which asks `ncu` for exactly
+    /// these metrics and sets the GPU's value beside the emulator's. A name joined by `+`
+    /// is the sum of those metrics (a global atomic is `atom` or `red`, a shared bank
+    /// conflict a load's or a store's). Kept beside the fields so that the mapping and
+    /// the model change together.
+    pub fn ncu_metrics(&self) -> [(&'static str, u64); NCU_METRICS] {
+        [
+            (
+                "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                self.global_load_requests,
+            ),
+            (
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                self.global_load_sectors,
+            ),
+            (
+                "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+                self.global_store_requests,
+            ),
+            (
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+                self.global_store_sectors,
+            ),
+            (
+                "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum+l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
+                self.global_atomic_requests,
+            ),
+            (
+                "smsp__inst_executed_op_shared_ld.sum",
+                self.shared_load_requests,
+            ),
+            (
+                "smsp__inst_executed_op_shared_st.sum",
+                self.shared_store_requests,
+            ),
+            (
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+                self.bank_conflicts,
+            ),
+            (
+                "smsp__inst_executed_op_shared_atom.sum",
+                self.shared_atomic_requests,
+            ),
+            (
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
+                self.shared_atomic_bank_conflicts,
+            ),
+        ]
+    }
+
     /// SIMT efficiency: average active lanes per counted warp instruction (32 is best).
     pub fn simt_efficiency(&self) -> f64 {
         if self.warp_instructions == 0 {
@@ -147,6 +198,9 @@ impl Counters {
         self.global_atomic_lanes + self.shared_atomic_lanes
     }
 }
+
+/// How many metrics [`Counters::ncu_metrics`] names.
+pub const NCU_METRICS: usize = 10;
 
 /// Counters of one kernel source line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""The emulator's counters against Nsight Compute, launch by launch.
+
+For each chapter binary, input and size, this runs the chapter's progression twice with
+the reference kernels: on the emulator (`BIN --json`, whose rows carry an `ncu` object:
+the emulator's counters under the names of the Nsight Compute metrics they model, see
+`simt::Counters::ncu_metrics`) and on the GPU under `ncu` (`BIN --device gpu`, every
+kernel launch profiled for exactly those metrics). The launches are the same code path
+with the same n, block and grid; they are paired by kernel name, grid and block, in
+order. The result is one table: chapter, step, kernel, counter, input, n, emulator, ncu,
+and "=" or the difference, with the reason where a difference is expected (named in
+EXPECTED below, each with why it cannot be equal).
+
+Writes into --out: fidelity.csv (every pair), fidelity.md (a summary matrix, every
+difference, and the launches that could not be paired) and the raw logs. Exit status 0
+when every pair not named in EXPECTED is equal, 1 otherwise, 2 when it could not run.
+
+Run it from the folder `chapters/ch09/bench/prepare-gpu.sh` builds (gpu-fidelity.sh
+does), or with --emulator-only anywhere to see the emulator's side alone.
+"""
+
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections import defaultdict
+
+# Short names of the metrics, in the order of `Counters::ncu_metrics`.
+COUNTERS = {
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": "global load requests",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "global load sectors",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": "global store requests",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": "global store sectors",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum+l1tex__t_requests_pipe_lsu_mem_global_op_red.sum": "global atomic requests",
+    "smsp__inst_executed_op_shared_ld.sum": "shared load instructions",
+    "smsp__inst_executed_op_shared_st.sum": "shared store instructions",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum+l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "shared load/store bank conflicts",
+    "smsp__inst_executed_op_shared_atom.sum": "shared atomic instructions",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum": "shared atomic bank conflicts",
+}
+
+# Differences that cannot be zero, by (kernel, counter): why. A pair named here is
+# reported with its reason and does not fail the run; any other difference does.
+EXPECTED = {}
+
+
+def short(metric):
+    return COUNTERS.get(metric, metric)
+
+
+def die(msg):
+    print(f"fidelity: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def say(msg):
+    print(f"fidelity: {msg}", file=sys.stderr, flush=True)
+
+
+def entry_name(kernel):
+    """The PTX entry a row's kernel column names: its first word."""
+    return kernel.split(" ")[0]
+
+
+def emulator_rows(binary, n, input_arg, log):
+    cmd = [binary, "--json", "--n", str(n), "--input", input_arg]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    with open(log, "w") as f:
+        f.write(" ".join(cmd) + "\n" + p.stderr)
+    if p.returncode != 0:
+        die(f"{' '.join(cmd)} failed (exit {p.returncode}): {p.stderr.strip()[-400:]}")
+    rows = json.loads(p.stdout)
+    return [r for r in rows if r.get("ncu") and r.get("grid")]
+
+
+def known_metrics(ncu):
+    """Base names ncu knows for this GPU, or None if it would not say."""
+    try:
+        p = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if p.returncode != 0:
+        return None
+    names = set()
+    for line in p.stdout.splitlines():
+        word = line.split(" ")[0].strip()
+        if "__" in word:
+            names.add(word)
+    return names or None
+
+
+def profile(ncu, binary, n, input_arg, metrics, log, timeout):
+    """Per launch, in order: (name, grid, block, {metric: value})."""
+    cmd = [ncu, "--clock-control", "none", "--csv", "--print-units", "base", "--log-file", log, "--metrics", ",".join(metrics),
+           binary, "--device", "gpu", "--n", str(n), "--input", input_arg]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        say(f"ncu timed out after {timeout} s: {' '.join(cmd)}")
+        return None
+    if p.returncode != 0:
+        say(f"ncu failed (exit {p.returncode}): {(p.stdout + p.stderr).strip()[-600:]}")
+        return None
+    launches = {}
+    order = []
+    with open(log) as f:
+        lines = [l for l in f if l.startswith('"')]
+    for rec in csv.DictReader(lines):
+        lid = rec.get("ID")
+        if lid not in launches:
+            grid = dims(rec.get("Grid Size", ""))
+            block = dims(rec.get("Block Size", ""))
+            launches[lid] = (entry_name(rec.get("Kernel Name", "?")), grid, block, {})
+            order.append(lid)
+        value = rec.get("Metric Value", "").replace(",", "")
+        try:
+            launches[lid][3][rec["Metric Name"]] = int(float(value))
+        except ValueError:
+            pass
+    return [launches[i] for i in order]
+
+
+def dims(text):
+    """`(128, 1, 1)` as the product of its numbers."""
+    nums = [int(x) for x in re.findall(r"\d+", text)]
+    prod = 1
+    for x in nums:
+        prod *= x
+    return prod if nums else None
+
+
+def gpu_value(metric, values):
+    parts = metric.split("+")
+    if any(p not in values for p in parts):
+        return None
+    return sum(values[p] for p in parts)
+
+
+def pair(emu, gpu):
+    """Pairs emulator rows with profiled launches by (kernel, grid, block), in order."""
+    queues = defaultdict(list)
+    for launch in gpu or []:
+        queues[(launch[0], launch[1], launch[2])].append(launch)
+    pairs, unpaired = [], []
+    for row in emu:
+        key = (entry_name(row["kernel"]), row["grid"], row["block"])
+        q = queues.get(key)
+        if q:
+            pairs.append((row, q.pop(0)))
+        else:
+            pairs.append((row, None))
+            if gpu is not None:
+                unpaired.append(f"emulator {key[0]} <<<{key[1]}, {key[2]}>>> has no GPU launch")
+    for key, q in queues.items():
+        for _ in q:
+            unpaired.append(f"GPU {key[0]} <<<{key[1]}, {key[2]}>>> has no emulator row")
+    return pairs, unpaired
+
+
+def verdict(emu, gpu):
+    if gpu is None:
+        return "no ncu value"
+    if emu == gpu:
+        return "="
+    diff = gpu - emu
+    pct = f" ({diff / emu * 100:+.1f} %)" if emu else ""
+    return f"ncu {diff:+d}{pct}"
+
+
+def input_label(arg):
+    return "text" if arg.startswith("text:") else arg
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 epilog="Example: fidelity.py --bin ch09=.gpu/ch09 --bin ch05=.gpu/ch05 "
+                                        "--text .gpu/bench-text.md --out fidelity-out")
+    ap.add_argument("--bin", action="append", required=True, metavar="CHAPTER=PATH",
+                    help="a chapter's binary (repeatable), e.g. ch09=.gpu/ch09")
+    ap.add_argument("--n", action="append", type=int, metavar="N",
+                    help="sizes (repeatable) [default: 262144 and 200003, which no block divides]")
+    ap.add_argument("--input", action="append", metavar="KIND",
+                    help="inputs (repeatable): uniform, zeros, skew:P [default: uniform, zeros and --text]")
+    ap.add_argument("--text", metavar="FILE", help="the text input's file (adds text:FILE to the inputs)")
+    ap.add_argument("--ncu", default="ncu", help="the ncu executable [default: ncu on PATH]")
+    ap.add_argument("--emulator-only", action="store_true", help="skip ncu: the emulator's side alone")
+    ap.add_argument("--timeout", type=int, default=240, help="seconds per ncu run [default: 240]")
+    ap.add_argument("--out", required=True, help="output folder")
+    args = ap.parse_args()
+
+    bins = []
+    for spec in args.bin:
+        if "=" not in spec:
+            die(f"--bin wants CHAPTER=PATH, got {spec}")
+        name, path = spec.split("=", 1)
+        if not os.access(path, os.X_OK):
+            die(f"{path} is not an executable")
+        bins.append((name, os.path.abspath(path)))
+    sizes = args.n or [262144, 200003]
+    inputs = args.input or ["uniform", "zeros"]
+    if args.text:
+        inputs.append(f"text:{os.path.abspath(args.text)}")
+    os.makedirs(args.out, exist_ok=True)
+    logs = os.path.join(args.out, "logs")
+    os.makedirs(logs, exist_ok=True)
+
+    ncu = None
+    if not args.emulator_only:
+        ncu = shutil.which(args.ncu) or (args.ncu if os.access(args.ncu, os.X_OK) else None)
+        if not ncu:
+            die(f"{args.ncu} not found (use --emulator-only to see the emulator's side)")
+    known = known_metrics(ncu) if ncu else None
+
+    table, unpaired_all = [], []
+    start = time.time()
+    for chapter, binary in bins:
+        for input_arg in inputs:
+            for n in sizes:
+                tag = f"{chapter}-{input_label(input_arg)}-{n}"
+                say(f"[{time.time() - start:.0f}s] {tag}: emulator")
+                emu = emulator_rows(binary, n, input_arg, os.path.join(logs, f"{tag}-emulator.log"))
+                metrics = []
+                for row in emu:
+                    for m in row["ncu"]:
+                        for part in m.split("+"):
+                            if part not in metrics:
+                                metrics.append(part)
+                if known is not None:
+                    missing = [m for m in metrics if m.rsplit(".", 1)[0] not in known]
+                    if missing:
+                        say(f"ncu does not know {', '.join(missing)}: those pairs get no value")
+                    metrics = [m for m in metrics if m not in missing]
+                gpu = None
+                if ncu:
+                    say(f"[{time.time() - start:.0f}s] {tag}: ncu ({len(emu)} launches, {len(metrics)} metrics)")
+                    gpu = profile(ncu, binary, n, input_arg, metrics,
+                                  os.path.join(logs, f"{tag}-ncu.csv"), args.timeout)
+                    if gpu is None:
+                        unpaired_all.append(f"{tag}: ncu gave no result (see logs/{tag}-ncu.csv)")
+                pairs, unpaired = pair(emu, gpu)
+                unpaired_all += [f"{tag}: {u}" for u in unpaired]
+                for row, launch in pairs:
+                    kernel = entry_name(row["kernel"])
+                    for metric, emu_value in row["ncu"].items():
+                        g = gpu_value(metric, launch[3]) if launch else None
+                        counter = short(metric)
+                        v = verdict(emu_value, g)
+                        reason = EXPECTED.get((kernel, counter), "") if v not in ("=", "no ncu value") else ""
+                        table.append({
+                            "chapter": chapter, "step": row["step"], "kernel": kernel,
+                            "counter": counter, "input": input_label(input_arg), "n": n,
+                            "grid": row["grid"], "block": row["block"],
+                            "emulator": emu_value, "ncu": "" if g is None else g,
+                            "verdict": v, "reason": reason,
+                        })
+    write(args.out, table, unpaired_all, bins, sizes, inputs)
+    unexplained = [r for r in table if r["verdict"] not in ("=", "no ncu value") and not r["reason"]]
+    compared = [r for r in table if r["verdict"] != "no ncu value"]
+    equal = [r for r in compared if r["verdict"] == "="]
+    say(f"done in {time.time() - start:.0f} s: {len(equal)} of {len(compared)} pairs equal, "
+        f"{len(compared) - len(equal) - len(unexplained)} expected differences, "
+        f"{len(unexplained)} unexplained; {args.out}/fidelity.md")
+    return 1 if (unexplained or unpaired_all) and ncu else 0
+
+
+def write(out, table, unpaired, bins, sizes, inputs):
+    fields = ["chapter", "step", "kernel", "counter", "input", "n", "grid", "block", "emulator", "ncu",
+              "verdict", "reason"]
+    with open(os.path.join(out, "fidelity.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(table)
+    compared = [r for r in table if r["verdict"] != "no ncu value"]
+    equal = sum(1 for r in compared if r["verdict"] == "=")
+    lines = [
+        "# The emulator against Nsight Compute",
+        "",
+        f"Chapters {', '.join(b[0] for b in bins)}; inputs {', '.join(input_label(i) for i in inputs)}; "
+        f"n = {', '.join(str(s) for s in sizes)}; the reference kernels, same launches on both sides.",
+        f"**{equal} of {len(compared)} pairs equal.**",
+        "",
+        "## By kernel and counter",
+        "",
+        "`=`: equal on every input and size; otherwise the largest difference (ncu minus emulator) "
+        "and on how many of the runs it differs.",
+        "",
+    ]
+    counters = [c for c in COUNTERS.values() if any(r["counter"] == c for r in table)]
+    lines.append("| kernel | " + " | ".join(counters) + " |")
+    lines.append("| --- |" + " --- |" * len(counters))
+    kernels = []
+    for r in table:
+        if (r["chapter"], r["step"], r["kernel"]) not in kernels:
+            kernels.append((r["chapter"], r["step"], r["kernel"]))
+    for ch, step, k in kernels:
+        cells = []
+        for c in counters:
+            rs = [r for r in table if (r["chapter"], r["step"], r["kernel"], r["counter"]) == (ch, step, k, c)
+                  and r["verdict"] != "no ncu value"]
+            if not rs:
+                cells.append("-")
+                continue
+            diffs = [r for r in rs if r["verdict"] != "="]
+            if not diffs:
+                cells.append("=")
+            else:
+                worst = max(diffs, key=lambda r: abs(int(r["ncu"]) - int(r["emulator"])))
+                cells.append(f"{int(worst['ncu']) - int(worst['emulator']):+d} ({len(diffs)}/{len(rs)})")
+        lines.append(f"| {step} {k} | " + " | ".join(cells) + " |")
+    lines += ["", "## Every difference", "",
+              "| step | kernel | counter | input | n | emulator | ncu | difference | why |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in compared:
+        if r["verdict"] != "=":
+            lines.append(f"| {r['step']} | {r['kernel']} | {r['counter']} | {r['input']} | {r['n']} | "
+                         f"{r['emulator']} | {r['ncu']} | {r['verdict']} | {r['reason'] or 'unexplained'} |")
+    if unpaired:
+        lines += ["", "## Launches not compared", ""] + [f"- {u}" for u in unpaired]
+    with open(os.path.join(out, "fidelity.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
