@@ -34,6 +34,7 @@ fn odd_length() -> Params {
         grid: Some(3),
         words_per_thread: 4,
         seed: 5,
+        ..Params::default()
     }
 }
 
@@ -45,6 +46,7 @@ fn whole_warps() -> Params {
         grid: None,
         words_per_thread: 16,
         seed: 6,
+        ..Params::default()
     }
 }
 

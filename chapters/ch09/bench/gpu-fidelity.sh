@@ -11,7 +11,8 @@
 #      global RED against ATOM (probe-timing.txt);
 #   3. fidelity.py: every reference kernel of chapters 9 and 5 on uniform, one-value and
 #      text input, at n = 262144 and n = 200003 (no block divides it), on the emulator and
-#      under ncu, paired launch by launch: fidelity.md and fidelity.csv.
+#      under ncu, paired launch by launch: fidelity.md and fidelity.csv; and the SASS of
+#      the reference kernels (solutions-sass.txt), where the compiled code explains a row.
 # Exit status: fidelity.py's (0 when every difference is an expected one).
 set -u
 
@@ -49,6 +50,14 @@ if nvcc -O3 "-arch=sm_${CC:-90}" -o "$BUILD/atomics_probe" "$HERE/atomics_probe.
   timeout 120 "$BUILD/atomics_probe" timing 2>&1 | tee "$OUT_DIR/probe-timing.txt"
 else
   tail -n 20 "$OUT_DIR/probe-nvcc.log"
+fi
+
+say "the reference kernels' SASS (ptxas, cuobjdump): what the table's compiled-code rows point at"
+if ptxas "-arch=sm_${CC:-90}" -o "$BUILD/solutions.cubin" "$HERE/ptx/solutions.ptx" 2>"$OUT_DIR/ptxas.log"; then
+  cuobjdump -sass "$BUILD/solutions.cubin" >"$OUT_DIR/solutions-sass.txt"
+  grep -c 'Function' "$OUT_DIR/solutions-sass.txt" | sed 's/^/functions: /'
+else
+  tail -n 5 "$OUT_DIR/ptxas.log"
 fi
 
 say "fidelity: chapters 9 and 5, three inputs, two sizes"

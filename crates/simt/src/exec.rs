@@ -596,20 +596,26 @@ impl Exec<'_> {
                     && group
                         .iter()
                         .all(|&li| matches!(*self.lanes[li].op_ref(), Op::Atomic { value: 1, .. }));
-                let combined = bank_conflicts(&mut words, false);
-                let per_lane = if ty == AtomicType::F32 {
-                    combined
-                } else {
-                    bank_conflicts(&mut words, true)
-                };
                 let cur = self.cur;
-                self.shared_atomic_passes(cur).add(
-                    combined,
-                    per_lane,
-                    ty != AtomicType::F32 && !popc,
-                );
+                if ty == AtomicType::F32 {
+                    // A loop of loads and compare-and-swaps, each a warp instruction of
+                    // its own, without bank conflicts of the atomic (`F32CasLoop`).
+                    let lp = f32_cas_loop(&words);
+                    self.shared_atomic_passes(cur).add((0, 1), (0, 1), false);
+                    let c = self.c();
+                    c.shared_atomic_requests += lp.rounds;
+                    c.shared_load_requests += lp.rounds;
+                    c.bank_conflicts += lp.load_conflicts;
+                    c.max_bank_ways = c.max_bank_ways.max(lp.load_ways);
+                    c.warp_instructions += 2 * lp.rounds - 1;
+                    c.lane_ops += 2 * lp.lane_rounds - lanes;
+                } else {
+                    let combined = bank_conflicts(&mut words, false);
+                    let per_lane = bank_conflicts(&mut words, true);
+                    self.shared_atomic_passes(cur).add(combined, per_lane, !popc);
+                    self.c().shared_atomic_requests += 1;
+                }
                 let c = self.c();
-                c.shared_atomic_requests += 1;
                 c.shared_atomic_lanes += lanes;
                 c.shared_atomic_addresses += n;
                 c.shared_atomic_serialized += lanes - n;
@@ -713,8 +719,8 @@ impl Exec<'_> {
 /// on the H100, 20 642 on uniform bytes and 31 744 on zeros, are what this model gives).
 /// The emulator sees values, not the compiled code, so it takes a site whose every
 /// instruction added 1 to 32-bit integers as compiled to `POPC.INC`, and any other site as
-/// not. `f32` atomics keep the combined count (on sm_90 they are a compare-and-swap loop,
-/// not modelled yet).
+/// not. `f32` atomics are a compare-and-swap loop with no bank conflicts of its own
+/// ([`F32CasLoop`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SharedAtomicPasses {
     /// Extra passes and worst ways with equal addresses combined.
@@ -743,6 +749,68 @@ impl SharedAtomicPasses {
             self.combined
         }
     }
+}
+
+/// What one warp's shared `f32` atomic add costs on sm_90, which has no such instruction:
+/// `atomicAdd(&s[i], v)` compiles to a loop (`notes/sass-h100-2026-11-23.md`): `LDS` the
+/// word, add, `ATOMS.CAST.SPIN` (store the sum if the word still holds what was loaded),
+/// and around again for the lanes whose swap did not happen. Measured one warp at a time
+/// on an H100 (`chapters/ch09/bench/atomics_probe.cu`, `notes/fidelity-h100-2026-11-24.md`):
+/// in each round every bank takes the swap of its lowest waiting lane, so the rounds are
+/// the most lanes any one bank has (32 for a warp on one word, and also for 32 words of
+/// one bank), the `ATOMS.CAST.SPIN` itself has no bank conflicts, and each round's `LDS`
+/// by the waiting lanes has the bank conflicts of a load. Other warps updating the same
+/// words between a lane's load and its swap add rounds on a GPU (a timing the emulator
+/// does not have): these are the rounds of the warp alone, a lower bound.
+struct F32CasLoop {
+    /// Rounds: `ATOMS.CAST.SPIN` and `LDS` warp instructions each.
+    rounds: u64,
+    /// Lanes taking part, summed over the rounds.
+    lane_rounds: u64,
+    /// Bank conflicts of the rounds' loads.
+    load_conflicts: u64,
+    /// The worst of those loads: 1 is conflict-free.
+    load_ways: u64,
+}
+
+/// [`F32CasLoop`] of one instruction, from the `(phase, word)` of each lane in lane order
+/// (4-byte words: one phase).
+fn f32_cas_loop(words: &[(u64, u64)]) -> F32CasLoop {
+    let mut waiting: Small<(u64, u64), 64> = Small::default();
+    for &w in words.iter() {
+        waiting.push(w);
+    }
+    let mut lp = F32CasLoop {
+        rounds: 0,
+        lane_rounds: 0,
+        load_conflicts: 0,
+        load_ways: 1,
+    };
+    let mut left = waiting.len();
+    let mut done = [false; 64];
+    while left > 0 {
+        lp.rounds += 1;
+        lp.lane_rounds += left as u64;
+        let mut load: Small<(u64, u64), 64> = Small::default();
+        for (k, &w) in waiting.iter().enumerate() {
+            if !done[k] {
+                load.push(w);
+            }
+        }
+        let (extra, ways) = bank_conflicts(&mut load, false);
+        lp.load_conflicts += extra;
+        lp.load_ways = lp.load_ways.max(ways);
+        let mut served = 0u32;
+        for (k, &(_, word)) in waiting.iter().enumerate() {
+            let bank = 1u32 << (word % 32);
+            if !done[k] && served & bank == 0 {
+                served |= bank;
+                done[k] = true;
+                left -= 1;
+            }
+        }
+    }
+    lp
 }
 
 /// The phase of a shared access: the hardware serves a warp's 4-byte accesses in one

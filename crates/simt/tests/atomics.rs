@@ -625,3 +625,65 @@ fn equal_shared_addresses_combine_only_for_plus_one() {
     // has a variable operand, so both are served a lane at a time.
     assert_eq!(passes("sometimes-one"), (62, 32));
 }
+
+/// One warp's `f32` shared atomic add, pattern by pattern: lane `l` adds `l + 1` to word
+/// `idx(pattern, l)` of a zeroed array, each pattern on a line of its own.
+#[kernel]
+fn shared_f32_patterns(out: GlobalSlice<f32>) {
+    let s = shared_array![f32; 1024];
+    let l = thread::thread_idx_x();
+    let mut k = l;
+    while k < 1024 {
+        s.store(k, 0.0);
+        k += 32;
+    }
+    thread::sync_threads();
+    let v = (l + 1) as f32;
+    s.atomic_add(l, v); // @f32-distinct-banks
+    s.atomic_add(0, v); // @f32-one-word
+    s.atomic_add(if l < 16 { 64 } else { 96 }, v); // @f32-two-words-one-bank
+    s.atomic_add(l * 32, v); // @f32-32-words-one-bank
+    s.atomic_add(l / 2 + 128, v); // @f32-pairs
+    s.atomic_add((l / 4) * 32 + 1, v); // @f32-4-lanes-8-words-one-bank
+    thread::sync_threads();
+    out.store(l, s.load(l));
+}
+
+/// The model of a shared `f32` atomic add (a `LDS` + `ATOMS.CAST.SPIN` loop on sm_90),
+/// pinned by what Nsight Compute counted for one warp of `chapters/ch09/bench/atomics_probe.cu`
+/// on an H100 (driver 580.159.04, CUDA 13.0, 2026-11-24; the probe's own read-back `LDS`
+/// taken off): rounds (`smsp__inst_executed_op_shared_atom`, and as many loads), the loop's
+/// load bank conflicts, and no bank conflicts of the atomic itself. Each round a bank takes
+/// its lowest waiting lane: 32 rounds for 16 lanes on each of two words of one bank, not 16.
+#[test]
+fn shared_f32_atomics_are_a_loop_of_one_lane_per_bank() {
+    let mut dev = device();
+    let out = dev.alloc::<f32>(32).unwrap();
+    let r = dev
+        .launch(
+            &shared_f32_patterns::KERNEL,
+            LaunchConfig::linear(1, 32),
+            (out.slice(),),
+        )
+        .unwrap();
+    let got = dev.download(&out).unwrap();
+    // Word 0: lane 0's 1 in the first and fourth patterns, every lane's `l + 1` in the second.
+    assert_eq!(got[0], 1.0 + (1..=32).sum::<u32>() as f32 + 1.0);
+    let e = emu(&r);
+    let cost = |tag: &str| {
+        let c = e.line(SRC.file, SRC.line(tag)).unwrap();
+        (
+            c.shared_atomic_requests,
+            c.shared_load_requests,
+            c.bank_conflicts,
+            c.shared_atomic_bank_conflicts,
+        )
+    };
+    // (ATOMS rounds, LDS, LDS bank conflicts, ATOMS bank conflicts), ncu's numbers.
+    assert_eq!(cost("f32-distinct-banks"), (1, 1, 0, 0));
+    assert_eq!(cost("f32-one-word"), (32, 32, 0, 0));
+    assert_eq!(cost("f32-two-words-one-bank"), (32, 32, 16, 0));
+    assert_eq!(cost("f32-32-words-one-bank"), (32, 32, 496, 0));
+    assert_eq!(cost("f32-pairs"), (2, 2, 0, 0));
+    assert_eq!(cost("f32-4-lanes-8-words-one-bank"), (32, 32, 112, 0));
+}
