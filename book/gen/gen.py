@@ -222,7 +222,7 @@ def fill(text):
            'measured_on': measured_on, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
            'BENCH': BENCH, 'ncu': ncu, 'VARIANTS': VARIANTS, 'INPUTS': INPUTS,
            'EXTENSIONS': EXTENSIONS, 'int': int, 'float': float,
-           'CH05': CH05, 'c5': c5, 'c5mb': c5mb}
+           'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
     def rep(m):

@@ -50,13 +50,10 @@ pub fn problems(src: &Path) -> Vec<String> {
                     if let Some(a) = anchor
                         && a.parse::<usize>().is_err()
                         && !a.contains("..")
-                        && !t.lines().any(|l| {
-                            l.trim_start().starts_with("// ANCHOR:")
-                                && l.trim_end().ends_with(&format!(" {a}"))
-                        })
+                        && !t.lines().any(|l| opens_anchor(l, &a))
                     {
                         out.push(format!(
-                            "{rel}: {{{{#include {inc}}}}}: no `// ANCHOR: {a}` in {path}"
+                            "{rel}: {{{{#include {inc}}}}}: no `ANCHOR: {a}` in {path}"
                         ));
                     }
                 }
@@ -119,6 +116,20 @@ fn collect_md(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(p);
         }
     }
+}
+
+/// Whether `line` opens anchor `name` as mdBook reads it: `ANCHOR: name` in any comment
+/// (`// ANCHOR: name` in Rust, `<!-- ANCHOR: name -->` in Markdown), the name ending where
+/// its word characters do.
+fn opens_anchor(line: &str, name: &str) -> bool {
+    line.split("ANCHOR:").skip(1).any(|rest| {
+        let word: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
+            .collect();
+        word == name
+    })
 }
 
 /// The targets of `{{#include PATH}}` and `{{#include PATH:ANCHOR}}` (also `rustdoc_include`).

@@ -61,6 +61,11 @@ pub struct Cli {
     /// Print one JSON array of rows instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// With --json on the emulator: each row also carries its counters under the names of
+    /// the Nsight Compute metrics they model (an `ncu` object), what
+    /// chapters/ch09/bench/fidelity.py compares with ncu on a GPU.
+    #[arg(long, requires = "json")]
+    pub ncu_names: bool,
     /// Instead of the table: run one step (--step, default 5.3) on a small input with the
     /// emulator's trace on and draw its launch to FILE.svg: which thread of which warp
     /// touched which element at each warp step, and the atomic contention per bin. Your

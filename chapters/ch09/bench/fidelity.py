@@ -2,7 +2,7 @@
 """The emulator's counters against Nsight Compute, launch by launch.
 
 For each chapter binary, input and size, this runs the chapter's progression twice with
-the reference kernels: on the emulator (`BIN --json`, whose rows carry an `ncu` object:
+the reference kernels: on the emulator (`BIN --json --ncu-names`, whose rows carry an `ncu` object:
 the emulator's counters under the names of the Nsight Compute metrics they model, see
 `simt::Counters::ncu_metrics`) and on the GPU under `ncu` (`BIN --device gpu`, every
 kernel launch profiled for exactly those metrics). The launches are the same code path
@@ -68,10 +68,12 @@ WHY[WHY_UNROLL] = ("compiled code: the per-thread loop is unrolled; in the one w
               "count different numbers of elements (n not a multiple of block x coarsening), "
               "the lanes of the remainder run it on their own, a request each; the emulator "
               "steps the loop as written")
-WHY_FLUSH = "merged flushes"
-WHY[WHY_FLUSH] = ("compiled code: the loop's flush and the last flush are one ATOMS.ADD in the SASS; "
-             "in the one warp whose lanes leave the loop a round apart (n not a multiple of the "
-             "grid), the GPU issues both flushes as one instruction, the emulator as two")
+WHY_FLUSH = "lanes held at the loop's exit"
+WHY[WHY_FLUSH] = ("reconvergence: in the one warp whose lanes leave the grid-stride loop a round "
+             "apart (n not a multiple of the grid's threads), the GPU holds the lanes that left "
+             "at the loop's exit (BSSY/BSYNC around the loop in the SASS) and issues the last "
+             "flush once for the warp; the emulator, which cannot see where a loop ends, lets "
+             "them flush first, and the others flush in a second instruction")
 WHY_SELECT = "branch made a select"
 WHY[WHY_SELECT] = ("compiled code: both sides of the branch are one arithmetic instruction and a "
               "store to out[i], so the compiler made it a select and one store: no divergence "
@@ -123,7 +125,7 @@ def entry_name(kernel):
 
 
 def emulator_rows(binary, n, input_arg, log):
-    cmd = [binary, "--json", "--n", str(n), "--input", input_arg]
+    cmd = [binary, "--json", "--ncu-names", "--n", str(n), "--input", input_arg]
     p = subprocess.run(cmd, capture_output=True, text=True)
     with open(log, "w") as f:
         f.write(" ".join(cmd) + "\n" + p.stderr)
@@ -337,6 +339,29 @@ def main():
     return 1 if (unexplained or unpaired_all) and (ncu or args.ncu_logs) else 0
 
 
+# Short column names for the summary the book includes (the page is about 88 characters).
+SHORT = {
+    "global load requests": "g.ld req", "global load sectors": "g.ld sect",
+    "global store requests": "g.st req", "global store sectors": "g.st sect",
+    "global atomic requests": "g.atom req", "shared load instructions": "s.ld",
+    "shared store instructions": "s.st", "shared load/store bank conflicts": "bank.conf",
+    "shared atomic instructions": "s.atom", "shared atomic bank conflicts": "at.conf",
+}
+
+
+def cell(rs):
+    """One summary cell: `=` when every run is equal, else the largest difference and on how
+    many of the runs it differs."""
+    rs = [r for r in rs if r["verdict"] != "no ncu value"]
+    if not rs:
+        return "-"
+    diffs = [r for r in rs if r["verdict"] != "="]
+    if not diffs:
+        return "="
+    worst = max(diffs, key=lambda r: abs(int(r["ncu"]) - int(r["emulator"])))
+    return f"{int(worst['ncu']) - int(worst['emulator']):+d} ({len(diffs)}/{len(rs)})"
+
+
 def write(out, table, unpaired, bins, sizes, inputs):
     fields = ["chapter", "step", "kernel", "counter", "input", "n", "grid", "block", "emulator", "ncu",
               "verdict", "reason"]
@@ -346,53 +371,60 @@ def write(out, table, unpaired, bins, sizes, inputs):
         w.writerows(table)
     compared = [r for r in table if r["verdict"] != "no ncu value"]
     equal = sum(1 for r in compared if r["verdict"] == "=")
-    lines = [
-        "# The emulator against Nsight Compute",
-        "",
-        f"Chapters {', '.join(b[0] for b in bins)}; inputs {', '.join(input_label(i) for i in inputs)}; "
-        f"n = {', '.join(str(s) for s in sizes)}; the reference kernels, same launches on both sides.",
-        f"**{equal} of {len(compared)} pairs equal.**",
-        "",
-        "## By kernel and counter",
-        "",
-        "`=`: equal on every input and size; otherwise the largest difference (ncu minus emulator) "
-        "and on how many of the runs it differs.",
-        "",
-    ]
+    provenance = ""
+    vfile = os.path.join(out, "versions.txt")
+    if os.path.exists(vfile):
+        provenance = "; ".join(l.strip() for l in open(vfile) if l.strip())
     counters = [c for c in COUNTERS.values() if any(r["counter"] == c for r in table)]
-    lines.append("| kernel | " + " | ".join(counters) + " |")
-    lines.append("| --- |" + " --- |" * len(counters))
     kernels = []
     for r in table:
         if (r["chapter"], r["step"], r["kernel"]) not in kernels:
             kernels.append((r["chapter"], r["step"], r["kernel"]))
-    for ch, step, k in kernels:
-        cells = []
-        for c in counters:
-            rs = [r for r in table if (r["chapter"], r["step"], r["kernel"], r["counter"]) == (ch, step, k, c)
-                  and r["verdict"] != "no ncu value"]
-            if not rs:
-                cells.append("-")
-                continue
-            diffs = [r for r in rs if r["verdict"] != "="]
-            if not diffs:
-                cells.append("=")
-            else:
-                worst = max(diffs, key=lambda r: abs(int(r["ncu"]) - int(r["emulator"])))
-                cells.append(f"{int(worst['ncu']) - int(worst['emulator']):+d} ({len(diffs)}/{len(rs)})")
-        lines.append(f"| {step} {k} | " + " | ".join(cells) + " |")
-    lines += ["", "## Every difference", "",
+    by = defaultdict(list)
+    for r in table:
+        by[(r["chapter"], r["step"], r["kernel"], r["counter"])].append(r)
+    differing = [k for k in kernels if any(cell(by[k + (c,)]) not in ("=", "-") for c in counters)]
+    same = [k for k in kernels if k not in differing]
+    used = []
+    for r in compared:
+        key = r["reason"].split(": ")[-1] if r["reason"] else ""
+        if key in WHY and key not in used:
+            used.append(key)
+    lines = [
+        "# The emulator against Nsight Compute",
+        "",
+        f"Measured: {provenance or 'see versions.txt'}. Made by `chapters/ch09/bench/gpu-fidelity.sh` "
+        "(`fidelity.py`): the reference kernels of chapters "
+        f"{', '.join(b[0] for b in bins)}, inputs {', '.join(input_label(i) for i in inputs)}, "
+        f"n = {', '.join(str(s) for s in sizes)}, each launch run on the emulator and under ncu "
+        "(same n, grid and block), {len(counters)} counters each.".replace("{len(counters)}", str(len(counters))),
+        "",
+        "<!-- ANCHOR: summary -->",
+        f"**{equal} of {len(compared)} pairs equal.** Every counter of these {len(same)} kernels is "
+        "equal on every input and size: " + ", ".join(f"{s} `{k}`" for _, s, k in same) + ". The others "
+        "(a cell is `=`, or the largest difference, ncu minus emulator, and in how many of the "
+        f"{len(inputs) * len(sizes)} runs it differs):",
+        "",
+        "| kernel | " + " | ".join(SHORT.get(c, c) for c in counters) + " |",
+        "| --- |" + " --- |" * len(counters),
+    ]
+    for k in differing:
+        lines.append(f"| {k[1]} `{k[2]}` | " + " | ".join(cell(by[k + (c,)]) for c in counters) + " |")
+    lines += ["<!-- ANCHOR_END: summary -->", ""]
+    if used:
+        lines += ["## Why they differ", "", "<!-- ANCHOR: why -->"]
+        lines += [f"- **{k}**: {WHY[k]}." for k in used]
+        lines += ["<!-- ANCHOR_END: why -->", ""]
+    lines += ["## Every difference", "",
               "| step | kernel | counter | input | n | emulator | ncu | difference | why |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in compared:
         if r["verdict"] != "=":
             lines.append(f"| {r['step']} | {r['kernel']} | {r['counter']} | {r['input']} | {r['n']} | "
                          f"{r['emulator']} | {r['ncu']} | {r['verdict']} | {r['reason'] or 'unexplained'} |")
-    used = sorted({r["reason"].split(": ")[-1] for r in compared if r["reason"]})
-    if used:
-        lines += ["", "## Why they differ", ""] + [f"- **{k}**: {WHY[k]}." for k in used if k in WHY]
     if unpaired:
         lines += ["", "## Launches not compared", ""] + [f"- {u}" for u in unpaired]
+    lines += ["", "Every pair, equal or not, is in the CSV beside this file."]
     with open(os.path.join(out, "fidelity.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 

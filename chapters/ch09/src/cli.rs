@@ -74,6 +74,11 @@ pub struct Cli {
     /// Print one JSON array of rows instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// With --json on the emulator: each row also carries its counters under the names of
+    /// the Nsight Compute metrics they model (an `ncu` object), what
+    /// chapters/ch09/bench/fidelity.py compares with ncu on a GPU.
+    #[arg(long, requires = "json")]
+    pub ncu_names: bool,
 }
 
 const AFTER_HELP: &str = "Examples:

@@ -92,11 +92,15 @@ fn progression_main(args: &cli::Cli) -> ExitCode {
         args.json,
         show_progress,
         |dev, progress| {
-            if dev.is_emulator() || source == KernelSource::Reference {
+            let mut rows = if dev.is_emulator() || source == KernelSource::Reference {
                 progression::run(dev, k, &params, &steps, progress)
             } else {
                 gpu_student_rows(dev, k, &params, &steps, progress)
+            };
+            if !args.ncu_names {
+                rows.iter_mut().for_each(|r| r.ncu = None);
             }
+            rows
         },
         |dev| header(dev, source, &params),
         |rows| progression::table(rows, true),

@@ -24,7 +24,7 @@ pub trait StepRow {
 }
 
 /// The emulator's counters of a row under the names of the Nsight Compute metrics they
-/// model ([`simt::Counters::ncu_metrics`]): the `ncu` object of a progression's `--json`
+/// model ([`simt::Counters::ncu_metrics`]): the `ncu` object of a progression's `--json --ncu-names`
 /// row, which the fidelity run (`chapters/ch09/bench/fidelity.py`) reads to know what to
 /// ask `ncu` for and what to compare. `None` on a GPU or for a launch that failed.
 pub type NcuCounters = Option<std::collections::BTreeMap<&'static str, u64>>;

@@ -612,7 +612,8 @@ impl Exec<'_> {
                 } else {
                     let combined = bank_conflicts(&mut words, false);
                     let per_lane = bank_conflicts(&mut words, true);
-                    self.shared_atomic_passes(cur).add(combined, per_lane, !popc);
+                    self.shared_atomic_passes(cur)
+                        .add(combined, per_lane, !popc);
                     self.c().shared_atomic_requests += 1;
                 }
                 let c = self.c();
