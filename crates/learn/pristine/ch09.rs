@@ -406,8 +406,10 @@ pub const fn fastest_shared_bytes(num_bins: u32) -> u32 {
 /// [`FastestPolicy::VECS_PER_THREAD`] vectors per thread of `block`; at least 1.
 ///
 /// Every block of a grid-stride kernel gets the same share of the input, so a block
-/// that does not fit in the first wave finishes a whole block-time after it: a grid of
-/// 1.2 waves takes as long as 2. Fewer blocks than a wave would leave SMs idle.
+/// that does not fit in the first wave starts only when one of it finishes, and runs its
+/// whole share while most SMs have nothing left to do: on an H100 a grid of 1.2 waves
+/// read at 82 % of the bandwidth where one wave read at 100 % (the book's 9.9). Fewer
+/// blocks than a wave would leave SMs idle.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn fastest_grid(sm_count: u32, blocks_per_sm: u32, block: u32, n: usize) -> u32 {
     let resident = sm_count * blocks_per_sm.max(1);

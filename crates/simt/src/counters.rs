@@ -58,7 +58,10 @@ pub struct Counters {
     pub global_atomic_serialized: u64,
     /// Serialization depth: the most lanes on one address in one global atomic request.
     pub global_atomic_max_depth: u64,
-    /// Shared atomic warp instructions (`smsp__inst_executed_op_shared_atom`).
+    /// Shared atomic warp instructions (`smsp__inst_executed_op_shared_atom`): one per
+    /// integer atomic, and one per round of an `f32` add, which sm_90 runs as a loop of a
+    /// load and a compare-and-swap (each round's load is a shared load request, with its
+    /// bank conflicts).
     pub shared_atomic_requests: u64,
     /// Lanes that performed a shared atomic.
     pub shared_atomic_lanes: u64,
@@ -76,7 +79,9 @@ pub struct Counters {
     /// other integer shared atomic (`ATOMS.ADD` with a variable operand, ...) serves each
     /// lane on a word in a pass of its own, so it counts lanes. A call site is taken as
     /// `+1` when every instruction it issued added 1 to 32-bit integers (the emulator sees
-    /// values, not the compiled code). On an H100 this is what
+    /// values, not the compiled code). An `f32` add's loop has none: a lane whose swap
+    /// would conflict fails and goes round again (its rounds are in
+    /// [`shared_atomic_requests`](Self::shared_atomic_requests)). On an H100 this is what
     /// bounds a shared-memory histogram of uniform bytes: with one counter per bin, the
     /// 32 lanes' bins fall in random banks, about 3.5 distinct words in the busiest.
     pub shared_atomic_bank_conflicts: u64,
