@@ -561,7 +561,11 @@ impl Runner<'_> {
                     if correct { "correct" } else { "wrong" },
                     correct,
                 );
-                row.note = Some(format!("chose {} (the table: {})", c.name(), table.name()));
+                row.note = Some(format!(
+                    "chose {} (the H100's table: {})",
+                    c.name(),
+                    table.name()
+                ));
                 row
             }
             Err(o) => host_failed("9.16", "choose_strategy (host)", n, bins, o),

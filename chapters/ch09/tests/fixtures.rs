@@ -748,6 +748,18 @@ fn always_shared(_bins: u32) -> Strategy {
     Strategy::Shared
 }
 
+/// PMPP's rule of thumb, what a student who learnt it from the textbook writes: right for
+/// older GPUs, wrong against the H100's measurements.
+fn textbook_rule(bins: u32) -> Strategy {
+    if bins < 16 {
+        Strategy::Registers
+    } else if bins <= 1024 {
+        Strategy::Shared
+    } else {
+        Strategy::Global
+    }
+}
+
 #[test]
 fn cas_and_strategy_are_checked() {
     expect(
@@ -781,6 +793,17 @@ fn cas_and_strategy_are_checked() {
             },
         ),
         Status::WrongResult,
-        "choose_strategy(1)",
+        "choose_strategy(12289) chose shared",
+    );
+    expect(
+        run(
+            "9.16",
+            Kernels {
+                choose_strategy: textbook_rule,
+                ..REFERENCE
+            },
+        ),
+        Status::WrongResult,
+        "choose_strategy(1) chose registers, the H100's measurements say shared",
     );
 }
