@@ -26,6 +26,7 @@ RUNS_CH09 = {
  's96c16': '--step 9.6 --coarsen 16',
  's97': '--step 9.6 --step 9.7',
  's97skew': '--step 9.6 --step 9.7 --input skew:90',
+ 's97zeros': '--step 9.7 --input zeros',
  's98': '--step 9.7 --step 9.8',
  's98skew': '--step 9.7 --step 9.8 --input skew:90',
  's98zeros': '--step 9.8 --input zeros',

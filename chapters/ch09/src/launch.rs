@@ -145,6 +145,7 @@ fn finish<T: gpu_host::DeviceValue, I: gpu_host::DeviceValue>(
     })
 }
 
+// ANCHOR: host_bytes
 /// Runs a byte kernel `(data, histo)` with `bins` zeroed bins.
 pub fn bytes(
     dev: &mut Device,
@@ -158,6 +159,7 @@ pub fn bytes(
     let launched = dev.launch(k, shape.config(), (d.slice(), h.slice()));
     finish(dev, launched, h, vec![d], shape)
 }
+// ANCHOR_END: host_bytes
 
 /// Runs a byte kernel `(data, histo, arg)` with an output of `out_len` zeroed counters.
 pub fn bytes_with(

@@ -687,3 +687,99 @@ fn shared_f32_atomics_are_a_loop_of_one_lane_per_bank() {
     assert_eq!(cost("f32-pairs"), (2, 2, 0, 0));
     assert_eq!(cost("f32-4-lanes-8-words-one-bank"), (32, 32, 112, 0));
 }
+
+/// One warp's integer shared atomics on patterns of the H100 probe, `+1` and a variable
+/// operand each: lanes 0-15 on word 0 and 16-31 on word 32 (two words of bank 0), and
+/// lanes `4k..4k + 3` on word `32k` (8 words of bank 0, 4 lanes each).
+#[kernel]
+fn shared_int_patterns(out: GlobalSlice<u32>) {
+    let s = shared_array![u32; 1024];
+    let l = thread::thread_idx_x();
+    let mut k = l;
+    while k < 1024 {
+        s.store(k, 0);
+        k += 32;
+    }
+    thread::sync_threads();
+    let two = if l < 16 { 0 } else { 32 };
+    let eight = (l / 4) * 32;
+    s.atomic_add(two, 1); // @popc-two-words-one-bank
+    s.atomic_add(two, l + 1); // @add-two-words-one-bank
+    s.atomic_add(eight, 1); // @popc-8-words-one-bank
+    s.atomic_add(eight, l + 1); // @add-8-words-one-bank
+    thread::sync_threads();
+    out.store(l, s.load(l * 32));
+}
+
+/// Integer shared atomics by bank, pinned by Nsight Compute's bank conflicts for the same
+/// patterns on an H100 (`notes/atomics-probe-h100-2026-11-24.md`): a `+1`
+/// (`ATOMS.POPC.INC`) pays for distinct words in the busiest bank (1 and 7), a variable
+/// operand (`ATOMS.ADD`) for lanes in it (31 and 31).
+#[test]
+fn shared_integer_atomics_conflict_by_words_or_by_lanes() {
+    let mut dev = device();
+    let out = dev.alloc::<u32>(32).unwrap();
+    let r = dev
+        .launch(
+            &shared_int_patterns::KERNEL,
+            LaunchConfig::linear(1, 32),
+            (out.slice(),),
+        )
+        .unwrap();
+    let got = dev.download(&out).unwrap();
+    // Word 0: 16 lanes twice (+1 and l + 1 for l < 16), 4 lanes twice (+1 and l + 1 for l < 4).
+    assert_eq!(
+        got[0],
+        16 + (1..=16).sum::<u32>() + 4 + (1..=4).sum::<u32>()
+    );
+    let e = emu(&r);
+    let conflicts = |tag: &str| {
+        e.line(SRC.file, SRC.line(tag))
+            .unwrap()
+            .shared_atomic_bank_conflicts
+    };
+    assert_eq!(conflicts("popc-two-words-one-bank"), 1);
+    assert_eq!(conflicts("add-two-words-one-bank"), 31);
+    assert_eq!(conflicts("popc-8-words-one-bank"), 7);
+    assert_eq!(conflicts("add-8-words-one-bank"), 31);
+}
+
+/// The classic mistake of a first histogram kernel: each block zeroes the global bins
+/// itself before counting (the book's 9.3, "The host side").
+#[kernel]
+fn zero_bins_inside(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+    let t = thread::thread_idx_x();
+    if t < histo.len() {
+        histo.store(t, 0);
+    }
+    let i = thread::index_1d();
+    if i < data.len() {
+        histo.atomic_add(data.load(i) % histo.len(), 1);
+    }
+}
+
+/// Zeroing the global bins inside the kernel is a race between blocks: no barrier spans
+/// the grid, so a later block's zeroing can wipe an earlier block's counts. The emulator
+/// runs the blocks one after another, so block 1 wipes all of block 0's counts, and it
+/// reports the race.
+#[test]
+fn zeroing_global_bins_inside_the_kernel_is_reported_as_a_race() {
+    let mut dev = device();
+    let data = dev.upload(&(0..64u32).collect::<Vec<_>>()).unwrap();
+    let histo = dev.alloc::<u32>(4).unwrap();
+    let r = dev
+        .launch(
+            &zero_bins_inside::KERNEL,
+            LaunchConfig::linear(2, 32),
+            (data.slice(), histo.slice()),
+        )
+        .unwrap();
+    // 64 values over 4 bins: 16 each, of which block 1's zeroing leaves its own 8.
+    assert_eq!(dev.download(&histo).unwrap(), vec![8; 4]);
+    let e = emu(&r);
+    assert!(
+        e.findings.iter().any(|f| f.is_race()),
+        "no race reported: {:?}",
+        e.findings
+    );
+}

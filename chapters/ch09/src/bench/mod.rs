@@ -576,6 +576,7 @@ fn measure_kernel<A: KernelArgs>(
     measure_checked(dev, k, cfg, args, out, &check, opts)
 }
 
+// ANCHOR: measure_checked
 /// [`measure_kernel`] with any output type and check (`None`: right; else why not).
 fn measure_checked<A: KernelArgs, T: gpu_host::DeviceValue>(
     dev: &mut Device,
@@ -629,6 +630,7 @@ fn measure_checked<A: KernelArgs, T: gpu_host::DeviceValue>(
         note: None,
     }
 }
+// ANCHOR_END: measure_checked
 
 /// Runs `step` on the uploaded input `data` (bytes or values, as the step takes).
 fn measure_step(
