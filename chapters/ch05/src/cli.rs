@@ -61,6 +61,15 @@ pub struct Cli {
     /// Print one JSON array of rows instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Only these columns of the table, by their heads, comma-separated, in the table's
+    /// order (e.g. `--columns step,kernel,s.atomics,at.conf`); the notes stay.
+    #[arg(
+        long,
+        value_name = "HEADS",
+        value_delimiter = ',',
+        conflicts_with = "json"
+    )]
+    pub columns: Vec<String>,
     /// With --json on the emulator: each row also carries its counters under the names of
     /// the Nsight Compute metrics they model (an `ncu` object), what
     /// chapters/ch09/bench/fidelity.py compares with ncu on a GPU.

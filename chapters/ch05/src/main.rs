@@ -71,6 +71,12 @@ fn progression_main(args: &cli::Cli) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };
+    if let Err(e) = chapter::table::check_columns(
+        &args.columns,
+        &[progression::EMULATOR_COLUMNS, progression::GPU_COLUMNS],
+    ) {
+        return usage_error(e);
+    }
     let source = match args.kernels {
         Some(cli::Source::Reference) | None => KernelSource::Reference,
         Some(cli::Source::Student) => KernelSource::Student,
@@ -96,7 +102,7 @@ fn progression_main(args: &cli::Cli) -> ExitCode {
             rows
         },
         |dev| header(dev, source, &params),
-        |rows| progression::table(rows, true),
+        |rows| progression::table_columns(rows, true, &args.columns),
     )
 }
 

@@ -451,31 +451,36 @@ fn order_note(
     }
 }
 
-/// The rows as a table, one line per row: the counters the chapter is about (on the
-/// emulator), or each launch's time and GB/s (on a GPU, where there are no counters);
-/// with `notes`, followed by each row's note.
-pub fn table(rows: &[Row], notes: bool) -> String {
+/// The columns of the table on a GPU (`--columns` names them).
+pub const GPU_COLUMNS: &[&str] = &["step", "kernel", "launch", "status", "n", "ms", "GB/s"];
+
+/// The columns of the table on the emulator (`--columns` names them).
+pub const EMULATOR_COLUMNS: &[&str] = &[
+    "step",
+    "kernel",
+    "launch",
+    "status",
+    "n",
+    "warp.instr",
+    "simt.eff",
+    "diverg",
+    "ld.req",
+    "ld.sect",
+    "st.req",
+    "st.sect",
+    "g.atomics",
+    "s.atomics",
+    "barriers",
+];
+
+/// [`table`] with only the columns named in `keep` (all when it is empty), as `--columns`
+/// asks.
+pub fn table_columns(rows: &[Row], notes: bool, keep: &[String]) -> String {
     let on_gpu = rows.iter().any(|r| r.gpu.is_some());
     let head: &[&str] = if on_gpu {
-        &["step", "kernel", "launch", "status", "n", "ms", "GB/s"]
+        GPU_COLUMNS
     } else {
-        &[
-            "step",
-            "kernel",
-            "launch",
-            "status",
-            "n",
-            "warp.instr",
-            "simt.eff",
-            "diverg",
-            "ld.req",
-            "ld.sect",
-            "st.req",
-            "st.sect",
-            "g.atomics",
-            "s.atomics",
-            "barriers",
-        ]
+        EMULATOR_COLUMNS
     };
     let opt = chapter::table::opt;
     let mut cells: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
@@ -506,9 +511,19 @@ pub fn table(rows: &[Row], notes: bool) -> String {
         }
         cells.push(line);
     }
-    let mut out = chapter::table::render(&cells, 4);
+    let (cells, left) = chapter::table::keep_columns(cells, 4, keep);
+    let mut out = chapter::table::render(&cells, left);
     if notes {
         out.push_str(&chapter::table::notes(rows));
     }
     out
+}
+
+/// The rows as a table, one line per row: the counters the chapter is about (on the
+/// emulator), or each launch's time and GB/s (on a GPU, where there are no counters);
+/// with `notes`, followed by each row's note.
+///
+/// Every column; [`table_columns`] keeps some.
+pub fn table(rows: &[Row], notes: bool) -> String {
+    table_columns(rows, notes, &[])
 }

@@ -397,19 +397,27 @@ def write(out, table, unpaired, bins, sizes, inputs):
         "(`fidelity.py`): the reference kernels of chapters "
         f"{', '.join(b[0] for b in bins)}, inputs {', '.join(input_label(i) for i in inputs)}, "
         f"n = {', '.join(str(s) for s in sizes)}, each launch run on the emulator and under ncu "
-        "(same n, grid and block), {len(counters)} counters each.".replace("{len(counters)}", str(len(counters))),
+        f"(same n, grid and block), {len(counters)} counters each.",
         "",
         "<!-- ANCHOR: summary -->",
         f"**{equal} of {len(compared)} pairs equal.** Every counter of these {len(same)} kernels is "
-        "equal on every input and size: " + ", ".join(f"{s} `{k}`" for _, s, k in same) + ". The others "
-        "(a cell is `=`, or the largest difference, ncu minus emulator, and in how many of the "
-        f"{len(inputs) * len(sizes)} runs it differs):",
+        "equal on every input and size: " + ", ".join(f"{s} `{k}`" for _, s, k in same) + ". The "
+        "others differ only in these counters (the largest difference, ncu minus emulator, in how "
+        f"many of the {len(inputs) * len(sizes)} runs, and why):",
         "",
-        "| kernel | " + " | ".join(SHORT.get(c, c) for c in counters) + " |",
-        "| --- |" + " --- |" * len(counters),
+        "| kernel | counter | difference | runs | why |",
+        "| --- | --- | --- | --- | --- |",
     ]
     for k in differing:
-        lines.append(f"| {k[1]} `{k[2]}` | " + " | ".join(cell(by[k + (c,)]) for c in counters) + " |")
+        for c in counters:
+            rs = [r for r in by[k + (c,)] if r["verdict"] != "no ncu value"]
+            diffs = [r for r in rs if r["verdict"] != "="]
+            if not diffs:
+                continue
+            worst = max(diffs, key=lambda r: abs(int(r["ncu"]) - int(r["emulator"])))
+            why = worst["reason"].split(": ")[-1] if worst["reason"] else "unexplained"
+            lines.append(f"| {k[1]} `{k[2]}` | {c} | "
+                         f"{int(worst['ncu']) - int(worst['emulator']):+d} | {len(diffs)}/{len(rs)} | {why} |")
     lines += ["<!-- ANCHOR_END: summary -->", ""]
     if used:
         lines += ["## Why they differ", "", "<!-- ANCHOR: why -->"]

@@ -74,6 +74,15 @@ pub struct Cli {
     /// Print one JSON array of rows instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Only these columns of the table, by their heads, comma-separated, in the table's
+    /// order (e.g. `--columns step,kernel,s.atomics,at.conf`); the notes stay.
+    #[arg(
+        long,
+        value_name = "HEADS",
+        value_delimiter = ',',
+        conflicts_with = "json"
+    )]
+    pub columns: Vec<String>,
     /// With --json on the emulator: each row also carries its counters under the names of
     /// the Nsight Compute metrics they model (an `ncu` object), what
     /// chapters/ch09/bench/fidelity.py compares with ncu on a GPU.
@@ -86,6 +95,7 @@ const AFTER_HELP: &str = "Examples:
   cargo run -p ch09 -- --kernels student             your kernels; unsolved steps say \"not implemented\"
   cargo run -p ch09 -- --step 9.6 --coarsen 16       contiguous vs interleaved loads
   cargo run -p ch09 -- --input skew:90 --step 9.7    aggregation on a hot bin
+  cargo run -p ch09 -- --step 9.7 --columns step,kernel,s.atomics,at.conf   only those columns
   cargo run -p ch09 -- --step 9.16 --bins 4096       the three strategies at 4096 bins
   cargo run -p ch09 -- --trace 9.5.svg --step 9.5    a picture of your 9.5: accesses, contention
   cargo run -p ch09 --features cuda -- --device gpu  the progression on the GPU, in GB/s

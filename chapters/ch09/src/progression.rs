@@ -690,34 +690,39 @@ fn first_line(s: &str) -> String {
     s.lines().next().unwrap_or_default().to_string()
 }
 
-/// The rows as a table, one line per row: the counters the chapter is about (on the
-/// emulator), or each launch's time and GB/s (on a GPU, where there are no counters);
-/// with `notes`, followed by each row's note (errors, races, the strategy chosen).
-pub fn table(rows: &[Row], notes: bool) -> String {
+/// The columns of the table on a GPU (`--columns` names them).
+pub const GPU_COLUMNS: &[&str] = &[
+    "step", "kernel", "status", "n", "bins", "grid", "block", "ms", "GB/s", "lost",
+];
+
+/// The columns of the table on the emulator (`--columns` names them).
+pub const EMULATOR_COLUMNS: &[&str] = &[
+    "step",
+    "kernel",
+    "status",
+    "n",
+    "bins",
+    "grid",
+    "block",
+    "g.atomics",
+    "s.atomics",
+    "worst.ser",
+    "g.sectors",
+    "bank.conf",
+    "at.conf",
+    "diverg",
+    "warp.instr",
+    "lost",
+];
+
+/// [`table`] with only the columns named in `keep` (all when it is empty), as `--columns`
+/// asks.
+pub fn table_columns(rows: &[Row], notes: bool, keep: &[String]) -> String {
     let on_gpu = rows.iter().any(|r| r.gpu.is_some());
     let head: &[&str] = if on_gpu {
-        &[
-            "step", "kernel", "status", "n", "bins", "grid", "block", "ms", "GB/s", "lost",
-        ]
+        GPU_COLUMNS
     } else {
-        &[
-            "step",
-            "kernel",
-            "status",
-            "n",
-            "bins",
-            "grid",
-            "block",
-            "g.atomics",
-            "s.atomics",
-            "worst.ser",
-            "g.sectors",
-            "bank.conf",
-            "at.conf",
-            "diverg",
-            "warp.instr",
-            "lost",
-        ]
+        EMULATOR_COLUMNS
     };
     let opt = chapter::table::opt;
     let mut cells: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
@@ -757,9 +762,19 @@ pub fn table(rows: &[Row], notes: bool) -> String {
         line.push(opt(c.lost_updates));
         cells.push(line);
     }
-    let mut out = chapter::table::render(&cells, 3);
+    let (cells, left) = chapter::table::keep_columns(cells, 3, keep);
+    let mut out = chapter::table::render(&cells, left);
     if notes {
         out.push_str(&chapter::table::notes(rows));
     }
     out
+}
+
+/// The rows as a table, one line per row: the counters the chapter is about (on the
+/// emulator), or each launch's time and GB/s (on a GPU, where there are no counters);
+/// with `notes`, followed by each row's note (errors, races, the strategy chosen).
+///
+/// Every column; [`table_columns`] keeps some.
+pub fn table(rows: &[Row], notes: bool) -> String {
+    table_columns(rows, notes, &[])
 }

@@ -57,6 +57,53 @@ pub fn render(cells: &[Vec<String>], left: usize) -> String {
     out
 }
 
+/// Keeps the columns of `cells` whose head is in `keep`, in the table's own order (every
+/// column when `keep` is empty), and says how many of the first `left` (left-aligned)
+/// columns remain: what `--columns` does, so that a quoted run shows the counters its
+/// section discusses and fits a page.
+pub fn keep_columns(
+    cells: Vec<Vec<String>>,
+    left: usize,
+    keep: &[String],
+) -> (Vec<Vec<String>>, usize) {
+    if keep.is_empty() || cells.is_empty() {
+        return (cells, left);
+    }
+    let kept: Vec<usize> = cells[0]
+        .iter()
+        .enumerate()
+        .filter(|(_, head)| keep.iter().any(|k| k == *head))
+        .map(|(i, _)| i)
+        .collect();
+    let left = kept.iter().filter(|&&i| i < left).count();
+    let cells = cells
+        .into_iter()
+        .map(|row| kept.iter().map(|&i| row[i].clone()).collect())
+        .collect();
+    (cells, left)
+}
+
+/// Checks the names of `--columns` against the heads a chapter's table can have (on the
+/// emulator and on a GPU): the error names the unknown one and lists the others.
+pub fn check_columns(keep: &[String], heads: &[&[&str]]) -> Result<(), String> {
+    for k in keep {
+        if !heads.iter().any(|h| h.contains(&k.as_str())) {
+            let mut known: Vec<&str> = heads.iter().flat_map(|h| h.iter().copied()).collect();
+            let mut seen = Vec::new();
+            known.retain(|k| {
+                let new = !seen.contains(k);
+                seen.push(*k);
+                new
+            });
+            return Err(format!(
+                "--columns: no column `{k}`; the table has {}",
+                known.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The notes of `rows` (errors, races, why a step was skipped), one indented line each
 /// after a `notes:` line; empty when no row has one. They come after the table because
 /// they are too long for a column.
@@ -140,5 +187,26 @@ mod tests {
         assert_eq!(render(&cells, 1), "step     n  note\n5.1   1024\n");
         assert_eq!(opt(None), "-");
         assert_eq!(opt(Some(3)), "3");
+    }
+
+    #[test]
+    fn columns_are_kept_by_head_in_the_tables_order() {
+        let row = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let cells = vec![
+            row(&["step", "kernel", "n", "at.conf"]),
+            row(&["9.7", "histo_aggregate", "262144", "20642"]),
+        ];
+        let keep = row(&["at.conf", "step"]);
+        let (kept, left) = keep_columns(cells.clone(), 2, &keep);
+        assert_eq!(
+            kept,
+            vec![row(&["step", "at.conf"]), row(&["9.7", "20642"])]
+        );
+        assert_eq!(left, 1, "one of the two left-aligned columns is kept");
+        assert_eq!(keep_columns(cells.clone(), 2, &[]), (cells, 2));
+        let heads: &[&[&str]] = &[&["step", "n"], &["step", "ms"]];
+        assert!(check_columns(&row(&["step", "ms"]), heads).is_ok());
+        let e = check_columns(&row(&["steps"]), heads).unwrap_err();
+        assert!(e.contains("`steps`") && e.contains("step, n, ms"), "{e}");
     }
 }
