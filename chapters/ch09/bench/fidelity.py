@@ -73,7 +73,9 @@ WHY[WHY_FLUSH] = ("reconvergence: in the one warp whose lanes leave the grid-str
              "apart (n not a multiple of the grid's threads), the GPU holds the lanes that left "
              "at the loop's exit (BSSY/BSYNC around the loop in the SASS) and issues the last "
              "flush once for the warp; the emulator, which cannot see where a loop ends, lets "
-             "them flush first, and the others flush in a second instruction")
+             "them flush first, and the others flush in a second instruction. The merged "
+             "instruction's bank conflicts can be one more or fewer than the two's (+1 and -1 "
+             "seen, not the same in every run)")
 WHY_SELECT = "branch made a select"
 WHY[WHY_SELECT] = ("compiled code: both sides of the branch are one arithmetic instruction and a "
               "store to out[i], so the compiler made it a select and one store: no divergence "
@@ -90,7 +92,7 @@ EXPECTED = {
     ("histo_coarse_contiguous", "global load requests"): (WHY_UNROLL, lambda e, g: 0 < g - e < 8),
     ("histo_coarse_contiguous", "shared atomic instructions"): (WHY_UNROLL, lambda e, g: 0 < g - e < 8),
     ("histo_aggregate", "shared atomic instructions"): (WHY_FLUSH, lambda e, g: g - e == -1),
-    ("histo_aggregate", "shared atomic bank conflicts"): (WHY_FLUSH, lambda e, g: 0 < g - e < 32),
+    ("histo_aggregate", "shared atomic bank conflicts"): (WHY_FLUSH, lambda e, g: -32 < g - e <= 1),
     ("classify_divergent", "global store requests"): (WHY_SELECT, lambda e, g: g < e),
     ("classify_divergent", "global store sectors"): (WHY_SELECT, lambda e, g: g < e),
     ("classify_half_warp", "global store requests"): (WHY_SELECT, lambda e, g: g < e),
