@@ -58,23 +58,9 @@ pub struct Cli {
     /// Run only this step (repeatable), e.g. --step 5.4 --step 5.6.
     #[arg(long = "step", value_name = "ID")]
     pub steps: Vec<String>,
-    /// Print one JSON array of rows instead of the table.
-    #[arg(long)]
-    pub json: bool,
-    /// Only these columns of the table, by their heads, comma-separated, in the table's
-    /// order (e.g. `--columns step,kernel,s.atomics,at.conf`); the notes stay.
-    #[arg(
-        long,
-        value_name = "HEADS",
-        value_delimiter = ',',
-        conflicts_with = "json"
-    )]
-    pub columns: Vec<String>,
-    /// With --json on the emulator: each row also carries its counters under the names of
-    /// the Nsight Compute metrics they model (an `ncu` object), what
-    /// chapters/ch09/bench/fidelity.py compares with ncu on a GPU.
-    #[arg(long, requires = "json")]
-    pub ncu_names: bool,
+    /// How the rows are printed: `--json`, `--columns`, `--ncu-names`.
+    #[command(flatten)]
+    pub output: chapter::cli::RowsOutput,
     /// Instead of the table: run one step (--step, default 5.3) on a small input with the
     /// emulator's trace on and draw its launch to FILE.svg: which thread of which warp
     /// touched which element at each warp step, and the atomic contention per bin. Your

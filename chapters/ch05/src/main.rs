@@ -71,12 +71,6 @@ fn progression_main(args: &cli::Cli) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };
-    if let Err(e) = chapter::table::check_columns(
-        &args.columns,
-        &[progression::EMULATOR_COLUMNS, progression::GPU_COLUMNS],
-    ) {
-        return usage_error(e);
-    }
     let source = match args.kernels {
         Some(cli::Source::Reference) | None => KernelSource::Reference,
         Some(cli::Source::Student) => KernelSource::Student,
@@ -88,21 +82,18 @@ fn progression_main(args: &cli::Cli) -> ExitCode {
     cli::progression(
         args.device,
         source,
-        args.json,
+        &args.output,
+        &[progression::EMULATOR_COLUMNS, progression::GPU_COLUMNS],
         show_progress,
         |dev, progress| {
-            let mut rows = if dev.is_emulator() || source == KernelSource::Reference {
+            if dev.is_emulator() || source == KernelSource::Reference {
                 progression::run(dev, k, &params, &steps, progress)
             } else {
                 gpu_student_rows(dev, k, &params, &steps, progress)
-            };
-            if !args.ncu_names {
-                rows.iter_mut().for_each(|r| r.ncu = None);
             }
-            rows
         },
         |dev| header(dev, source, &params),
-        |rows| progression::table_columns(rows, true, &args.columns),
+        |rows, columns| progression::table_columns(rows, true, columns),
     )
 }
 

@@ -157,6 +157,9 @@ impl chapter::row::StepRow for Row {
     fn set_n(&mut self, n: u64) {
         self.n = n;
     }
+    fn drop_ncu(&mut self) {
+        self.ncu = None;
+    }
 }
 
 /// The launch as the table prints it.

@@ -341,29 +341,6 @@ def main():
     return 1 if (unexplained or unpaired_all) and (ncu or args.ncu_logs) else 0
 
 
-# Short column names for the summary the book includes (the page is about 88 characters).
-SHORT = {
-    "global load requests": "g.ld req", "global load sectors": "g.ld sect",
-    "global store requests": "g.st req", "global store sectors": "g.st sect",
-    "global atomic requests": "g.atom req", "shared load instructions": "s.ld",
-    "shared store instructions": "s.st", "shared load/store bank conflicts": "bank.conf",
-    "shared atomic instructions": "s.atom", "shared atomic bank conflicts": "at.conf",
-}
-
-
-def cell(rs):
-    """One summary cell: `=` when every run is equal, else the largest difference and on how
-    many of the runs it differs."""
-    rs = [r for r in rs if r["verdict"] != "no ncu value"]
-    if not rs:
-        return "-"
-    diffs = [r for r in rs if r["verdict"] != "="]
-    if not diffs:
-        return "="
-    worst = max(diffs, key=lambda r: abs(int(r["ncu"]) - int(r["emulator"])))
-    return f"{int(worst['ncu']) - int(worst['emulator']):+d} ({len(diffs)}/{len(rs)})"
-
-
 def write(out, table, unpaired, bins, sizes, inputs):
     fields = ["chapter", "step", "kernel", "counter", "input", "n", "grid", "block", "emulator", "ncu",
               "verdict", "reason"]
@@ -385,7 +362,8 @@ def write(out, table, unpaired, bins, sizes, inputs):
     by = defaultdict(list)
     for r in table:
         by[(r["chapter"], r["step"], r["kernel"], r["counter"])].append(r)
-    differing = [k for k in kernels if any(cell(by[k + (c,)]) not in ("=", "-") for c in counters)]
+    differing = {(r["chapter"], r["step"], r["kernel"]) for r in compared if r["verdict"] != "="}
+    differing = [k for k in kernels if k in differing]
     same = [k for k in kernels if k not in differing]
     used = []
     for r in compared:

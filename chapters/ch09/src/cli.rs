@@ -71,23 +71,9 @@ pub struct Cli {
     /// elements, 32 bins, 64 threads a block) unless --n, --bins or --block say otherwise.
     #[arg(long, value_name = "FILE.svg", conflicts_with_all = ["json", "device"])]
     pub trace: Option<PathBuf>,
-    /// Print one JSON array of rows instead of the table.
-    #[arg(long)]
-    pub json: bool,
-    /// Only these columns of the table, by their heads, comma-separated, in the table's
-    /// order (e.g. `--columns step,kernel,s.atomics,at.conf`); the notes stay.
-    #[arg(
-        long,
-        value_name = "HEADS",
-        value_delimiter = ',',
-        conflicts_with = "json"
-    )]
-    pub columns: Vec<String>,
-    /// With --json on the emulator: each row also carries its counters under the names of
-    /// the Nsight Compute metrics they model (an `ncu` object), what
-    /// chapters/ch09/bench/fidelity.py compares with ncu on a GPU.
-    #[arg(long, requires = "json")]
-    pub ncu_names: bool,
+    /// How the rows are printed: `--json`, `--columns`, `--ncu-names`.
+    #[command(flatten)]
+    pub output: chapter::cli::RowsOutput,
 }
 
 const AFTER_HELP: &str = "Examples:
@@ -419,7 +405,7 @@ mod tests {
         assert_eq!(cli.kernels, None);
         assert_eq!(p, Params::default());
         assert!(steps.is_empty());
-        assert!(!cli.json);
+        assert!(!cli.output.json);
     }
 
     #[test]
@@ -465,7 +451,7 @@ mod tests {
             }
         );
         assert_eq!(steps, vec!["9.5", "9.16"]);
-        assert!(cli.json);
+        assert!(cli.output.json);
         assert_eq!(
             parse(&["--input", "zeros"]).unwrap().input,
             InputKind::Zeros

@@ -180,6 +180,9 @@ impl chapter::row::StepRow for Row {
     fn set_n(&mut self, n: u64) {
         self.n = n;
     }
+    fn drop_ncu(&mut self) {
+        self.ncu = None;
+    }
 }
 
 /// Bytes of input per element of `step`: bytes, `u32` values, pixels (3), a byte and its

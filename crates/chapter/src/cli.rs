@@ -7,6 +7,7 @@
 //! that they cannot drift apart.
 
 use crate::device;
+use crate::row::StepRow;
 use crate::trace::Drawn;
 use clap::ValueEnum;
 use course::KernelSource;
@@ -24,6 +25,29 @@ pub enum DeviceArg {
     Emulator,
     /// CUDA device 0 (a build with `--features cuda`).
     Gpu,
+}
+
+/// How the progression prints its rows: the options both chapters' commands share
+/// (flattened into each `Cli`), so that their names, help and checks cannot drift apart.
+#[derive(clap::Args, Clone, Debug, Default, PartialEq, Eq)]
+pub struct RowsOutput {
+    /// Print one JSON array of rows instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Only these columns of the table, by their heads, comma-separated, in the table's
+    /// order (e.g. `--columns step,kernel,s.atomics,at.conf`); the notes stay.
+    #[arg(
+        long,
+        value_name = "HEADS",
+        value_delimiter = ',',
+        conflicts_with = "json"
+    )]
+    pub columns: Vec<String>,
+    /// With --json on the emulator: each row also carries its counters under the names of
+    /// the Nsight Compute metrics they model (an `ncu` object), what
+    /// chapters/ch09/bench/fidelity.py compares with ncu on a GPU.
+    #[arg(long, requires = "json")]
+    pub ncu_names: bool,
 }
 
 /// Writes `text` to stdout; a closed pipe (`| head`) is not an error worth a message.
@@ -156,25 +180,40 @@ pub fn finish_bench(
     }
 }
 
-/// The progression command: opens the device `device_arg` names, runs the rows by
-/// `run(dev, progress)` (progress to stderr when `show_progress`), and prints them as
-/// JSON with `json`, else as `header(dev)` and `table(rows)`. It reports, it does not
+/// The progression command: checks `output.columns` against the table's possible
+/// `heads` (on the emulator and on a GPU), opens the device `device_arg` names, runs the
+/// rows by `run(dev, progress)` (progress to stderr when `show_progress`), drops their
+/// `ncu` counters unless `--ncu-names` asked for them, and prints them as JSON with
+/// `--json`, else as `header(dev)` and `table(rows, columns)`. It reports, it does not
 /// judge (`cargo test -p ch05` does): a wrong row still exits 0.
-pub fn progression<R: Serialize>(
+#[allow(clippy::too_many_arguments)]
+pub fn progression<R: Serialize + StepRow>(
     device_arg: DeviceArg,
     source: KernelSource,
-    json: bool,
+    output: &RowsOutput,
+    heads: &[&[&str]],
     show_progress: bool,
     run: impl FnOnce(&mut Device, &mut dyn FnMut(&str)) -> Vec<R>,
     header: impl FnOnce(&Device) -> String,
-    table: impl FnOnce(&[R]) -> String,
+    table: impl FnOnce(&[R], &[String]) -> String,
 ) -> ExitCode {
+    if let Err(e) = crate::table::check_columns(&output.columns, heads) {
+        return usage_error(e);
+    }
     let mut dev = match open_device(device_arg, source) {
         Ok(d) => d,
         Err(code) => return code,
     };
-    let rows = run(&mut dev, &mut progress(show_progress));
-    match rows_output(&rows, json, || header(&dev), || table(&rows)) {
+    let mut rows = run(&mut dev, &mut progress(show_progress));
+    if !output.ncu_names {
+        rows.iter_mut().for_each(StepRow::drop_ncu);
+    }
+    match rows_output(
+        &rows,
+        output.json,
+        || header(&dev),
+        || table(&rows, &output.columns),
+    ) {
         Ok(out) => {
             print(&out);
             ExitCode::SUCCESS

@@ -21,6 +21,9 @@ pub trait StepRow {
     /// Sets the elements the row reports: a rehearsed row ran a small input but stands
     /// for the size the student asked for.
     fn set_n(&mut self, n: u64);
+    /// Drops the row's counters under Nsight Compute's names ([`NcuCounters`]): they are
+    /// printed only when `--ncu-names` asks for them.
+    fn drop_ncu(&mut self);
 }
 
 /// The emulator's counters of a row under the names of the Nsight Compute metrics they

@@ -88,13 +88,12 @@ pub fn keep_columns(
 pub fn check_columns(keep: &[String], heads: &[&[&str]]) -> Result<(), String> {
     for k in keep {
         if !heads.iter().any(|h| h.contains(&k.as_str())) {
-            let mut known: Vec<&str> = heads.iter().flat_map(|h| h.iter().copied()).collect();
-            let mut seen = Vec::new();
-            known.retain(|k| {
-                let new = !seen.contains(k);
-                seen.push(*k);
-                new
-            });
+            let mut known: Vec<&str> = Vec::new();
+            for &head in heads.iter().flat_map(|h| h.iter()) {
+                if !known.contains(&head) {
+                    known.push(head);
+                }
+            }
             return Err(format!(
                 "--columns: no column `{k}`; the table has {}",
                 known.join(", ")

@@ -777,23 +777,19 @@ struct F32CasLoop {
 /// [`F32CasLoop`] of one instruction, from the `(phase, word)` of each lane in lane order
 /// (4-byte words: one phase).
 fn f32_cas_loop(words: &[(u64, u64)]) -> F32CasLoop {
-    let mut waiting: Small<(u64, u64), 64> = Small::default();
-    for &w in words.iter() {
-        waiting.push(w);
-    }
     let mut lp = F32CasLoop {
         rounds: 0,
         lane_rounds: 0,
         load_conflicts: 0,
         load_ways: 1,
     };
-    let mut left = waiting.len();
+    let mut left = words.len();
     let mut done = [false; 64];
     while left > 0 {
         lp.rounds += 1;
         lp.lane_rounds += left as u64;
         let mut load: Small<(u64, u64), 64> = Small::default();
-        for (k, &w) in waiting.iter().enumerate() {
+        for (k, &w) in words.iter().enumerate() {
             if !done[k] {
                 load.push(w);
             }
@@ -802,7 +798,7 @@ fn f32_cas_loop(words: &[(u64, u64)]) -> F32CasLoop {
         lp.load_conflicts += extra;
         lp.load_ways = lp.load_ways.max(ways);
         let mut served = 0u32;
-        for (k, &(_, word)) in waiting.iter().enumerate() {
+        for (k, &(_, word)) in words.iter().enumerate() {
             let bank = 1u32 << (word % 32);
             if !done[k] && served & bank == 0 {
                 served |= bank;
