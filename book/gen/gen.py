@@ -65,6 +65,57 @@ RUNS_CH05 = {
  'student51': '--kernels student --step 5.1',
 }
 RUNS_BY = {'ch09': RUNS_CH09, 'ch05': RUNS_CH05}
+# What a quoted run shows: the columns its section discusses (`--columns`), so that the
+# table fits the page's column (book/layout.py measures it). A view NAME is run BASE with
+# `--columns COLS`, into NAME.view.txt; @@cmd:NAME@@ and @@out:NAME@@ quote the view, while
+# row(NAME, ...) reads the full run BASE. The index pages quote the default run in two views.
+VIEWS_CH09 = {
+ 's92': ('s92', 'step,kernel,status,g.sectors,warp.instr,lost'),
+ 's93': ('s93', 'step,kernel,status,g.atomics,worst.ser,g.sectors,warp.instr'),
+ 's93zeros': ('s93zeros', 'step,kernel,status,g.atomics,worst.ser,g.sectors,warp.instr'),
+ 's94': ('s94', 'step,kernel,status,g.atomics,worst.ser,g.sectors,warp.instr'),
+ 's94g4': ('s94g4', 'step,kernel,status,grid,g.atomics,worst.ser,g.sectors'),
+ 's94g1': ('s94g1', 'step,kernel,status,grid,g.atomics,worst.ser,g.sectors'),
+ 's95': ('s95', 'step,kernel,g.atomics,s.atomics,bank.conf,at.conf,warp.instr'),
+ 's95b7': ('s95b7', 'step,kernel,status,bins,g.atomics,worst.ser,diverg'),
+ 's96': ('s96', 'step,kernel,g.atomics,s.atomics,g.sectors,warp.instr'),
+ 's96c16': ('s96c16', 'step,kernel,grid,g.atomics,s.atomics,g.sectors'),
+ 's97': ('s97', 'step,kernel,s.atomics,worst.ser,at.conf,diverg'),
+ 's97skew': ('s97skew', 'step,kernel,s.atomics,worst.ser,at.conf,diverg'),
+ 's97zeros': ('s97zeros', 'step,kernel,status,s.atomics,worst.ser,at.conf,diverg'),
+ 's98': ('s98', 'step,kernel,s.atomics,worst.ser,at.conf,diverg,warp.instr'),
+ 's98skew': ('s98skew', 'step,kernel,s.atomics,worst.ser,at.conf,diverg,warp.instr'),
+ 's98zeros': ('s98zeros', 'step,kernel,g.atomics,s.atomics,worst.ser,at.conf,diverg'),
+ 's99': ('s99', 'step,kernel,g.atomics,s.atomics,at.conf,warp.instr'),
+ 's99zeros': ('s99zeros', 'step,kernel,grid,g.atomics,s.atomics,worst.ser,at.conf'),
+ 's910': ('s910', 'step,kernel,status,g.atomics,s.atomics,diverg,warp.instr'),
+ 's910zeros': ('s910zeros', 'step,kernel,status,g.atomics,s.atomics,diverg,warp.instr'),
+ 's911': ('s911', 'step,kernel,bins,g.atomics,s.atomics,at.conf,diverg,warp.instr'),
+ 's912': ('s912', 'step,kernel,g.atomics,bank.conf,at.conf,warp.instr,lost'),
+ 's913': ('s913', 'step,kernel,status,g.atomics,s.atomics,worst.ser,g.sectors'),
+ 's914': ('s914', 'step,kernel,status,g.atomics,worst.ser,diverg,warp.instr'),
+ 's915': ('s915', 'step,kernel,status,g.atomics,g.sectors,diverg'),
+ 's916b8': ('s916b8', 'step,kernel,status,g.atomics,worst.ser,warp.instr'),
+ 's916b256': ('s916b256', 'step,kernel,status,g.atomics,worst.ser,warp.instr'),
+ 's916b4096': ('s916b4096', 'step,kernel,status,g.atomics,worst.ser,warp.instr'),
+ 'fullA': ('full', 'step,kernel,status,g.atomics,s.atomics,worst.ser'),
+ 'fullB': ('full', 'step,kernel,g.sectors,at.conf,diverg,warp.instr,lost'),
+}
+VIEWS_CH05 = {
+ 's51': ('s51', 'step,kernel,launch,status,n,ld.req,st.req,st.sect'),
+ 's51tail': ('s51tail', 'step,kernel,launch,status,n,simt.eff,st.req,st.sect'),
+ 's52': ('s52', 'step,kernel,launch,status,n,st.req,st.sect'),
+ 's53': ('s53', 'step,kernel,launch,status,n,ld.req,ld.sect,st.req'),
+ 's53g8': ('s53g8', 'step,kernel,launch,status,n,ld.req,ld.sect,st.req'),
+ 's54': ('s54', 'step,kernel,launch,warp.instr,simt.eff,diverg,ld.sect'),
+ 's54b64': ('s54b64', 'step,kernel,launch,warp.instr,simt.eff,diverg,ld.sect'),
+ 's55': ('s55', 'step,kernel,launch,status,n,warp.instr'),
+ 's56': ('s56', 'step,kernel,ld.req,ld.sect,g.atomics,s.atomics,barriers'),
+ 's56n32': ('s56n32', 'step,kernel,ld.req,ld.sect,g.atomics,s.atomics,barriers'),
+ 'fullA': ('full', 'step,kernel,status,warp.instr,simt.eff,diverg'),
+ 'fullB': ('full', 'step,kernel,ld.req,ld.sect,st.req,st.sect,g.atomics,s.atomics'),
+}
+VIEWS_BY = {'ch09': VIEWS_CH09, 'ch05': VIEWS_CH05}
 if sys.argv[1:2] == ['--list-runs']:
     CHAPTER = sys.argv[2] if len(sys.argv) > 2 else 'ch09'
 elif len(sys.argv) > 1:
@@ -72,14 +123,49 @@ elif len(sys.argv) > 1:
 else:
     CHAPTER = 'ch09'
 RUNS = RUNS_BY[CHAPTER]
+VIEWS = VIEWS_BY[CHAPTER]
 # The step ids of the chapter's tables start with its number: "9." or "5.".
 STEP_PREFIX = str(int(CHAPTER[2:])) + '.'
 OUT = os.environ.get('BOOK_RUNS', os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'target', 'book-runs'))
+def view_args(name):
+    """The arguments of the quoted run NAME: its view's, or the run's own."""
+    if name in VIEWS:
+        base, cols = VIEWS[name]
+        a = RUNS[base]
+        return (a + ' ' if a else '') + '--columns ' + cols
+    return RUNS[name]
 def cmd(name):
-    a = RUNS[name]
+    a = view_args(name)
     return f'cargo run -p {CHAPTER}' + (' -- ' + a if a else '')
 def out(name):
+    """The whole output of run NAME (what row() and j() read)."""
     return open(os.path.join(OUT, name + '.txt')).read().rstrip('\n')
+def said(name):
+    """The whole output of run NAME with its whitespace collapsed: the text of its notes,
+    which the chapter CLIs wrap at 80 columns, as one line to search."""
+    return ' '.join(out(name).split())
+def shown(name):
+    """The output a page quotes for NAME: its view's when it has one."""
+    if name in VIEWS:
+        return open(os.path.join(OUT, name + '.view.txt')).read().rstrip('\n')
+    return out(name)
+# A quoted line may be this wide and fit the book's column at 1280 px (book/layout.py).
+QUOTE_WIDTH = 84
+def prompt_cmd(name):
+    """`$ CMD` for a text block, continued with a backslash where it would pass QUOTE_WIDTH."""
+    groups = []
+    for word in cmd(name).split(' '):
+        if groups and not word.startswith('--') and groups[-1].startswith('--') and ' ' not in groups[-1]:
+            groups[-1] += ' ' + word
+        else:
+            groups.append(word)
+    lines, cur = [], '$'
+    for g in groups:
+        if len(cur) + 1 + len(g) > QUOTE_WIDTH - 2 and g.startswith('--') and cur.strip() != '$':
+            lines.append(cur + ' \\')
+            cur = '   '
+        cur += ' ' + g
+    return '\n'.join(lines + [cur])
 import json
 def j(name, field, kernel=None):
     rows = json.loads(out(name))
@@ -217,19 +303,20 @@ def check(expr, env):
         raise SystemExit('a statement of the prose no longer holds: ' + expr)
     return ''
 def fill(text):
-    env = {'j': j, 'row': row, 'out': out, 'out_file': out_file, 'round': round, 'abs': abs,
+    env = {'j': j, 'row': row, 'out': out, 'said': said, 'out_file': out_file, 'round': round, 'abs': abs,
            'min': min, 'max': max, 'all': all, 'bench': bench, 'bench_header': bench_header,
            'gbps': gbps, 'pct': pct, 'ratio': ratio, 'faster': faster, 'read_bw': read_bw,
            'measured_on': measured_on, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
            'BENCH': BENCH, 'ncu': ncu, 'VARIANTS': VARIANTS, 'INPUTS': INPUTS,
            'EXTENSIONS': EXTENSIONS, 'int': int, 'float': float,
-           'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span}
+           'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
+    text = re.sub(r'^\$ @@cmd:([A-Za-z0-9_.]+)@@$', lambda m: prompt_cmd(m.group(1)), text, flags=re.M)
     def rep(m):
         kind, name = m.group(1), m.group(2)
         if kind == 'cmd': return cmd(name)
-        if kind == 'out': return out(name)
+        if kind == 'out': return shown(name)
         if kind == 'file': return open(os.path.join(OUT, name)).read().rstrip('\n')
         raise SystemExit('bad placeholder ' + m.group(0))
     return re.sub(r'@@(cmd|out|file):([A-Za-z0-9_.]+)@@', rep, text)
@@ -237,6 +324,8 @@ if __name__ == '__main__':
     if sys.argv[1:2] == ['--list-runs']:
         for k, v in RUNS.items():
             print(k + '\t' + v)
+        for k in VIEWS:
+            print(k + '.view\t' + view_args(k))
         sys.exit(0)
     src, dst = sys.argv[1], sys.argv[2]
     for f in sorted(os.listdir(src)):

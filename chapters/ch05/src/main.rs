@@ -145,15 +145,15 @@ fn header(dev: &Device, source: KernelSource, p: &Params) -> String {
         )
     };
     format!(
-        "Chapter 5 progression: {} kernels on the {} ({} SMs)\nn = {}, block {}, 5.3 grid {grid}, 5.6 words per thread {}, input {}, seed {}\n{measures}",
+        "Chapter 5 progression: {} kernels\ndevice: {} ({} SMs)\nn = {}, block {}, input {}, seed {}\n5.3 grid {grid}, 5.6 words per thread {}\n{measures}",
         source.name(),
         dev.props().name,
         dev.props().sm_count,
         p.n,
         p.block,
-        p.words_per_thread,
         p.input.describe(),
-        p.seed
+        p.seed,
+        p.words_per_thread,
     )
 }
 

@@ -156,15 +156,15 @@ fn header(dev: &Device, source: KernelSource, p: &progression::Params) -> String
         )
     };
     format!(
-        "Chapter 9 progression: {} kernels on the {}\ninput {}, n = {}, {} bins, block {}, grid {grid}, coarsening {}, seed {}\n{measures}",
+        "Chapter 9 progression: {} kernels\ndevice: {}\ninput {}, n = {}, {} bins, seed {}\nblock {}, grid {grid}, coarsening {}\n{measures}",
         source.name(),
         dev.props().name,
         p.input.describe(),
         p.elements(),
         p.bins,
+        p.seed,
         p.block,
         p.coarsen,
-        p.seed
     )
 }
 

@@ -211,7 +211,7 @@ pub fn progression<R: Serialize + StepRow>(
     match rows_output(
         &rows,
         output.json,
-        || header(&dev),
+        || crate::table::wrap_lines(&header(&dev), crate::table::NOTE_WIDTH),
         || table(&rows, &output.columns),
     ) {
         Ok(out) => {

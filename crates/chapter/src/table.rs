@@ -122,8 +122,20 @@ pub fn notes<R: StepRow>(rows: &[R]) -> String {
     out
 }
 
-/// The width the notes wrap at: a terminal's 100 columns, whole words.
-const NOTE_WIDTH: usize = 100;
+/// The width notes and headers wrap at, whole words: an 80-column terminal, and the book's
+/// column, which quotes these runs (book/layout.py checks that they fit).
+pub const NOTE_WIDTH: usize = 80;
+
+/// Every line of `text` wrapped at `width` columns ([`NOTE_WIDTH`] for a table's header),
+/// continuation lines indented; no trailing newline.
+pub fn wrap_lines(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        out.push_str(&wrap(line, width));
+    }
+    out.truncate(out.trim_end_matches('\n').len());
+    out
+}
 
 /// `line` wrapped at word boundaries to `width` columns, continuation lines indented
 /// under the note's text; each line ends with a newline. A word longer than the width

@@ -87,6 +87,8 @@ pub struct BenchRow {
     pub gbps: f64,
     /// Whether the bins were right.
     pub correct: bool,
+    /// Bytes of input.
+    pub bytes: u64,
 }
 
 /// The bench's JSON: what the captions name, and the rows.
@@ -166,6 +168,7 @@ pub fn parse_bench(
             bins: r["bins"].as_u64().unwrap_or(0) as u32,
             gbps: r["gbps"].as_f64().unwrap_or(0.0),
             correct: r["correct"].as_bool().unwrap_or(false),
+            bytes: r["bytes"].as_u64().unwrap_or(0),
         })
         .collect();
     Ok(Bench {
@@ -210,6 +213,33 @@ fn step_key(step: &str) -> (u32, u32) {
     (it.next().unwrap_or(0), it.next().unwrap_or(0))
 }
 
+/// The grid each step of the byte progression launches over `bytes` on an H100 (the
+/// bench's own shapes, `ch09::bench::byte_steps`), as the figure's labels state it: the
+/// steps do not all run on one grid, and a bar's height is read with its grid. 9.9 sizes
+/// its grid from the driver's occupancy query, which the emulator cannot answer for
+/// registers: its label says so instead of a number. Empty for `u32`.
+fn byte_grids(dtype: &str, bytes: usize) -> Vec<(String, String)> {
+    if dtype != "u8" || bytes == 0 {
+        return Vec::new();
+    }
+    ch09::bench::byte_steps(&REFERENCE, &mut Device::emulator(), bytes)
+        .into_iter()
+        .map(|s| {
+            let g = s.shape.grid;
+            let grid = if s.kernel == "histo_fastest" {
+                "one wave".to_string()
+            } else if g >= 1 << 20 && g % (1 << 20) == 0 {
+                format!("{} Mi blocks", g >> 20)
+            } else if g >= 1 << 10 && g % (1 << 10) == 0 {
+                format!("{} Ki blocks", g >> 10)
+            } else {
+                format!("{g} blocks")
+            };
+            (s.kernel.to_string(), grid)
+        })
+        .collect()
+}
+
 /// The bars of the throughput figure of `dtype`: every kernel of the bench in step order,
 /// then CUB, PyTorch and the best CPU implementation.
 fn throughput_groups(b: &Bench, dtype: &str) -> Vec<Group> {
@@ -229,12 +259,20 @@ fn throughput_groups(b: &Bench, dtype: &str) -> Vec<Group> {
             .map(|r| (r.gbps, r.correct))
             .max_by(|a, b| a.0.total_cmp(&b.0))
     };
+    let bytes = rows
+        .iter()
+        .find(|r| r.step.starts_with("9."))
+        .map_or(0, |r| r.bytes) as usize;
+    let grids = byte_grids(dtype, bytes);
     let mut groups: Vec<Group> = kernels
         .iter()
         .map(|(step, imp)| Group {
             label: (
                 step.to_string(),
-                imp.strip_prefix("histo_").unwrap_or(imp).to_string(),
+                match grids.iter().find(|(k, _)| k == imp) {
+                    Some((_, g)) => format!("{} · {g}", imp.strip_prefix("histo_").unwrap_or(imp)),
+                    None => imp.strip_prefix("histo_").unwrap_or(imp).to_string(),
+                },
             ),
             values: INPUTS
                 .iter()
@@ -264,6 +302,14 @@ fn gpu_caption(b: &Bench) -> String {
     )
 }
 
+/// How far a group label of `chars` characters at 11 px, rotated by -35 degrees about
+/// its end, reaches left of and below its anchor (about 6.2 px per character).
+fn rotated_extent(chars: f64) -> (f64, f64) {
+    let len = chars * 6.2;
+    let a = 35f64.to_radians();
+    (len * a.cos(), len * a.sin() + 11.0 * a.cos())
+}
+
 /// A grouped bar chart on a log y axis. `series` are the legend labels of the bars of
 /// each group; `hline` is a dashed horizontal line and its label.
 fn bar_chart(
@@ -275,8 +321,22 @@ fn bar_chart(
     caption: &str,
     zero_label: bool,
 ) -> String {
-    let (w, h) = (1000.0, 560.0);
-    let (left, right, top, bottom) = (80.0, w - 20.0, 66.0, h - 130.0);
+    // 800 wide: shown in the book's 750-px column, 11-px text stays above 10 px. The
+    // margins make room for the rotated group labels (left of the first group, and below
+    // the axis) and for the caption, so that no text runs into another (book/layout.py).
+    let w = 800.0;
+    let longest = groups
+        .iter()
+        .map(|g| g.label.1.chars().count())
+        .max()
+        .unwrap_or(0) as f64;
+    let (run, drop) = rotated_extent(longest);
+    let slot_guess = (w - 100.0) / groups.len().max(1) as f64;
+    let left = (run - slot_guess / 2.0 + 12.0).max(80.0);
+    let below = (28.0 + drop + 12.0).max(48.0);
+    let (right, top, plot) = (w - 20.0, 66.0, 364.0);
+    let bottom = top + plot;
+    let h = bottom + below + Svg::caption_height(w, caption);
     let mut s = Svg::new(w, h, title);
     let vals = groups
         .iter()
@@ -325,11 +385,11 @@ fn bar_chart(
                         if *correct { 1.0 } else { 0.35 },
                     );
                     if !correct {
-                        s.text(x + bar / 2.0, y - 3.0, 10.0, "middle", "wrong", "normal");
+                        s.text(x + bar / 2.0, y - 3.0, 11.0, "middle", "wrong", "normal");
                     }
                 }
                 Some(_) if zero_label => {
-                    s.text(x + bar / 2.0, bottom - 3.0, 10.0, "middle", "0", "normal");
+                    s.text(x + bar / 2.0, bottom - 3.0, 11.0, "middle", "0", "normal");
                 }
                 _ => {}
             }
@@ -383,7 +443,14 @@ fn throughput(b: &Bench, dtype: &str, name: &'static str) -> Figure {
             &INPUTS,
             &groups,
             Some((b.read_bw_gbps, "measured read bandwidth".to_string())),
-            &gpu_caption(b),
+            &if dtype == "u8" {
+                format!(
+                    "{}. Each label gives the kernel's grid, in blocks of 256 threads; one wave: as many 512-thread blocks as the GPU keeps resident",
+                    gpu_caption(b)
+                )
+            } else {
+                gpu_caption(b)
+            },
             false,
         ),
     }
@@ -546,7 +613,7 @@ pub fn contention(data: &[u8]) -> Contention {
 /// `worst_serialization` of 9.3 on the same input.
 fn contention_figure(p: &Params) -> Result<Figure, String> {
     let kinds = [InputKind::Uniform, InputKind::Skew(90)];
-    let (w, h) = (1000.0, 520.0);
+    let (w, h) = (800.0, 520.0);
     let (left, right, top, bottom) = (80.0, w - 20.0, 84.0, h - 80.0);
     let mut s = Svg::new(
         w,

@@ -162,17 +162,7 @@ impl Svg {
     /// The caption at the bottom, wrapped at word boundaries to the figure's width
     /// (about 6 px per character at 11 px), last line 10 px above the bottom edge.
     pub fn caption(&mut self, t: &str) {
-        let max = ((self.width - 20.0) / 6.0) as usize;
-        let mut lines: Vec<String> = Vec::new();
-        for word in t.split(' ') {
-            match lines.last_mut() {
-                Some(l) if l.len() + 1 + word.len() <= max => {
-                    l.push(' ');
-                    l.push_str(word);
-                }
-                _ => lines.push(word.to_string()),
-            }
-        }
+        let lines = caption_lines(self.width, t);
         let n = lines.len();
         for (i, l) in lines.iter().enumerate() {
             let y = self.height - 10.0 - 14.0 * (n - 1 - i) as f64;
@@ -180,11 +170,35 @@ impl Svg {
         }
     }
 
+    /// The height the caption `t` takes at the bottom of a figure `width` wide: its
+    /// lines, 14 px apart, and the margins around them; a figure adds it to its height
+    /// so that nothing above runs into the caption.
+    pub fn caption_height(width: f64, t: &str) -> f64 {
+        caption_lines(width, t).len() as f64 * 14.0 + 14.0
+    }
+
     /// The finished document.
     pub fn finish(mut self) -> String {
         self.body.push_str("</svg>\n");
         self.body
     }
+}
+
+/// The caption `t` in lines that fit a figure `width` wide (about 6 px per character
+/// at 11 px), broken at spaces.
+fn caption_lines(width: f64, t: &str) -> Vec<String> {
+    let max = ((width - 20.0) / 6.0) as usize;
+    let mut lines: Vec<String> = Vec::new();
+    for word in t.split(' ') {
+        match lines.last_mut() {
+            Some(l) if l.len() + 1 + word.len() <= max => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }
 
 /// A logarithmic axis from `lo` to `hi` (both > 0) mapped to pixels `p0` (at `lo`) to
