@@ -17,7 +17,7 @@
 //!    them (`cargo run -p ch09`: 256-thread blocks, grids from the device).
 //! 4. **The alternatives**: `cub::DeviceHistogram::HistogramEven` and `torch.bincount`
 //!    ([`external`]), when `nvcc` (or `--cub`) and PyTorch are there; and the CPU of the
-//!    same machine ([`cpu`]): the naive loop, four interleaved tables, and all cores.
+//!    same machine ([`cpu`]): the naive loop, four interleaved tables, the tuned single-core code, and it on all cores.
 //!
 //! **Timing.** A GPU kernel is first launched once (which also checks it and sizes the
 //! rest); then up to `--warmup` untimed and up to `--reps` timed launches, each timed
@@ -859,13 +859,14 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
             // The CPU of this machine.
             if opts.cpu {
                 let threads = opts.cpu_threads;
-                let impls: [(String, &dyn Fn() -> Vec<u32>); 3] = match &data {
+                let impls: [(String, &dyn Fn() -> Vec<u32>); 4] = match &data {
                     HostData::U8(d) => [
                         ("cpu naive loop".into(), &|| cpu::naive(d, bins)),
                         ("cpu 4 interleaved tables".into(), &|| {
                             cpu::interleaved(d, bins)
                         }),
-                        (format!("cpu {threads} threads x 4 tables"), &|| {
+                        ("cpu 8 tables, 64-bit loads".into(), &|| cpu::tuned(d, bins)),
+                        (format!("cpu {threads} threads x 8 tables"), &|| {
                             cpu::threaded(d, bins, threads)
                         }),
                     ],
@@ -874,7 +875,8 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                         ("cpu 4 interleaved tables".into(), &|| {
                             cpu::interleaved(d, bins)
                         }),
-                        (format!("cpu {threads} threads x 4 tables"), &|| {
+                        ("cpu 1 table, branchless".into(), &|| cpu::tuned(d, bins)),
+                        (format!("cpu {threads} threads x 1 table"), &|| {
                             cpu::threaded(d, bins, threads)
                         }),
                     ],
