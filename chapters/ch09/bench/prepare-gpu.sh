@@ -26,6 +26,8 @@
 #                          bash DIR/gpu-extensions.sh [OUT_DIR]
 #   gpu-fidelity.sh        the emulator's counters against Nsight Compute (fidelity.py over
 #                          both chapters, atomics_probe.cu): bash DIR/gpu-fidelity.sh [OUT_DIR]
+#   gpu-limits.sh          where the kernels are not yet at the limit: CPU baselines, a size
+#                          sweep, 4 GiB, ncu of 9.14 and 9.9: bash DIR/gpu-limits.sh [OUT_DIR]
 #   gpu-ch05.sh            chapter 5 there: its checks (stubs fail, references pass), the
 #                          progression and its bench: bash DIR/gpu-ch05.sh [OUT_DIR]
 #
@@ -135,6 +137,7 @@ cp chapters/ch09/bench/cub_histogram.cu chapters/ch09/bench/torch_bincount.py "$
 cp chapters/ch09/bench/gpu-session.sh "$DEST/gpu-session.sh"
 cp chapters/ch09/bench/gpu-variants.sh "$DEST/gpu-variants.sh"
 cp chapters/ch09/bench/gpu-extensions.sh "$DEST/gpu-extensions.sh"
+cp chapters/ch09/bench/gpu-limits.sh "$DEST/gpu-limits.sh"
 cp chapters/ch09/bench/gpu-fidelity.sh chapters/ch09/bench/fidelity.py chapters/ch09/bench/atomics_probe.cu "$DEST/"
 cp chapters/ch05/bench/gpu-session.sh "$DEST/gpu-ch05.sh"
 # The same text the bench reads from the workspace: book/src/**/*.md in path order, each
@@ -156,7 +159,7 @@ echo "$commit" >"$DEST/COMMIT"
 
 strip --strip-debug "$DEST/ch09" "$DEST/ch09-exercises" "$DEST/ch09-unit" \
   "$DEST/course-solutions-pass" "$DEST/cuda_smoke" "$DEST/ch05" "$DEST/ch05-exercises"
-chmod +x "$DEST/gpu-session.sh" "$DEST/gpu-variants.sh" "$DEST/gpu-extensions.sh" "$DEST/gpu-ch05.sh" "$DEST/gpu-fidelity.sh"
+chmod +x "$DEST/gpu-session.sh" "$DEST/gpu-variants.sh" "$DEST/gpu-extensions.sh" "$DEST/gpu-ch05.sh" "$DEST/gpu-fidelity.sh" "$DEST/gpu-limits.sh"
 
 # --- checks that need no GPU -------------------------------------------------------------
 say "checking the folder here (no GPU)"

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# gpu-limits.sh: where the reference kernels are not yet at the limit (the performance
+# issue's cases), measured on the GPU machine from the folder prepare-gpu.sh built.
+#
+#   bash .gpu/gpu-limits.sh [OUT_DIR]        (OUT_DIR default: $OUT, else .gpu/limits)
+#
+#   1. versions, and the host's CPU (lscpu): the CPU rows' provenance;
+#   2. the CPU baselines alone at 1 GiB, u8/256 and u32/4096 (bench --step none: the naive
+#      loop, four tables, the tuned single-core code, all cores): cpu-*.txt / .json;
+#   3. a size sweep, one bench per size, 9.9 (u8/256) and 9.14 (u32/4096) on uniform input
+#      against the read kernel and CUB of the same run: sizes-*.txt / .json;
+#   4. 4 GiB of bytes, timed: how far the bench gets (size-4096.txt);
+#   5. Nsight Compute on 9.14 (u32/4096, 1 GiB) and 9.9 (u8/256, 16 MiB): which limit each
+#      reaches (memory, L1/shared, issue): ncu-*.txt.
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export COURSE_LANES_DIR="$HERE/lanes"
+OUT_DIR=${1:-${OUT:-$HERE/limits}}
+mkdir -p "$OUT_DIR"
+OUT_DIR=$(cd "$OUT_DIR" && pwd)
+for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin /opt/nvidia/nsight-compute/*; do
+  [ -d "$d" ] && PATH=$PATH:$d
+done
+export PATH RUST_BACKTRACE=0
+START=$(date +%s)
+say() { echo "=== [$(($(date +%s) - START))s] $*"; }
+CH09="$HERE/ch09"
+
+say "versions"
+{
+  date -u +"date %Y-%m-%d %H:%M UTC"
+  echo "commit $(cat "$HERE/COMMIT" 2>/dev/null || echo unknown)"
+  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
+  nvcc --version | tail -n 1
+  ncu --version | tail -n 1
+  lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core|Socket|MHz|L2|L3"
+} 2>&1 | tee "$OUT_DIR/versions.txt"
+
+say "CUB, compiled once for every bench below"
+nvcc -O3 -arch=sm_90 -o "$OUT_DIR/cub_histogram" "$HERE/cub_histogram.cu" 2>&1 | tail -n 3
+CUB="$OUT_DIR/cub_histogram"
+
+say "CPU baselines at 1 GiB"
+for dt in u8 u32; do
+  "$CH09" bench --dtype "$dt" --input uniform --input one-value --step none --skip cub,torch \
+    --budget-ms 3000 --out "$OUT_DIR/cpu-$dt" > "$OUT_DIR/cpu-$dt.txt" 2>&1
+  tail -n 12 "$OUT_DIR/cpu-$dt.txt"
+done
+
+say "size sweep"
+for mib in 1 4 16 64 256 1024; do
+  "$CH09" bench --size-mib "$mib" --dtype u8 --step 9.9 --input uniform --skip cpu,torch --cub "$CUB" \
+    --out "$OUT_DIR/size-u8-$mib" > "$OUT_DIR/size-u8-$mib.txt" 2>&1
+  "$CH09" bench --size-mib "$mib" --dtype u32 --step 9.14 --input uniform --skip cpu,torch --cub "$CUB" \
+    --out "$OUT_DIR/size-u32-$mib" > "$OUT_DIR/size-u32-$mib.txt" 2>&1
+  grep -E "read_bandwidth|histo_fastest|histo_u32_shared|cub" "$OUT_DIR/size-u8-$mib.txt" "$OUT_DIR/size-u32-$mib.txt" | head -n 12
+done
+
+say "4 GiB of bytes"
+/usr/bin/time -v timeout 240 "$CH09" bench --size-mib 4096 --dtype u8 --step 9.9 --input uniform \
+  --skip cpu,torch --cub "$CUB" --out "$OUT_DIR/size-u8-4096" > "$OUT_DIR/size-4096.txt" 2>&1
+echo "exit $?" >> "$OUT_DIR/size-4096.txt"
+tail -n 25 "$OUT_DIR/size-4096.txt"
+
+say "Nsight Compute"
+ncu --clock-control none --kernel-name regex:histo_u32_shared --launch-count 1 \
+  --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+  --section Occupancy --section LaunchStats --section SchedulerStats \
+  "$CH09" --device gpu --step 9.14 --bins 4096 --n 268435456 > "$OUT_DIR/ncu-9.14-u32-4096-1GiB.txt" 2>&1
+ncu --clock-control none --kernel-name regex:histo_fastest --launch-count 1 \
+  --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+  --section Occupancy --section LaunchStats --section SchedulerStats \
+  "$CH09" --device gpu --step 9.9 --n 16777216 > "$OUT_DIR/ncu-9.9-u8-16MiB.txt" 2>&1
+grep -E "Duration|Throughput|Achieved Occupancy|Registers|Grid Size|Block Size|Warp Cycles|One or More|No Eligible" \
+  "$OUT_DIR"/ncu-*.txt | head -n 40
+say "done"
