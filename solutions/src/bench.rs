@@ -21,6 +21,8 @@
 //!   thread), [`fast_warp_bins()`] (the same with one sub-histogram per warp), and
 //!   [`fast_lane_bins()`] (a column of counters per lane index, 9.9's design, with the
 //!   bin count a constant).
+//! - [`u32_vectors()`]: 9.14's `u32` histogram in shared memory with 9.9's 16-byte loads,
+//!   four in flight.
 
 use crate::ch09::{
     FastestPolicy, NO_BIN, STATIC_BINS, byte_bin, init_private_bins, store_lane_columns,
@@ -311,3 +313,58 @@ pub fn fast_lane_bins(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 }
 
 // ANCHOR_END: variants
+
+// ANCHOR: u32_vectors
+/// 9.14's shared-memory histogram of `u32` values with 9.9's loads: 16-byte vectors
+/// ([`U32x4`], four values each) in a grid-stride loop, four vectors issued before the
+/// first is counted; then the last vectors one at a time and the `n % 4` values past them.
+/// Values `>= histo.len()` are skipped.
+///
+/// Launch: `<<<grid, block, histo.len() * 4 bytes>>>`, any grid and block (`grid * block *
+/// 4` below 2^32). Why: `histo_u32_shared` loads one 4-byte value per thread and counts it
+/// before the next load, so each SM has about `2048 * 4` bytes in flight, a third of what
+/// covering DRAM's latency at full bandwidth takes; Nsight Compute found it waiting on
+/// memory with DRAM at 67 % (`notes/limits-h100-2026-11-24.md`).
+#[kernel]
+pub fn u32_vectors(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let num_bins = histo.len();
+    init_private_bins(bins, num_bins);
+    let count = |value: u32| {
+        if value < num_bins {
+            bins.atomic_add(value, 1);
+        }
+    };
+    let count_vector = |U32x4(values): U32x4| {
+        for value in values {
+            count(value);
+        }
+    };
+    let vectors = data.cast::<U32x4>();
+    let n = vectors.len();
+    let stride = thread::grid_stride_x();
+    let mut v = thread::index_1d();
+    // `n - v > 3 * stride` (when `v < n`): the fourth vector is in range, no overflow.
+    while v < n && n - v > 3 * stride {
+        let a = vectors.load(v);
+        let b = vectors.load(v + stride);
+        let c = vectors.load(v + 2 * stride);
+        let d = vectors.load(v + 3 * stride);
+        count_vector(a);
+        count_vector(b);
+        count_vector(c);
+        count_vector(d);
+        v += 4 * stride;
+    }
+    while v < n {
+        count_vector(vectors.load(v));
+        v += stride;
+    }
+    let mut i = n * 4 + thread::index_1d();
+    while i < data.len() {
+        count(data.load(i));
+        i += stride;
+    }
+    store_output(bins, histo);
+}
+// ANCHOR_END: u32_vectors

@@ -5,11 +5,14 @@
 #   bash .gpu/gpu-limits.sh [OUT_DIR]        (OUT_DIR default: $OUT, else .gpu/limits)
 #
 #   1. versions, and the host's CPU (lscpu): the CPU rows' provenance;
-#   2. the CPU baselines alone at 1 GiB, u8/256 and u32/4096 (bench --step none: the naive
-#      loop, four tables, the tuned single-core code, all cores): cpu-*.txt / .json;
+#   2. at 1 GiB, u8/256 with 9.9 and u32/4096 with 9.14's kernels on uniform and one-value
+#      input, with CUB and the CPU baselines (the naive loop, four tables, the tuned
+#      single-core code, all cores), and the CPU baselines' scaling over 1 to all cores:
+#      cpu-*.txt / .json;
 #   3. a size sweep, one bench per size, 9.9 (u8/256) and 9.14 (u32/4096) on uniform input
-#      against the read kernel and CUB of the same run: sizes-*.txt / .json;
-#   4. 4 GiB of bytes, timed: how far the bench gets (size-4096.txt);
+#      against the read kernel and CUB of the same run: size-*.txt / .json;
+#   4. the largest input a buffer can hold (4095 MiB; a buffer holds at most 2^32 - 1
+#      elements, so the bench refuses 4096), timed: size-4095.txt;
 #   5. Nsight Compute on 9.14 (u32/4096, 1 GiB) and 9.9 (u8/256, 16 MiB): which limit each
 #      reaches (memory, L1/shared, issue): ncu-*.txt.
 set -u
@@ -41,11 +44,17 @@ say "CUB, compiled once for every bench below"
 nvcc -O3 -arch=sm_90 -o "$OUT_DIR/cub_histogram" "$HERE/cub_histogram.cu" 2>&1 | tail -n 3
 CUB="$OUT_DIR/cub_histogram"
 
-say "CPU baselines at 1 GiB"
+say "1 GiB with CUB and the CPU baselines"
 for dt in u8 u32; do
-  "$CH09" bench --dtype "$dt" --input uniform --input one-value --step none --skip cub,torch \
-    --budget-ms 3000 --out "$OUT_DIR/cpu-$dt" > "$OUT_DIR/cpu-$dt.txt" 2>&1
-  tail -n 12 "$OUT_DIR/cpu-$dt.txt"
+  st=9.9; [ "$dt" = u32 ] && st=9.14
+  "$CH09" bench --dtype "$dt" --input uniform --input one-value --step "$st" --skip torch \
+    --cub "$CUB" --budget-ms 3000 --out "$OUT_DIR/cpu-$dt" > "$OUT_DIR/cpu-$dt.txt" 2>&1
+  grep -E "^$dt " "$OUT_DIR/cpu-$dt.txt"
+done
+for t in 1 2 4 8 16; do
+  "$CH09" bench --dtype u8 --input uniform --step 9.9 --skip cub,torch --cpu-threads "$t" \
+    --budget-ms 2000 --out "$OUT_DIR/cpu-threads-$t" > "$OUT_DIR/cpu-threads-$t.txt" 2>&1
+  grep -E "threads x" "$OUT_DIR/cpu-threads-$t.txt" | tail -n 1
 done
 
 say "size sweep"
@@ -54,14 +63,15 @@ for mib in 1 4 16 64 256 1024; do
     --out "$OUT_DIR/size-u8-$mib" > "$OUT_DIR/size-u8-$mib.txt" 2>&1
   "$CH09" bench --size-mib "$mib" --dtype u32 --step 9.14 --input uniform --skip cpu,torch --cub "$CUB" \
     --out "$OUT_DIR/size-u32-$mib" > "$OUT_DIR/size-u32-$mib.txt" 2>&1
-  grep -E "read_bandwidth|histo_fastest|histo_u32_shared|cub" "$OUT_DIR/size-u8-$mib.txt" "$OUT_DIR/size-u32-$mib.txt" | head -n 12
+  grep -hE "^(u8|u32) " "$OUT_DIR/size-u8-$mib.txt" "$OUT_DIR/size-u32-$mib.txt"
 done
 
-say "4 GiB of bytes"
-/usr/bin/time -v timeout 240 "$CH09" bench --size-mib 4096 --dtype u8 --step 9.9 --input uniform \
-  --skip cpu,torch --cub "$CUB" --out "$OUT_DIR/size-u8-4096" > "$OUT_DIR/size-4096.txt" 2>&1
-echo "exit $?" >> "$OUT_DIR/size-4096.txt"
-tail -n 25 "$OUT_DIR/size-4096.txt"
+say "4095 MiB of bytes (4096 is refused: a buffer holds at most 2^32 - 1 elements)"
+"$CH09" bench --size-mib 4096 --dtype u8 --step 9.9 --skip cpu,torch,cub 2>&1 | tail -n 1
+/usr/bin/time -v timeout 300 "$CH09" bench --size-mib 4095 --dtype u8 --step 9.9 --input uniform \
+  --skip cpu,torch --cub "$CUB" --out "$OUT_DIR/size-u8-4095" > "$OUT_DIR/size-4095.txt" 2>&1
+echo "exit $?" >> "$OUT_DIR/size-4095.txt"
+grep -E "^u8 |Elapsed|Maximum resident|exit" "$OUT_DIR/size-4095.txt"
 
 say "Nsight Compute"
 ncu --clock-control none --kernel-name regex:histo_u32_shared --launch-count 1 \

@@ -10,6 +10,7 @@
 //!   time (a `u64`) and counted by value into eight tables of 256 (no bounds checks: a
 //!   byte indexes a 256-entry table), then folded into the bins; `u32` values go into one
 //!   table with a spare slot that takes every value past the bins (a branchless `min`).
+//!   Both count a run of equal words or values once, when it ends.
 //!   It is the baseline the book's "best CPU" rows are, written as the fast byte
 //!   histograms of compression libraries are (TurboHist's `hist_8_32`, Yann Collet's
 //!   `FSE_count`).
@@ -99,33 +100,59 @@ impl Tuned for u8 {
 
 impl Tuned for u32 {
     fn tuned(data: &[u32], bins: u32) -> Vec<u32> {
-        // One slot past the bins takes every value that is not a bin: no branch.
+        // One slot past the bins takes every value that is not a bin: no branch. A value
+        // equal to the one before only extends a run, added when the run ends, so that a
+        // hot value is not a chain of increments of one counter.
         let mut table = vec![0u32; bins as usize + 1];
-        let mut quads = data.chunks_exact(4);
-        for q in &mut quads {
-            for &v in q {
-                table[v.min(bins) as usize] += 1;
+        let (mut prev, mut run) = (0u32, 0u32);
+        for &v in data {
+            if v == prev {
+                run += 1;
+                continue;
             }
+            table[prev.min(bins) as usize] += run;
+            prev = v;
+            run = 1;
         }
-        for &v in quads.remainder() {
-            table[v.min(bins) as usize] += 1;
-        }
+        table[prev.min(bins) as usize] += run;
         table.truncate(bins as usize);
         table
     }
 }
 
 /// How many bytes of `data` hold each of the 256 values: eight tables, byte `k` of each
-/// 8-byte word counted in table `k`, so that equal neighbours update different counters.
+/// 8-byte word counted in table `k`, so that equal neighbours update different counters;
+/// a word equal to the one before is only counted as a repeat (one compare), and a run of
+/// repeats is added at once when it ends: skewed data runs faster, not slower (the trick
+/// of TurboHist's `histr_8_64`).
 fn byte_values(data: &[u8]) -> [u32; 256] {
     let mut tables = [[0u32; 256]; 8];
     let mut words = data.chunks_exact(8);
-    for w in &mut words {
-        let mut x = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+    let add = |tables: &mut [[u32; 256]; 8], mut x: u64, times: u32| {
         for table in tables.iter_mut() {
-            table[(x & 0xff) as usize] += 1;
+            table[(x & 0xff) as usize] += times;
             x >>= 8;
         }
+    };
+    let (mut prev, mut repeats) = (0u64, 0u32);
+    for w in &mut words {
+        let x = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        if x == prev {
+            repeats += 1;
+            continue;
+        }
+        if repeats > 0 {
+            add(&mut tables, prev, repeats);
+            repeats = 0;
+        }
+        add(&mut tables, x, 1);
+        prev = x;
+    }
+    // The first word is compared with `prev = 0` before any word was counted: a run of
+    // zero words at the start is counted as repeats of a word that was never added, which
+    // is right, since repeats of 0 add to bin 0 exactly as counting them would.
+    if repeats > 0 {
+        add(&mut tables, prev, repeats);
     }
     for &b in words.remainder() {
         tables[0][b as usize] += 1;
@@ -205,5 +232,33 @@ mod tests {
         );
         assert_eq!(threaded(&values, 4096, 5), want);
         assert_eq!(threaded::<u32>(&[], 16, 4), vec![0; 16]);
+    }
+
+    #[test]
+    fn runs_are_counted_once_and_right() {
+        // Runs of equal words and values: at the start (zeros, the tuned code's first
+        // `prev`), in the middle, at the end, and runs that are not word-aligned.
+        let mut bytes = vec![0u8; 100];
+        bytes.extend([5u8; 17]);
+        bytes.extend((0..=255u8).cycle().take(301));
+        bytes.extend([0u8; 9]);
+        bytes.extend([200u8; 64]);
+        for bins in [256, 7] {
+            assert_eq!(tuned(&bytes, bins), reference::byte_histogram(&bytes, bins));
+            assert_eq!(
+                threaded(&bytes, bins, 3),
+                reference::byte_histogram(&bytes, bins)
+            );
+        }
+        let mut values = vec![0u32; 33];
+        values.extend([4095u32; 10]);
+        values.extend([4096u32; 5]);
+        values.extend((0..5000u32).map(|i| (i * 37) % 4100));
+        values.extend([7u32; 3]);
+        assert_eq!(
+            tuned(&values, 4096),
+            reference::value_histogram(&values, 4096)
+        );
+        assert_eq!(tuned(&values, 1), reference::value_histogram(&values, 1));
     }
 }

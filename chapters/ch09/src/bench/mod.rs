@@ -477,7 +477,15 @@ pub fn strategy_steps(props: &gpu_host::DeviceProps, n: usize, bins: u32) -> Vec
     steps
 }
 
-/// The `u32` steps (9.14's two kernels) on `n` values.
+/// Threads per block of [`solutions::bench::u32_vectors`], launched one block per SM:
+/// every block zeroes and commits all 4096 bins, so the fewest blocks that fill the SMs
+/// commit least; 1024 threads with four 16-byte loads each keep enough bytes in flight.
+/// Measured on an H100 against 132x512, 264x512, 264x1024, 528x512 and 1056x256: the
+/// best or within 3 % of it from 16 MiB to 1 GiB (notes/limits-h100-2026-11-24.md).
+pub const U32_VECTORS_BLOCK: u32 = 1024;
+
+/// The `u32` steps on `n` values: 9.14's two kernels on the progression's resident grid,
+/// and [`solutions::bench::u32_vectors`] (9.14 with 9.9's loads), one block per SM.
 pub fn value_steps(k: &Kernels, props: &gpu_host::DeviceProps, n: usize) -> Vec<Step> {
     let bins = U32_BINS;
     let resident = Shape::new(device_grid(props, n, BLOCK, COARSEN), BLOCK);
@@ -494,6 +502,13 @@ pub fn value_steps(k: &Kernels, props: &gpu_host::DeviceProps, n: usize) -> Vec<
             kernel: "histo_u32_shared",
             launch: StepKernel::Values(k.histo_u32_shared),
             shape: resident.with_bins(bins),
+            out_len: bins,
+        },
+        Step {
+            step: "9.14",
+            kernel: "u32_vectors",
+            launch: StepKernel::Values(solutions::bench::u32_vectors::KERNEL),
+            shape: Shape::new(props.sm_count, U32_VECTORS_BLOCK).with_bins(bins),
             out_len: bins,
         },
     ]
