@@ -195,6 +195,18 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
 BENCH = 'notes/bench-h100-2026-11-22.json'
 VARIANTS = 'notes/variants-h100-2026-11-22.json'
 EXTENSIONS = 'notes/extensions-h100-2026-11-22.json'
+# The performance issue's run of 9.14 with 9.9's loads (`u32_vectors`), CUB and the CPU at
+# 1 GiB, uniform and one value (notes/limits-h100-2026-11-24.md), and its ncu report of 9.14.
+LIMITS_U32 = 'notes/limits-u32-h100-2026-11-24.json'
+NCU_914 = 'notes/ncu-9.14-h100-2026-11-24.txt'
+def ncu_plain(metric, file):
+    """The value of `metric` in a plain Nsight Compute report (one launch, its sections as
+    ncu prints them), e.g. ncu_plain('DRAM Throughput', NCU_914) == '65.97'."""
+    for l in open(os.path.join(ROOT, file)):
+        m = re.match(r'^\s+' + re.escape(metric) + r'\s{2,}(\S+\s+)?([\d,.]+)\s*$', l)
+        if m:
+            return m.group(2)
+    raise SystemExit(f'no {metric} in {file}')
 # The bench of 2026-11-22 wrote "for" as its driver version (a parsing bug, since fixed);
 # the driver of that run, from notes/gpu-runs.md and nvidia-smi of the same machine:
 DRIVER_FIX = {BENCH: '580.159.04'}
@@ -308,7 +320,7 @@ def fill(text):
            'gbps': gbps, 'pct': pct, 'ratio': ratio, 'faster': faster, 'read_bw': read_bw,
            'measured_on': measured_on, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
            'BENCH': BENCH, 'ncu': ncu, 'VARIANTS': VARIANTS, 'INPUTS': INPUTS,
-           'EXTENSIONS': EXTENSIONS, 'int': int, 'float': float,
+           'EXTENSIONS': EXTENSIONS, 'LIMITS_U32': LIMITS_U32, 'NCU_914': NCU_914, 'ncu_plain': ncu_plain, 'int': int, 'float': float,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)

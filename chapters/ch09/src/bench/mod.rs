@@ -1558,8 +1558,8 @@ mod tests {
             lines.push(l.to_string())
         });
         assert!(report.all_correct(), "{}", report.table());
-        // 2 references + (9 kernels + 3 CPU) x 2 inputs + (2 kernels + 3 CPU) x 2 inputs.
-        assert_eq!(report.rows.len(), 2 + 12 * 2 + 5 * 2, "{}", report.table());
+        // 2 references + (9 kernels + 4 CPU) x 2 inputs + (3 kernels + 4 CPU) x 2 inputs.
+        assert_eq!(report.rows.len(), 2 + 13 * 2 + 7 * 2, "{}", report.table());
         assert!(report.rows.iter().all(|r| r.pct_read_bw.is_some()));
         assert!(report.header.read_bw_gbps.is_some());
         let (csv, json) = report.write(&dir).unwrap();
