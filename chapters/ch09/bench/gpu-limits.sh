@@ -9,8 +9,9 @@
 #      input, with CUB and the CPU baselines (the naive loop, four tables, the tuned
 #      single-core code, all cores), and the CPU baselines' scaling over 1 to all cores:
 #      cpu-*.txt / .json;
-#   3. a size sweep, one bench per size, 9.9 (u8/256) and 9.14 (u32/4096) on uniform input
-#      against the read kernel and CUB of the same run: size-*.txt / .json;
+#   3. the size sweep (bench --sizes, 1 MiB to 4095 MiB), 9.9 (u8/256) and 9.14's kernels
+#      (u32/4096) on uniform input against the read kernel and CUB of the same run:
+#      sizes-u8/sizes.json, sizes-u32/sizes.json and their tables;
 #   4. the largest input a buffer can hold (4095 MiB; a buffer holds at most 2^32 - 1
 #      elements, so the bench refuses 4096), timed: size-4095.txt;
 #   5. Nsight Compute on 9.14 (u32/4096, 1 GiB) and 9.9 (u8/256, 16 MiB): which limit each
@@ -57,13 +58,12 @@ for t in 1 2 4 8 16; do
   grep -E "threads x" "$OUT_DIR/cpu-threads-$t.txt" | tail -n 1
 done
 
-say "size sweep"
-for mib in 1 4 16 64 256 1024; do
-  "$CH09" bench --size-mib "$mib" --dtype u8 --step 9.9 --input uniform --skip cpu,torch --cub "$CUB" \
-    --out "$OUT_DIR/size-u8-$mib" > "$OUT_DIR/size-u8-$mib.txt" 2>&1
-  "$CH09" bench --size-mib "$mib" --dtype u32 --step 9.14 --input uniform --skip cpu,torch --cub "$CUB" \
-    --out "$OUT_DIR/size-u32-$mib" > "$OUT_DIR/size-u32-$mib.txt" 2>&1
-  grep -hE "^(u8|u32) " "$OUT_DIR/size-u8-$mib.txt" "$OUT_DIR/size-u32-$mib.txt"
+say "size sweep (bench --sizes)"
+for dt in u8 u32; do
+  st=9.9; [ "$dt" = u32 ] && st=9.14
+  "$CH09" bench --sizes 1,4,16,64,256,1024,4095 --dtype "$dt" --step "$st" --input uniform \
+    --skip cpu,torch --cub "$CUB" --out "$OUT_DIR/sizes-$dt" > "$OUT_DIR/sizes-$dt.txt" 2> "$OUT_DIR/sizes-$dt.log"
+  cat "$OUT_DIR/sizes-$dt.txt"
 done
 
 say "4095 MiB of bytes (4096 is refused: a buffer holds at most 2^32 - 1 elements)"

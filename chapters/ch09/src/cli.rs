@@ -109,6 +109,12 @@ pub struct BenchArgs {
     /// Bytes of every input, in MiB (the u32 inputs hold a quarter as many values).
     #[arg(long, value_name = "N", default_value_t = 1024)]
     pub size_mib: u64,
+    /// The size sweep: the bench at each of these sizes in MiB, one after another
+    /// (e.g. --sizes 1,4,16,64,256,1024,4095); writes every size's report under
+    /// OUT/size-<size>/ and OUT/sizes.json, and prints the best kernel against the read
+    /// kernel and CUB at each size.
+    #[arg(long, value_name = "MIB,...", value_delimiter = ',', conflicts_with_all = ["size_mib", "variants", "extensions"])]
+    pub sizes: Vec<u64>,
     /// Timed launches per case, at most (fewer when one is slower than --budget-ms allows).
     #[arg(long, value_name = "R", default_value_t = 20)]
     pub reps: u32,
@@ -187,6 +193,11 @@ impl BenchArgs {
             return Err(format!(
                 "--size-mib must be between 1 and {MAX_BENCH_MIB}, got {}",
                 self.size_mib
+            ));
+        }
+        if let Some(bad) = self.sizes.iter().find(|&&s| s == 0 || s > MAX_BENCH_MIB) {
+            return Err(format!(
+                "--sizes: every size must be between 1 and {MAX_BENCH_MIB} MiB, got {bad}"
             ));
         }
         if self.reps == 0 {
@@ -502,6 +513,7 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert!(bad(&["bench", "--size-mib", "0"]).contains("--size-mib"));
+        assert!(bad(&["bench", "--sizes", "1,4096"]).contains("--sizes"));
         assert!(bad(&["bench", "--skip", "gpu"]).contains("cpu, cub and torch"));
         assert!(bad(&["bench", "--step", "9.2"]).contains("9.3"));
         assert!(bad(&["bench", "--input", "zeros"]).contains("one-value"));

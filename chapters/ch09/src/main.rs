@@ -179,6 +179,17 @@ fn bench(b: &cli::BenchArgs) -> ExitCode {
         return code;
     }
     let mut progress = |line: &str| eprintln!("bench: {line}");
+    if !b.sizes.is_empty() {
+        let sizes: Vec<u64> = b.sizes.iter().map(|mib| mib << 20).collect();
+        let sweep = match ch09::bench::run_sizes(&opts, &sizes, &mut progress) {
+            Ok(s) => s,
+            Err(e) => return usage_error(e),
+        };
+        let written = sweep
+            .write(&opts.out_dir)
+            .map(|json| format!("wrote {} (and a folder per size)", json.display()));
+        return cli::finish_bench(&sweep.table(), written, &opts.out_dir, sweep.all_correct());
+    }
     let report = match ch09::bench::run(&opts, &mut progress) {
         Ok(r) => r,
         Err(e) => return usage_error(e),

@@ -44,6 +44,7 @@ pub mod cpu;
 pub mod data;
 pub mod external;
 pub mod report;
+pub mod sizes;
 
 use crate::device;
 use crate::kernels::{ByteKernel, ByteKernelWith, Kernels, REFERENCE, U32Kernel};
@@ -231,6 +232,16 @@ fn collect_markdown(dir: &Path, out: &mut Vec<PathBuf>) {
 pub fn run(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report, LaunchError> {
     let mut dev = device::open_gpu(&[KernelSource::Reference])?;
     Ok(run_on(&mut dev, opts, progress))
+}
+
+/// [`run`] at each of `sizes` (bytes) on GPU 0, one after another ([`sizes::sweep`]).
+pub fn run_sizes(
+    opts: &Options,
+    sizes: &[u64],
+    progress: &mut dyn FnMut(&str),
+) -> Result<sizes::SizeSweep, LaunchError> {
+    let mut dev = device::open_gpu(&[KernelSource::Reference])?;
+    Ok(sizes::sweep(&mut dev, opts, sizes, progress))
 }
 
 /// One GPU kernel of the progression, as the bench launches it.
