@@ -199,6 +199,30 @@ EXTENSIONS = 'notes/extensions-h100-2026-11-22.json'
 # 1 GiB, uniform and one value (notes/limits-h100-2026-11-24.md), and its ncu report of 9.14.
 LIMITS_U32 = 'notes/limits-u32-h100-2026-11-24.json'
 NCU_914 = 'notes/ncu-9.14-h100-2026-11-24.txt'
+SIZES_U8 = 'notes/sizes-u8-h100-2026-11-24.json'
+SIZES_U32 = 'notes/sizes-u32-h100-2026-11-24.json'
+def size_times(file):
+    """Per size of a `bench --sizes` run: (MiB, read kernel µs, best GPU step's kernel and µs,
+    CUB µs), uniform input."""
+    out = []
+    for run in json.load(open(os.path.join(ROOT, file)))['runs']:
+        rows = [r for r in run['report']['rows'] if r['input'] == 'uniform' and r['correct']]
+        t = lambda pick: min((r['median_ms'] * 1e3, r['impl']) for r in rows if pick(r))
+        read = t(lambda r: r['impl'].startswith('read_bandwidth'))[0]
+        best, kernel = t(lambda r: r['step'].startswith('9.'))
+        cub = t(lambda r: r['step'] == 'cub')[0]
+        out.append((run['bytes'] >> 20, read, kernel, best, cub))
+    return out
+def sizes_table():
+    """The size sweep of both element types as a markdown table: time against the read
+    kernel of the same run, and CUB against the kernel."""
+    u8, u32 = size_times(SIZES_U8), size_times(SIZES_U32)
+    lines = ['| size | read kernel, µs | 9.9, µs | 9.9 / read | CUB / 9.9 | u32: read, µs | `u32_vectors`, µs | / read | CUB / it |',
+             '| --- | --- | --- | --- | --- | --- | --- | --- | --- |']
+    for (m, r8, _, b8, c8), (m32, r32, _, b32, c32) in zip(u8, u32):
+        assert m == m32
+        lines.append(f'| {m} MiB | {r8:.1f} | {b8:.1f} | {b8 / r8:.2f}× | {c8 / b8:.1f}× | {r32:.1f} | {b32:.1f} | {b32 / r32:.2f}× | {c32 / b32:.1f}× |')
+    return '\n'.join(lines)
 def ncu_plain(metric, file):
     """The value of `metric` in a plain Nsight Compute report (one launch, its sections as
     ncu prints them), e.g. ncu_plain('DRAM Throughput', NCU_914) == '65.97'."""
@@ -320,7 +344,7 @@ def fill(text):
            'gbps': gbps, 'pct': pct, 'ratio': ratio, 'faster': faster, 'read_bw': read_bw,
            'measured_on': measured_on, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
            'BENCH': BENCH, 'ncu': ncu, 'VARIANTS': VARIANTS, 'INPUTS': INPUTS,
-           'EXTENSIONS': EXTENSIONS, 'LIMITS_U32': LIMITS_U32, 'NCU_914': NCU_914, 'ncu_plain': ncu_plain, 'int': int, 'float': float,
+           'EXTENSIONS': EXTENSIONS, 'LIMITS_U32': LIMITS_U32, 'NCU_914': NCU_914, 'ncu_plain': ncu_plain, 'sizes_table': sizes_table, 'size_times': size_times, 'SIZES_U8': SIZES_U8, 'SIZES_U32': SIZES_U32, 'int': int, 'float': float,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
