@@ -18,6 +18,7 @@
 
 #![deny(missing_docs)]
 
+pub mod sizes;
 pub mod svg;
 
 use ch09::inputs::{self, InputKind};
@@ -57,7 +58,7 @@ pub fn newest_extensions(notes: &Path) -> Option<PathBuf> {
 }
 
 /// The last, by name, of the `PREFIX*.json` files of `notes`.
-fn newest_named(notes: &Path, prefix: &str) -> Option<PathBuf> {
+pub(crate) fn newest_named(notes: &Path, prefix: &str) -> Option<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(notes)
         .ok()?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -864,11 +865,18 @@ pub fn ch05_figures(p: &ch05::progression::Params) -> Result<Vec<Figure>, String
 }
 
 /// Every figure: the GPU ones of `bench` (and the strategy figure of the extension sweep
-/// `extensions`, when there is one), then the emulator's at the default parameters
+/// `extensions`, and the size sweep's figure of `sizes`, when there are), then the emulator's at the default parameters
 /// (chapter 9's, the trace of 9.3, then chapter 5's).
-pub fn all_figures(bench: &Bench, extensions: Option<&Bench>) -> Result<Vec<Figure>, String> {
+pub fn all_figures(
+    bench: &Bench,
+    extensions: Option<&Bench>,
+    sizes: Option<&sizes::Sweeps>,
+) -> Result<Vec<Figure>, String> {
     let mut out = gpu_figures(bench);
     out.extend(extensions.map(strategy_figure));
+    if let Some(s) = sizes {
+        out.push(sizes::sizes_figure(s)?);
+    }
     out.extend(emulator_figures(&Params::default())?);
     out.push(trace_figure()?);
     out.extend(ch05_figures(&ch05::progression::Params::default())?);

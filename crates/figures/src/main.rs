@@ -7,7 +7,9 @@ use std::process::ExitCode;
 
 const HELP: &str = "\
 figures: writes the book's SVG figures (book/src/figures/) from the GPU bench's JSON and
-the emulator's counters. Same inputs, byte-identical files.
+the emulator's counters. Same inputs, byte-identical files. The size sweep's figure
+(ch09-sizes.svg) comes from the newest notes/sizes-u8-*.json and notes/sizes-u32-*.json
+(`ch09 bench --sizes ...`), when both are there.
 
 Usage: cargo run -p figures [-- OPTIONS]
 
@@ -63,7 +65,8 @@ fn main() -> ExitCode {
             Some(p) => Some(load_bench(p, driver.as_deref())?),
             None => None,
         };
-        all_figures(&b, ext.as_ref())
+        let sizes = figures::sizes::load_sizes(&root.join("notes")).transpose()?;
+        all_figures(&b, ext.as_ref(), sizes.as_ref())
     }) {
         Ok(f) => f,
         Err(e) => {

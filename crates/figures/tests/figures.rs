@@ -144,7 +144,8 @@ fn committed_figures_are_up_to_date() {
     let bench = load_bench(&bench, None).unwrap();
     let ext = newest_extensions(&root.join("notes")).map(|p| load_bench(&p, None).unwrap());
     let mut stale = Vec::new();
-    for f in all_figures(&bench, ext.as_ref()).unwrap() {
+    let sizes = figures::sizes::load_sizes(&root.join("notes")).map(|s| s.unwrap());
+    for f in all_figures(&bench, ext.as_ref(), sizes.as_ref()).unwrap() {
         let path = root.join(FIGURES_DIR).join(f.name);
         if std::fs::read_to_string(&path).ok().as_deref() != Some(f.svg.as_str()) {
             stale.push(format!("{FIGURES_DIR}/{}", f.name));

@@ -1,0 +1,199 @@
+//! `ch09-sizes.svg`: the size sweep (`ch09 bench --sizes`), how long the best kernel and
+//! CUB take against the read kernel of the same run, from 1 MiB to 4095 MiB, for bytes
+//! (9.9) and `u32` values into 4096 bins (`u32_vectors`).
+
+use crate::Figure;
+use crate::svg::{COLOURS, LogAxis, Svg, num, y_log_axis};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The two sweeps of one GPU session, parsed: `notes/sizes-u8-*.json` and
+/// `notes/sizes-u32-*.json`.
+#[derive(Clone, Debug)]
+pub struct Sweeps {
+    /// The bytes' sweep (9.9).
+    pub u8: Value,
+    /// The `u32` sweep (9.14's kernels).
+    pub u32: Value,
+    /// The files' names, for the caption.
+    pub sources: [String; 2],
+}
+
+/// The newest pair of `sizes-u8-*.json` and `sizes-u32-*.json` of `notes`, parsed; `None`
+/// when either is missing.
+pub fn load_sizes(notes: &Path) -> Option<Result<Sweeps, String>> {
+    let u8 = crate::newest_named(notes, "sizes-u8-")?;
+    let u32 = crate::newest_named(notes, "sizes-u32-")?;
+    let read = |p: &PathBuf| -> Result<Value, String> {
+        let text =
+            std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let name = |p: &PathBuf| {
+        p.file_name()
+            .map(|n| format!("notes/{}", n.to_string_lossy()))
+            .unwrap_or_default()
+    };
+    Some((|| {
+        Ok(Sweeps {
+            u8: read(&u8)?,
+            u32: read(&u32)?,
+            sources: [name(&u8), name(&u32)],
+        })
+    })())
+}
+
+/// Per size of a sweep: (MiB, best GPU step over the read kernel, CUB over the read
+/// kernel), uniform input, correct rows only.
+pub fn ratios(sweep: &Value) -> Result<Vec<(f64, f64, f64)>, String> {
+    let runs = sweep["runs"]
+        .as_array()
+        .ok_or("a sizes.json without runs")?;
+    let mut out = Vec::new();
+    for run in runs {
+        let mib = run["bytes"].as_f64().ok_or("a run without bytes")? / (1u64 << 20) as f64;
+        let rows: Vec<&Value> = run["report"]["rows"]
+            .as_array()
+            .ok_or("a run without rows")?
+            .iter()
+            .filter(|r| r["input"] == "uniform" && r["correct"] == true)
+            .collect();
+        let fastest = |pick: &dyn Fn(&Value) -> bool| {
+            rows.iter()
+                .filter(|r| pick(r))
+                .filter_map(|r| r["median_ms"].as_f64())
+                .min_by(f64::total_cmp)
+                .ok_or_else(|| format!("no row for it at {mib} MiB"))
+        };
+        let s = |r: &Value, k: &str| r[k].as_str().unwrap_or("").to_string();
+        let read = fastest(&|r| s(r, "impl").starts_with("read_bandwidth"))?;
+        let best = fastest(&|r| s(r, "step").starts_with("9."))?;
+        let cub = fastest(&|r| s(r, "step") == "cub")?;
+        out.push((mib, best / read, cub / read));
+    }
+    Ok(out)
+}
+
+/// The figure: four lines over the sizes (log scale both ways), the 1.25x target dashed.
+pub fn sizes_figure(s: &Sweeps) -> Result<Figure, String> {
+    let (u8, u32) = (ratios(&s.u8)?, ratios(&s.u32)?);
+    let h = &s.u8["runs"][0]["report"]["header"];
+    let text = |k: &str| h[k].as_str().unwrap_or("?").to_string();
+    let title = format!(
+        "Chapter 9 on the {}: time against the read kernel, by input size",
+        text("gpu")
+    );
+    let caption = format!(
+        "{}, driver {}, CUDA {}, {} ({}, {}; uniform input; each point: a kernel's median launch time over the read kernel's in the same run)",
+        text("gpu"),
+        text("driver_version"),
+        text("cuda_version"),
+        text("date_utc").chars().take(10).collect::<String>(),
+        s.sources[0],
+        s.sources[1]
+    );
+    let w = 800.0;
+    let (left, right, top, plot) = (80.0, w - 30.0, 84.0, 330.0);
+    let bottom = top + plot;
+    let h = bottom + 50.0 + Svg::caption_height(w, &caption);
+    let mut svg = Svg::new(w, h, &title);
+    let a = LogAxis {
+        lo: 0.8,
+        hi: 12.0,
+        p0: bottom,
+        p1: top,
+    };
+    y_log_axis(
+        &mut svg,
+        &a,
+        &[1.0, 1.25, 2.0, 4.0, 10.0],
+        left,
+        right,
+        "time / read kernel's (log scale)",
+    );
+    let (lo, hi) = (0.0f64, 12.0f64); // log2 of 1 MiB and 4096 MiB
+    let x_at = |mib: f64| left + (right - left) * (mib.log2() - lo) / (hi - lo);
+    for &(mib, _, _) in &u8 {
+        let x = x_at(mib);
+        svg.line(x, bottom, x, bottom + 4.0, "#333333", 1.0, "");
+        let label = if mib >= 1024.0 && mib % 1024.0 == 0.0 {
+            format!("{} GiB", num(mib / 1024.0))
+        } else {
+            format!("{} MiB", num(mib))
+        };
+        svg.text(x, bottom + 17.0, 11.0, "middle", &label, "normal");
+    }
+    svg.text(
+        (left + right) / 2.0,
+        bottom + 36.0,
+        12.0,
+        "middle",
+        "input size (log scale)",
+        "normal",
+    );
+    let y = a.at(1.25);
+    svg.line(left, y, right, y, "#D55E00", 1.5, "6,4");
+    let series = [
+        ("9.9 histo_fastest, u8", &u8, 0usize, false),
+        ("u32_vectors, u32 into 4096 bins", &u32, 1, false),
+        ("CUB, u8", &u8, 2, true),
+        ("CUB, u32", &u32, 3, true),
+    ];
+    let mut legend = Vec::new();
+    for (label, points, colour, cub) in series {
+        let c = COLOURS[colour];
+        let pts: Vec<(f64, f64)> = points
+            .iter()
+            .map(|&(mib, best, cub_r)| (x_at(mib), a.at(if cub { cub_r } else { best })))
+            .collect();
+        svg.polyline(&pts, c, 2.0);
+        for &(x, y) in &pts {
+            svg.dot(x, y, 3.0, c);
+        }
+        legend.push((c.to_string(), label.to_string()));
+    }
+    legend.push(("line:#D55E00|6,4".into(), "1.25x".into()));
+    svg.legend(left, 38.0, &legend[..3]);
+    svg.legend(left, 58.0, &legend[3..]);
+    svg.caption(&caption);
+    Ok(Figure {
+        name: "ch09-sizes.svg",
+        svg: svg.finish(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratios_take_the_fastest_correct_rows_of_each_kind() {
+        let row = |imp: &str, step: &str, ms: f64, correct: bool| {
+            serde_json::json!({"impl": imp, "step": step, "input": "uniform", "median_ms": ms,
+                               "correct": correct})
+        };
+        let sweep = serde_json::json!({"runs": [
+            {"bytes": 1 << 20, "report": {"rows": [
+                row("read_bandwidth (16-byte loads)", "ref", 0.005, true),
+                row("histo_fastest", "9.9", 0.010, true),
+                row("broken", "9.9", 0.001, false),
+                row("cub::DeviceHistogram::HistogramEven", "cub", 0.020, true),
+            ]}},
+            {"bytes": 4u64 << 20, "report": {"rows": [
+                row("read_bandwidth (16-byte loads)", "ref", 0.010, true),
+                row("u32_vectors", "9.14", 0.015, true),
+                row("histo_u32_shared", "9.14", 0.030, true),
+                row("cub::DeviceHistogram::HistogramEven", "cub", 0.040, true),
+            ]}},
+        ]});
+        assert_eq!(
+            ratios(&sweep).unwrap(),
+            vec![(1.0, 2.0, 4.0), (4.0, 1.5, 4.0)]
+        );
+        let no_cub = serde_json::json!({"runs": [{"bytes": 1 << 20, "report": {"rows": [
+            row("read_bandwidth (16-byte loads)", "ref", 0.005, true),
+            row("histo_fastest", "9.9", 0.010, true),
+        ]}}]});
+        assert!(ratios(&no_cub).is_err());
+    }
+}
