@@ -27,6 +27,9 @@ for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin /opt/nvidia/nsi
   [ -d "$d" ] && PATH=$PATH:$d
 done
 export PATH RUST_BACKTRACE=0
+# The bench's JSON names the commit prepare-gpu.sh built from (git there would see only
+# the copy of the working tree the GPU machine got).
+export CH09_GIT_COMMIT=$(head -n 1 "$HERE/COMMIT" 2>/dev/null || echo unknown)
 START=$(date +%s)
 say() { echo "=== [$(($(date +%s) - START))s] $*"; }
 CH09="$HERE/ch09"
