@@ -30,11 +30,13 @@ use std::cmp::Ordering;
 /// Loops nested deeper than this are tracked as the innermost four.
 const DEPTH: usize = 4;
 
-/// A site's identity by value (line, column, file name length), so the learned loops do
-/// not depend on how the compiler merged `Location` statics: the same kernel schedules
-/// the same on every platform.
-fn key(s: Site) -> (u32, u32, usize) {
-    (s.line(), s.column(), s.file().len())
+/// A site's identity: its address. Sites are interned, one per `file:line:column` for
+/// the process ([`crate::site::intern`]), however the compiler merged `Location` statics,
+/// so the address names exactly one place in one file (two files' sites at the same line
+/// and column are two keys) and the learned loops are the same on every platform. The
+/// map is only looked up, never iterated, so addresses do not order anything.
+fn key(s: Site) -> usize {
+    s as *const crate::site::SiteInfo as usize
 }
 
 fn same(a: Site, b: Site) -> bool {
@@ -43,7 +45,7 @@ fn same(a: Site, b: Site) -> bool {
 
 /// The furthest site seen inside each loop, by head: learned over the whole launch.
 #[derive(Default)]
-pub(crate) struct LoopEnds(FxHashMap<(u32, u32, usize), Site>);
+pub(crate) struct LoopEnds(FxHashMap<usize, Site>);
 
 impl LoopEnds {
     /// A lane jumped back from `from` to `head`.
@@ -163,5 +165,24 @@ pub(crate) fn behind(
                 };
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::site::intern;
+
+    #[test]
+    fn loops_of_two_files_at_the_same_place_are_two_loops() {
+        // Same line, same column, file names of the same length: one key before.
+        let (head_a, body_a) = (intern("src/a.rs", 10, 5), intern("src/a.rs", 12, 9));
+        let head_b = intern("src/b.rs", 10, 5);
+        let mut ends = LoopEnds::default();
+        ends.learn(head_a, body_a);
+        assert!(std::ptr::eq(ends.end(head_a).unwrap(), body_a));
+        assert!(ends.end(head_b).is_none());
+        // The same place interned again is the same loop.
+        assert!(ends.end(intern("src/a.rs", 10, 5)).is_some());
     }
 }
