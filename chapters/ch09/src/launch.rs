@@ -28,7 +28,7 @@ pub struct Run<T> {
 }
 
 /// Shared memory a block may use without opting in: 48 KiB, on every GPU since Kepler.
-pub const DEFAULT_SHARED_BYTES: u32 = 48 * 1024;
+pub const DEFAULT_SHARED_BYTES: u32 = simt::hardware::DEFAULT_SHARED_LIMIT;
 
 /// `<<<grid, block, shared_bytes>>>` in one dimension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,7 @@
 //! What a device is: the numbers a kernel's launch is sized from.
 
 use serde::Serialize;
+use simt::hardware as hw;
 
 /// Properties of a device, as `cudaGetDeviceProperties` reports them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -39,16 +40,16 @@ impl DeviceProps {
     pub fn emulated_h100() -> Self {
         DeviceProps {
             name: "SIMT emulator (modelled on an NVIDIA H100, sm_90)".into(),
-            sm_count: 132,
+            sm_count: hw::H100_SMS,
             compute_capability: (9, 0),
-            max_threads_per_block: 1024,
-            max_threads_per_sm: 2048,
-            shared_bytes_per_block: 48 * 1024,
-            shared_bytes_per_block_optin: 227 * 1024,
-            shared_bytes_per_sm: 228 * 1024,
-            reserved_shared_bytes_per_block: 1024,
-            l2_bytes: 50 * 1024 * 1024,
-            warp_size: 32,
+            max_threads_per_block: hw::MAX_THREADS_PER_BLOCK,
+            max_threads_per_sm: hw::MAX_THREADS_PER_SM,
+            shared_bytes_per_block: hw::DEFAULT_SHARED_LIMIT,
+            shared_bytes_per_block_optin: hw::H100_SHARED_PER_BLOCK_OPTIN,
+            shared_bytes_per_sm: hw::H100_SHARED_PER_SM,
+            reserved_shared_bytes_per_block: hw::RESERVED_SHARED_PER_BLOCK,
+            l2_bytes: hw::H100_L2_BYTES,
+            warp_size: hw::WARP_SIZE,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Executing one warp instruction: memory effects, counters and checks of a step.
 
 use crate::check::{Access, GlobalWrite};
+use crate::hardware as hw;
 use crate::memory::{read_le, write_le};
 use crate::op::{AtomicOp, AtomicType, Op, ShuffleKind, Space, WarpOp};
 use crate::report::{LaunchError, ThreadRef, ranges};
@@ -260,7 +261,7 @@ impl Exec<'_> {
     /// A shared access of lane `li` to the words of `off..off+size`: racecheck.
     #[inline]
     fn check_shared(&mut self, now: Access, off: u64, size: u64, write: bool) {
-        for word in off / 4..=(off + size - 1) / 4 {
+        for word in off / hw::BANK_WORD_BYTES..=(off + size - 1) / hw::BANK_WORD_BYTES {
             let state = &mut self.shared_words[word as usize];
             let hazard = if write {
                 state.write(now)
@@ -327,7 +328,7 @@ impl Exec<'_> {
                         }
                     }
                     // Aligned accesses of at most 16 bytes never straddle a sector.
-                    sectors.push(addr / 32);
+                    sectors.push(addr / hw::SECTOR_BYTES);
                 }
                 Space::Shared => {
                     let off = self.shared_range(li, site, (index, len), addr, size)?;
@@ -335,7 +336,8 @@ impl Exec<'_> {
                     self.check_initialized(li, site, off, size as usize);
                     let now = self.access(li, site, false);
                     self.check_shared(now, addr, size, false);
-                    for word in addr / 4..=(addr + size - 1) / 4 {
+                    for word in addr / hw::BANK_WORD_BYTES..=(addr + size - 1) / hw::BANK_WORD_BYTES
+                    {
                         words.push((phase(li, size), word));
                     }
                 }
@@ -411,7 +413,7 @@ impl Exec<'_> {
                         self.findings
                             .global_hazard("Write-after-Write", first, second, addr);
                     }
-                    sectors.push(addr / 32);
+                    sectors.push(addr / hw::SECTOR_BYTES);
                 }
                 Space::Shared => {
                     let off = self.shared_range(li, site, (index, len), addr, size)?;
@@ -421,7 +423,8 @@ impl Exec<'_> {
                     }
                     self.shared.written[off..off + size as usize].fill(true);
                     self.check_shared(now, addr, size, true);
-                    for word in addr / 4..=(addr + size - 1) / 4 {
+                    for word in addr / hw::BANK_WORD_BYTES..=(addr + size - 1) / hw::BANK_WORD_BYTES
+                    {
                         words.push((phase(li, size), word));
                     }
                 }
@@ -556,7 +559,7 @@ impl Exec<'_> {
             out[k] = old as u128;
             addrs.push(addr);
             if space == Space::Shared {
-                for word in addr / 4..=(addr + size - 1) / 4 {
+                for word in addr / hw::BANK_WORD_BYTES..=(addr + size - 1) / hw::BANK_WORD_BYTES {
                     words.push((phase(li, size), word));
                 }
             }
@@ -799,7 +802,7 @@ fn f32_cas_loop(words: &[(u64, u64)]) -> F32CasLoop {
         lp.load_ways = lp.load_ways.max(ways);
         let mut served = 0u32;
         for (k, &(_, word)) in words.iter().enumerate() {
-            let bank = 1u32 << (word % 32);
+            let bank = 1u32 << (word % hw::SHARED_BANKS as u64);
             if !done[k] && served & bank == 0 {
                 served |= bank;
                 done[k] = true;
@@ -814,7 +817,7 @@ fn f32_cas_loop(words: &[(u64, u64)]) -> F32CasLoop {
 /// pass, but 8-byte accesses by half-warps and 16-byte ones by quarter-warps (a pass moves
 /// at most 128 bytes), so lanes of different phases never conflict.
 fn phase(li: usize, size: u64) -> u64 {
-    (li % 32) as u64 * size.max(4) / 128
+    (li % hw::WARP_SIZE as usize) as u64 * size.max(4) / hw::SHARED_PASS_BYTES
 }
 
 /// Bank conflicts of one shared request over 32 banks of 4-byte words, from the
@@ -828,12 +831,12 @@ fn bank_conflicts(words: &mut [(u64, u64)], each_lane: bool) -> (u64, u64) {
     let mut i = 0;
     while i < words.len() {
         let p = words[i].0;
-        let mut per_bank = [0u64; 32];
+        let mut per_bank = [0u64; hw::SHARED_BANKS as usize];
         let mut prev = None;
         while i < words.len() && words[i].0 == p {
             let w = words[i].1;
             if each_lane || prev != Some(w) {
-                per_bank[(w % 32) as usize] += 1;
+                per_bank[(w % hw::SHARED_BANKS as u64) as usize] += 1;
                 prev = Some(w);
             }
             i += 1;

@@ -123,7 +123,7 @@ fn invalid_configurations_are_rejected_with_cudas_words() {
         grid,
         block,
         shared_bytes: shared,
-        max_shared_bytes: simt::launch::DEFAULT_SHARED_LIMIT,
+        max_shared_bytes: simt::hardware::DEFAULT_SHARED_LIMIT,
     };
     let config = |m: &str| LaunchError::InvalidConfig {
         cuda_error: "cudaErrorInvalidConfiguration",

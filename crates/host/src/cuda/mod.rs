@@ -42,8 +42,8 @@ use std::collections::BTreeMap;
 use std::ffi::{CString, c_void};
 use std::time::Duration;
 
-/// CUDA's default limit of shared memory per block, above which a kernel must opt in.
-const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
+// CUDA's default limit of shared memory per block, above which a kernel must opt in.
+use simt::hardware::DEFAULT_SHARED_LIMIT;
 
 /// The state of one CUDA device: its context, stream, timing events, loaded modules and
 /// live allocations. Opaque: reach it through [`Device`](crate::Device).
