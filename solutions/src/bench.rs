@@ -154,10 +154,13 @@ fn count_bytes(data: GlobalSlice<u8>, num_bins: u32, mut count: impl FnMut(u32))
     }
 }
 
-/// The loops of [`count_bytes`], for one bin count.
+/// This thread's whole 16-byte vectors of `vectors` in a grid-stride loop, each passed to
+/// `f`: four loads issued before the first is passed on while the fourth is in range,
+/// then the last ones one at a time. The loads of the bench's vector kernels
+/// ([`count_bytes`], [`u32_vectors()`]); each counts the elements past the last whole
+/// vector itself.
 #[inline(always)]
-fn count_bytes_in(data: GlobalSlice<u8>, num_bins: u32, mut count: impl FnMut(u32)) {
-    let vectors = data.cast::<U32x4>();
+fn each_vector(vectors: GlobalSlice<U32x4>, mut f: impl FnMut(U32x4)) {
     let n = vectors.len();
     let stride = thread::grid_stride_x();
     let mut v = thread::index_1d();
@@ -167,17 +170,25 @@ fn count_bytes_in(data: GlobalSlice<u8>, num_bins: u32, mut count: impl FnMut(u3
         let b = vectors.load(v + stride);
         let c = vectors.load(v + 2 * stride);
         let d = vectors.load(v + 3 * stride);
-        count_vector(a, num_bins, &mut count);
-        count_vector(b, num_bins, &mut count);
-        count_vector(c, num_bins, &mut count);
-        count_vector(d, num_bins, &mut count);
+        f(a);
+        f(b);
+        f(c);
+        f(d);
         v += 4 * stride;
     }
     while v < n {
-        count_vector(vectors.load(v), num_bins, &mut count);
+        f(vectors.load(v));
         v += stride;
     }
-    let mut i = n * 16 + thread::index_1d();
+}
+
+/// The loops of [`count_bytes`], for one bin count.
+#[inline(always)]
+fn count_bytes_in(data: GlobalSlice<u8>, num_bins: u32, mut count: impl FnMut(u32)) {
+    let vectors = data.cast::<U32x4>();
+    each_vector(vectors, |v| count_vector(v, num_bins, &mut count));
+    let stride = thread::grid_stride_x();
+    let mut i = vectors.len() * 16 + thread::index_1d();
     while i < data.len() {
         count(byte_bin(data.load(i), num_bins));
         i += stride;
@@ -335,32 +346,14 @@ pub fn u32_vectors(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
             bins.atomic_add(value, 1);
         }
     };
-    let count_vector = |U32x4(values): U32x4| {
+    let vectors = data.cast::<U32x4>();
+    each_vector(vectors, |U32x4(values)| {
         for value in values {
             count(value);
         }
-    };
-    let vectors = data.cast::<U32x4>();
-    let n = vectors.len();
+    });
     let stride = thread::grid_stride_x();
-    let mut v = thread::index_1d();
-    // `n - v > 3 * stride` (when `v < n`): the fourth vector is in range, no overflow.
-    while v < n && n - v > 3 * stride {
-        let a = vectors.load(v);
-        let b = vectors.load(v + stride);
-        let c = vectors.load(v + 2 * stride);
-        let d = vectors.load(v + 3 * stride);
-        count_vector(a);
-        count_vector(b);
-        count_vector(c);
-        count_vector(d);
-        v += 4 * stride;
-    }
-    while v < n {
-        count_vector(vectors.load(v));
-        v += stride;
-    }
-    let mut i = n * 4 + thread::index_1d();
+    let mut i = vectors.len() * 4 + thread::index_1d();
     while i < data.len() {
         count(data.load(i));
         i += stride;
