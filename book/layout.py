@@ -109,7 +109,10 @@ window.addEventListener('load', () => {
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--allow-file-access-from-files", "--disable-sync", "--no-first-run",
-                  "--virtual-time-budget=3000", "--dump-dom"]
+                  "--disable-dev-shm-usage", "--virtual-time-budget=3000", "--dump-dom"]
+
+#: How many times a page that Chromium returned without the report is loaded.
+ATTEMPTS = 3
 
 
 def measure(chromium, page, width, min_font):
@@ -120,15 +123,30 @@ def measure(chromium, page, width, min_font):
     with open(tmp, "w") as f:
         f.write(text.replace("</body>", f"<script>const MIN_FONT = {min_font};" + MEASURE + "</script></body>"))
     try:
-        p = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--window-size={width},900", "file://" + tmp],
-                           capture_output=True, text=True, timeout=90)
+        # A headless Chromium now and then exits without the page (a renderer lost on a
+        # loaded machine: seen once in CI, never here in hundreds of loads): the same page
+        # is loaded again, and only a page that never reports is an error.
+        why = []
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                p = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--window-size={width},900", "file://" + tmp],
+                                   capture_output=True, text=True, timeout=90)
+            except subprocess.TimeoutExpired:
+                why.append(f"attempt {attempt}: no exit within 90 s")
+                continue
+            start = p.stdout.find('<pre id="layout-report">')
+            if start >= 0:
+                end = p.stdout.find("</pre>", start)
+                return json.loads(html.unescape(p.stdout[start + len('<pre id="layout-report">'):end]))
+            dumped = "a page without the report" if "</html>" in p.stdout else "no page"
+            why.append(f"attempt {attempt}: exit {p.returncode}, {dumped}; "
+                       f"stderr ends: {p.stderr.strip()[-300:]}")
+            if attempt < ATTEMPTS:
+                print(f"layout: {os.path.basename(page)}: no report from Chromium "
+                      f"(attempt {attempt} of {ATTEMPTS}), loading it again", file=sys.stderr)
     finally:
         os.remove(tmp)
-    start = p.stdout.find('<pre id="layout-report">')
-    if start < 0:
-        raise RuntimeError(f"{page}: no report from Chromium ({p.stderr.strip()[-300:]})")
-    end = p.stdout.find("</pre>", start)
-    return json.loads(html.unescape(p.stdout[start + len('<pre id="layout-report">'):end]))
+    raise RuntimeError(f"{page}: no report from Chromium in {ATTEMPTS} attempts:\n  " + "\n  ".join(why))
 
 
 def screenshot(chromium, page, anchor, width, height, png):
@@ -237,4 +255,8 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except RuntimeError as e:
+        print(f"layout: {e}", file=sys.stderr)
+        sys.exit(2)
