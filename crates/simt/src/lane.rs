@@ -26,6 +26,8 @@ pub(crate) struct LaneCtx {
     pub(crate) lane: u32,
     pub(crate) dynamic_shared_bytes: u32,
     pub(crate) yielder: Cell<*const Yielder<u128, Req>>,
+    /// Where the lane's stack was when it last parked (the scheduler prefetches it).
+    pub(crate) sp: Cell<usize>,
 }
 
 thread_local! {
@@ -89,6 +91,12 @@ pub(crate) fn try_park_at(site: Site, op: Op) -> Option<u128> {
     // pointer is set by the lane's coroutine before its body runs and stays valid while
     // the coroutine is alive.
     let y = unsafe { &*(*p).yielder.get() };
+    let here = 0u8;
+    // SAFETY: as above.
+    unsafe {
+        (*p).sp
+            .set(std::hint::black_box(&here) as *const u8 as usize)
+    };
     Some(y.suspend(Req { site, op }))
 }
 
