@@ -69,7 +69,8 @@ const PREFETCH_BELOW: usize = 320;
 /// See [`PREFETCH_BELOW`].
 const PREFETCH_ABOVE: usize = 448;
 
-/// Asks the CPU to bring the lines of a lane's stack around `sp` into its cache.
+/// Asks the CPU to bring the lines of a lane's stack around `sp`, and its context `ctx`,
+/// into its cache.
 ///
 /// A block of 256 sandboxed lanes keeps more state than a core's L2 holds, so each switch
 /// into a lane would wait for its stack lines; fetched while the previous lane runs,
@@ -77,22 +78,20 @@ const PREFETCH_ABOVE: usize = 448;
 /// sandboxed launch; none for native lanes, whose stacks stay cached, so it is skipped
 /// for them).
 #[inline]
-fn prefetch_stack(sp: usize) {
+fn prefetch_stack(sp: usize, ctx: *const LaneCtx) {
     #[cfg(target_arch = "x86_64")]
     {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY (all three): a prefetch is a hint; it never faults, whatever the address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(ctx as *const i8) };
         let mut a = sp.saturating_sub(PREFETCH_BELOW) & !63;
         while a < sp + PREFETCH_ABOVE {
-            // SAFETY: a prefetch is a hint; it never faults, whatever the address.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    a as *const i8,
-                )
-            };
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(a as *const i8) };
             a += 64;
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = sp;
+    let _ = (sp, ctx);
 }
 
 type Co = Coroutine<u128, Req, LaneResult, DefaultStack>;
@@ -159,6 +158,10 @@ pub(crate) struct Lane {
     wasm: Option<Box<WasmLane>>,
     pub(crate) status: Status,
     pub(crate) req: Option<Req>,
+    /// Where the lane's stack was when it last parked, copied from its context when it
+    /// parks (the context is in cache then; read here, the next resume's prefetch does
+    /// not wait for it).
+    sp: usize,
     loops: LoopStack,
     pub(crate) thread: ThreadRef,
 }
@@ -512,6 +515,7 @@ impl<'m> Exec<'m> {
                 wasm,
                 status: Status::Ready,
                 req: None,
+                sp: 0,
                 loops: LoopStack::default(),
                 thread,
             });
@@ -559,9 +563,9 @@ impl<'m> Exec<'m> {
         set_current(&*lane.ctx);
         if self.module.is_some()
             && let Some(next) = self.lanes.get(li + 1)
-            && next.ctx.sp.get() != 0
+            && next.sp != 0
         {
-            prefetch_stack(next.ctx.sp.get());
+            prefetch_stack(next.sp, &*next.ctx);
         }
         let lane = &mut self.lanes[li];
         let co = lane
@@ -572,6 +576,7 @@ impl<'m> Exec<'m> {
         set_current(std::ptr::null());
         match r {
             CoroutineResult::Yield(req) => {
+                lane.sp = lane.ctx.sp.get();
                 if let Some(prev) = lane.req {
                     lane.loops.moved(prev.site, req.site, &mut self.loop_ends);
                 }
