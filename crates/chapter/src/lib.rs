@@ -39,3 +39,4 @@ pub mod row;
 pub mod table;
 pub mod timing;
 pub mod trace;
+pub mod trace_svg;

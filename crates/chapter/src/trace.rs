@@ -1,5 +1,5 @@
 //! Pictures of one launch: one step of a chapter run on a traced emulator, and its
-//! busiest launch drawn as SVG (`simt::render_svg`).
+//! busiest launch drawn as SVG ([`crate::trace_svg::render_svg`]).
 //!
 //! `cargo run -p ch05 -- --trace FILE.svg` and `cargo run -p ch09 -- --trace FILE.svg`
 //! (and the runner's key `t`) draw this way; a chapter says how to run a step and how to
@@ -53,14 +53,14 @@ pub fn draw<R: StepRow>(
         let parts: Vec<String> = traces
             .iter()
             .zip(&rows)
-            .map(|(t, r)| simt::render_svg(t, &title(step, r.kernel(), r.status())))
+            .map(|(t, r)| crate::trace_svg::render_svg(t, &title(step, r.kernel(), r.status())))
             .collect();
         let names: Vec<String> = rows
             .iter()
             .map(|r| format!("{} ({})", r.kernel(), r.status()))
             .collect();
         return Ok(Drawn {
-            svg: simt::trace::side_by_side(&parts),
+            svg: crate::trace_svg::side_by_side(&parts),
             summary: format!(
                 "{step}: {} launches side by side: {}",
                 traces.len(),
@@ -80,7 +80,7 @@ pub fn draw<R: StepRow>(
         trace.atomic_lanes()
     );
     Ok(Drawn {
-        svg: simt::render_svg(trace, &title),
+        svg: crate::trace_svg::render_svg(trace, &title),
         summary,
     })
 }

@@ -34,7 +34,7 @@ impl Access {
     /// Warp number inside the block.
     #[inline]
     pub(crate) fn warp(&self) -> u16 {
-        self.t / 32
+        self.t / crate::hardware::WARP_SIZE as u16
     }
 }
 

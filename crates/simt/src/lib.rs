@@ -68,4 +68,4 @@ pub use memory::GlobalMemory;
 pub use op::{AtomicOp, AtomicType, Op, ShuffleKind, Space, WarpOp};
 pub use report::{Finding, LaunchError, LaunchReport, ThreadRef};
 pub use spec::{KernelBody, LaunchSpec};
-pub use trace::{Trace, TraceSink, render_svg};
+pub use trace::{Trace, TraceSink};

@@ -40,6 +40,7 @@ use crate::check::{Findings, GlobalWrites, WordState};
 use crate::config::Config;
 use crate::counters::{Counters, LineCounters};
 use crate::flow::{Flow, FlowEvent, FlowKind};
+use crate::hardware as hw;
 use crate::hash::{FxHashSet, FxHasher};
 use crate::lane::{LaneCtx, Req, set_current, take_last_panic};
 use crate::memory::{GlobalMemory, SharedMemory};
@@ -60,6 +61,11 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 type LaneResult = Result<(), LaneFailure>;
+
+/// Lanes per warp, as an index bound.
+const WARP: usize = hw::WARP_SIZE as usize;
+// A warp's lanes are the bits of a `u32` mask (`WarpMasks`, the collectives' masks).
+const _: () = assert!(hw::WARP_SIZE == u32::BITS);
 
 /// Bytes of a parked sandboxed lane's native stack, below and above where it parked,
 /// that [`Exec::resume`] prefetches before resuming the lane before it: the frames its
@@ -119,7 +125,7 @@ pub(crate) struct WarpMasks {
 
 impl WarpMasks {
     fn set(&mut self, lane: usize, status: Status) {
-        let bit = 1u32 << (lane % 32);
+        let bit = 1u32 << (lane % WARP);
         self.ready &= !bit;
         self.collective &= !bit;
         self.barrier &= !bit;
@@ -443,7 +449,7 @@ impl<'m> Exec<'m> {
                 block: self.block_idx,
                 block_dim: self.spec.block,
                 grid_dim: self.spec.grid,
-                lane: t % 32,
+                lane: t % hw::WARP_SIZE,
                 dynamic_shared_bytes: self.spec.shared_bytes,
                 yielder: Cell::new(std::ptr::null()),
                 sp: Cell::new(0),
@@ -520,11 +526,11 @@ impl<'m> Exec<'m> {
                 thread,
             });
         }
-        let warps = n.div_ceil(32) as usize;
+        let warps = n.div_ceil(hw::WARP_SIZE) as usize;
         self.warps.clear();
         for w in 0..warps {
-            let lanes = (n as usize - w * 32).min(32);
-            let existing = if lanes == 32 {
+            let lanes = (n as usize - w * WARP).min(WARP);
+            let existing = if lanes == WARP {
                 u32::MAX
             } else {
                 (1u32 << lanes) - 1
@@ -586,16 +592,16 @@ impl<'m> Exec<'m> {
                     _ => Status::Ready,
                 };
                 lane.req = Some(req);
-                self.warps[li / 32].set(li, lane.status);
+                self.warps[li / WARP].set(li, lane.status);
                 if let Op::Warp(w) = req.op
                     && let Some(mask) = w.mask()
-                    && mask & (1 << (li % 32)) == 0
+                    && mask & (1 << (li % WARP)) == 0
                 {
                     return Err(self.warp_error(
                         li,
                         format!(
                             "lane {} called it with a mask that does not include itself",
-                            li % 32
+                            li % WARP
                         ),
                     ));
                 }
@@ -604,7 +610,7 @@ impl<'m> Exec<'m> {
             CoroutineResult::Return(result) => {
                 self.progress = true;
                 lane.status = Status::Exited;
-                self.warps[li / 32].set(li, Status::Exited);
+                self.warps[li / WARP].set(li, Status::Exited);
                 let co = lane.co.take().expect("invariant: checked above");
                 self.stacks.push(co.into_stack());
                 let thread = lane.thread;
@@ -646,7 +652,7 @@ impl<'m> Exec<'m> {
 
     /// Takes one step of warp `w`, if any of its lanes can move.
     fn step_warp(&mut self, w: usize) -> Result<bool, LaunchError> {
-        let lo = w * 32;
+        let lo = w * WARP;
         let WarpMasks {
             ready,
             collective: coll,
@@ -718,7 +724,7 @@ impl<'m> Exec<'m> {
                 }
             }
             if run != 0 {
-                let mut group = [0usize; 32];
+                let mut group = [0usize; WARP];
                 let mut n = 0;
                 for l in Bits(run) {
                     group[n] = lo + l;
@@ -745,7 +751,7 @@ impl<'m> Exec<'m> {
             self.lanes[b].op(),
             self.lanes[b].loops,
         );
-        let mut group = [0usize; 32];
+        let mut group = [0usize; WARP];
         let mut n = 0;
         let mut mask = 0u32;
         for l in Bits(ready) {
@@ -880,7 +886,7 @@ impl<'m> Exec<'m> {
                     }
                     Op::Barrier | Op::Warp(_) => 0,
                 };
-                ((li % 32) as u8, index)
+                ((li % WARP) as u8, index)
             })
             .collect();
         let (space, base, elem_bytes, len) = buffer;
@@ -1005,8 +1011,8 @@ impl<'m> Exec<'m> {
             .iter()
             .position(|l| l.status == Status::Collective)
         {
-            let lo = li / 32 * 32;
-            let hi = (lo + 32).min(self.lanes.len());
+            let lo = li / WARP * WARP;
+            let hi = (lo + WARP).min(self.lanes.len());
             let site = self.lanes[li].site();
             let Op::Warp(w) = self.lanes[li].op() else {
                 unreachable!("collective status is set for warp ops")
@@ -1069,7 +1075,7 @@ impl<'m> Exec<'m> {
             });
         }
         self.budget()?;
-        let warps = self.lanes.len().div_ceil(32) as u64;
+        let warps = self.lanes.len().div_ceil(WARP) as u64;
         let n = self.lanes.len() as u64;
         self.enter(site);
         {

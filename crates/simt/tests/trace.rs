@@ -65,21 +65,6 @@ fn tracing_is_off_by_default_and_changes_nothing() {
     assert!(Config::default().trace.is_none());
 }
 
-/// The SVG of the launch: the access pattern of each buffer and the contention heatmap
-/// of each buffer with atomics. Review a change with `cargo insta review`.
-#[test]
-fn the_svg_is_locked() {
-    let (mut dev, sink) = traced_device();
-    run(&mut dev).unwrap();
-    let t = sink.take().pop().unwrap();
-    let svg = simt::render_svg(&t, "private_histo: 200 elements, 8 bins");
-    assert_eq!(
-        svg,
-        simt::render_svg(&t, "private_histo: 200 elements, 8 bins")
-    );
-    insta::assert_snapshot!(svg);
-}
-
 /// A lane panics: the launch fails, and the trace of what ran until then is delivered.
 #[kernel]
 fn panics_midway(a: GlobalSlice<u32>) {
