@@ -708,7 +708,7 @@ pub enum Strategy {
 
 /// Bins a private copy of `u32` counters can have in a block's default shared memory,
 /// 48 KiB (a launch may opt in to more, up to 227 KiB on an H100).
-pub const SHARED_BINS: u32 = 48 * 1024 / 4;
+pub const SHARED_BINS: u32 = gpu::hardware::DEFAULT_SHARED_LIMIT / 4;
 
 // ANCHOR: choose_strategy
 /// 9.16: which strategy for `num_bins` bins, on the GPU the chapter measured?

@@ -9,7 +9,7 @@
 //! reference and a deliberately broken kernel for the racecheck demonstration), built into
 //! `solutions.ptx` but no exercise.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 
 pub mod bench;
 pub mod ch05;

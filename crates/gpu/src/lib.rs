@@ -47,6 +47,9 @@
 
 pub mod atomic;
 pub mod global;
+/// The hardware the course models (the `gpu-hardware` crate, which the emulator reads as
+/// `simt::hardware`): a kernel sizes what it keeps per block from the same figures.
+pub use gpu_hardware as hardware;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod host_value;
 #[cfg(not(target_arch = "nvptx64"))]

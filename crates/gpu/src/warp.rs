@@ -19,8 +19,8 @@
 /// All 32 lanes: `0xffff_ffff`.
 pub const FULL_MASK: u32 = 0xffff_ffff;
 
-/// Lanes in a warp.
-pub const WARP_SIZE: u32 = 32;
+/// Lanes in a warp ([`crate::hardware::WARP_SIZE`]).
+pub const WARP_SIZE: u32 = crate::hardware::WARP_SIZE;
 
 #[cfg(not(target_arch = "nvptx64"))]
 #[track_caller]

@@ -46,7 +46,9 @@ pub mod config;
 pub mod counters;
 mod exec;
 pub mod flow;
-pub mod hardware;
+/// The hardware the emulator models (the `gpu-hardware` crate, which the kernels read as
+/// `gpu::hardware`): one definition of every figure.
+pub use gpu_hardware as hardware;
 mod hash;
 pub mod lane;
 pub mod launch;

@@ -1,7 +1,14 @@
-//! The hardware the emulator models, in one place: the numbers of an NVIDIA H100 (SXM,
-//! compute capability 9.0) that the counters and the limits are computed from. The host
-//! runtime's emulated device properties (`gpu-host`'s `DeviceProps::emulated_h100`) and
-//! its CUDA backend read the same constants, so a figure changes here or nowhere.
+//! The hardware the course models, in one place: the numbers of an NVIDIA H100 (SXM,
+//! compute capability 9.0) that the emulator's counters and limits are computed from.
+//!
+//! One crate, read everywhere: the emulator as `simt::hardware`, the host runtime's
+//! emulated device properties (`gpu-host`'s `DeviceProps::emulated_h100`) and its CUDA
+//! backend through it, and the kernels as `gpu::hardware` (a kernel sizes its shared
+//! arrays from [`DEFAULT_SHARED_LIMIT`] and its warps from [`WARP_SIZE`]). It has no
+//! dependencies and no `std`, so it builds for the GPU (nvptx64) and the sandbox (wasm32)
+//! as for the host: a figure changes here or nowhere.
+#![no_std]
+#![deny(missing_docs)]
 
 /// Threads per warp: the width of every warp instruction.
 pub const WARP_SIZE: u32 = 32;
