@@ -25,6 +25,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 MEASURE = """
 // The corners of an SVG text's box on the page (its transform included: rotated labels).
@@ -125,12 +126,15 @@ def measure(chromium, page, width, min_font):
     try:
         # A headless Chromium now and then exits without the page (a renderer lost on a
         # loaded machine: seen once in CI, never here in hundreds of loads): the same page
-        # is loaded again, and only a page that never reports is an error.
+        # is loaded again, and only a page that never reports is an error. Each load has
+        # a profile of its own, so that no load waits on, or reads, another's.
         why = []
         for attempt in range(1, ATTEMPTS + 1):
             try:
-                p = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--window-size={width},900", "file://" + tmp],
-                                   capture_output=True, text=True, timeout=90)
+                with tempfile.TemporaryDirectory(prefix="layout-chromium-") as profile:
+                    p = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+                                        f"--window-size={width},900", "file://" + tmp],
+                                       capture_output=True, text=True, timeout=90)
             except subprocess.TimeoutExpired:
                 why.append(f"attempt {attempt}: no exit within 90 s")
                 continue
@@ -162,9 +166,11 @@ def screenshot(chromium, page, anchor, width, height, png):
     with open(tmp, "w") as f:
         f.write(text.replace("</body>", scroll))
     try:
-        subprocess.run([chromium, *CHROMIUM_FLAGS[:-1], "--hide-scrollbars", f"--window-size={width},{height}",
-                        "--screenshot=" + os.path.abspath(png), "file://" + tmp],
-                       capture_output=True, text=True, timeout=90, check=True)
+        with tempfile.TemporaryDirectory(prefix="layout-chromium-") as profile:
+            subprocess.run([chromium, *CHROMIUM_FLAGS[:-1], "--hide-scrollbars", f"--user-data-dir={profile}",
+                            f"--window-size={width},{height}", "--screenshot=" + os.path.abspath(png),
+                            "file://" + tmp],
+                           capture_output=True, text=True, timeout=90, check=True)
     finally:
         os.remove(tmp)
 
