@@ -334,9 +334,21 @@ def c5mb(kernel, input='uniform', per=None):
     return f"{round(c5(kernel, input, per)):,}".replace(',', ' ')
 def out_file(name):
     return open(os.path.join(OUT, name)).read()
+#: With BOOK_CHECKS=report, every statement that no longer holds is listed (with the
+#: value of its left side, for `A == B`, `A < B`, ...) and generation fails at the end,
+#: instead of stopping at the first: a change of the inputs moves many numbers at once.
+REPORT_CHECKS = os.environ.get('BOOK_CHECKS') == 'report'
+FAILED_CHECKS = []
 def check(expr, env):
     if not eval(expr, env):
-        raise SystemExit('a statement of the prose no longer holds: ' + expr)
+        if not REPORT_CHECKS:
+            raise SystemExit('a statement of the prose no longer holds: ' + expr)
+        left = re.split(r'\s(?:==|!=|<=|>=|<|>|in)\s', expr, maxsplit=1)[0]
+        try:
+            now = repr(eval(left, env))
+        except Exception as e:  # the left side alone may not evaluate
+            now = f'({e})'
+        FAILED_CHECKS.append(f'{expr}    # now: {left} = {now}')
     return ''
 def fill(text):
     env = {'j': j, 'row': row, 'out': out, 'said': said, 'out_file': out_file, 'round': round, 'abs': abs,
@@ -370,3 +382,8 @@ if __name__ == '__main__':
             assert '@@' not in t, f
             open(os.path.join(dst, f), 'w').write(t)
             print('wrote', f)
+    if FAILED_CHECKS:
+        print(f'{len(FAILED_CHECKS)} statements of the prose no longer hold:', file=sys.stderr)
+        for c in FAILED_CHECKS:
+            print('  ' + c, file=sys.stderr)
+        sys.exit(1)

@@ -1,26 +1,31 @@
-//! A small seeded generator, so inputs are the same on every OS and every run.
+//! The course's seeded generator, so inputs are the same on every OS and every run.
 
-/// SplitMix64: tiny, fast, and fully specified, so a seed printed on one machine replays
-/// the same input on any other.
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+
+/// ChaCha8 from `rand_chacha` (the `rand` project's portable generators): its values are
+/// specified, the same on every platform and promised not to change between versions of
+/// the crate, so a seed printed on one machine replays the same input on any other, this
+/// year and next. Seeded from a `u64` by `SeedableRng::seed_from_u64` (as stable).
+///
+/// The ranges are drawn here, not with `rand`'s distributions, whose algorithms may change
+/// between `rand` versions: [`Rng::below`] is a multiply and a shift of the next 64 bits.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(ChaCha8Rng);
 
 impl Rng {
     /// A generator from `seed`.
     pub fn new(seed: u64) -> Self {
-        Rng(seed)
+        Rng(ChaCha8Rng::seed_from_u64(seed))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
-    /// A value in `0..n` (n > 0).
+    /// A value in `0..n` (n > 0): the high 64 bits of the next 64 bits times `n` (Lemire's
+    /// multiply-shift; its bias, under `n / 2^64`, is far below what a test could see).
     pub fn below(&mut self, n: u64) -> u64 {
         ((self.next_u64() as u128 * n as u128) >> 64) as u64
     }

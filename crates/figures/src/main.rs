@@ -1,59 +1,50 @@
 //! `cargo run -p figures`: writes the book's figures to `book/src/figures/` (see the
 //! crate's documentation). `cargo run -p figures -- --help` lists the options.
 
+use clap::Parser;
 use figures::{FIGURES_DIR, all_figures, load_bench, newest_bench, newest_extensions, repo_root};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const HELP: &str = "\
-figures: writes the book's SVG figures (book/src/figures/) from the GPU bench's JSON and
-the emulator's counters. Same inputs, byte-identical files. The size sweep's figure
-(ch09-sizes.svg) comes from the newest notes/sizes-u8-*.json and notes/sizes-u32-*.json
-(`ch09 bench --sizes ...`), when both are there.
-
-Usage: cargo run -p figures [-- OPTIONS]
-
-Options:
-  --bench FILE     the bench JSON [default: the newest notes/bench-*.json]
-  --extensions FILE
-                   the extension sweep's JSON, for 9.16's strategy figure [default:
-                   the newest notes/extensions-*.json; none: no strategy figure]
-  --driver VER     the driver the captions name [default: the JSON's driver_version, or
-                   the one notes/gpu-runs.md records for the GPU]
-  --out DIR        where to write [default: book/src/figures]
-  --check          write nothing; fail if a committed figure differs
-  -h, --help       this text
-";
+/// The options (`--help` prints them).
+#[derive(Parser, Debug)]
+#[command(
+    name = "figures",
+    about = "Writes the book's SVG figures (book/src/figures/) from the GPU bench's JSON and the \
+             emulator's counters. Same inputs, byte-identical files.",
+    long_about = "Writes the book's SVG figures (book/src/figures/) from the GPU bench's JSON \
+                  and the emulator's counters. Same inputs, byte-identical files. The size \
+                  sweep's figure (ch09-sizes.svg) comes from the newest notes/sizes-u8-*.json \
+                  and notes/sizes-u32-*.json (`ch09 bench --sizes ...`), when both are there."
+)]
+struct Cli {
+    /// The bench JSON [default: the newest notes/bench-*.json].
+    #[arg(long, value_name = "FILE")]
+    bench: Option<PathBuf>,
+    /// The extension sweep's JSON, for 9.16's strategy figure [default: the newest
+    /// notes/extensions-*.json; none: no strategy figure].
+    #[arg(long, value_name = "FILE")]
+    extensions: Option<PathBuf>,
+    /// The driver the captions name [default: the JSON's driver_version, or the one
+    /// notes/gpu-runs.md records for the GPU].
+    #[arg(long, value_name = "VER")]
+    driver: Option<String>,
+    /// Where to write [default: book/src/figures].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Write nothing; fail if a committed figure differs.
+    #[arg(long)]
+    check: bool,
+}
 
 fn main() -> ExitCode {
-    let mut bench: Option<PathBuf> = None;
-    let mut extensions: Option<PathBuf> = None;
-    let mut driver: Option<String> = None;
-    let mut out: Option<PathBuf> = None;
-    let mut check = false;
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
-        let r = match a.as_str() {
-            "-h" | "--help" => {
-                print!("{HELP}");
-                return ExitCode::SUCCESS;
-            }
-            "--bench" => value("--bench").map(|v| bench = Some(v.into())),
-            "--extensions" => value("--extensions").map(|v| extensions = Some(v.into())),
-            "--driver" => value("--driver").map(|v| driver = Some(v)),
-            "--out" => value("--out").map(|v| out = Some(v.into())),
-            "--check" => {
-                check = true;
-                Ok(())
-            }
-            other => Err(format!("unknown argument {other:?} (see --help)")),
-        };
-        if let Err(e) = r {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    }
+    let Cli {
+        bench,
+        extensions,
+        driver,
+        out,
+        check,
+    } = Cli::parse();
     let root = repo_root();
     let Some(bench) = bench.or_else(|| newest_bench(&root.join("notes"))) else {
         eprintln!("error: no notes/bench-*.json: pass --bench FILE");

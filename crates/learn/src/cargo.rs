@@ -302,29 +302,3 @@ impl Backend for CargoBackend {
         }
     }
 }
-
-/// The newest modification time under `dir` (recursively), and how many files: a
-/// cheap fingerprint that changes when a file is saved, added or removed. Polling it
-/// needs no platform API, so it works the same on Linux, macOS and Windows.
-pub fn fingerprint(dir: &Path) -> (std::time::SystemTime, usize) {
-    let mut newest = std::time::SystemTime::UNIX_EPOCH;
-    let mut count = 0;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let Ok(meta) = e.metadata() else { continue };
-            if meta.is_dir() {
-                stack.push(e.path());
-            } else {
-                count += 1;
-                if let Ok(t) = meta.modified() {
-                    newest = newest.max(t);
-                }
-            }
-        }
-    }
-    (newest, count)
-}

@@ -30,6 +30,7 @@ pub mod cargo;
 pub mod progress;
 pub mod regions;
 pub mod term;
+pub mod watch;
 
 pub use app::{App, Effect, Event, ExerciseInfo, Key, Verdict, View};
 pub use progress::Progress;

@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use learn::app::KEYS;
-use learn::cargo::{CargoBackend, PRISTINE_DIR, fingerprint};
+use learn::cargo::{CargoBackend, PRISTINE_DIR};
 use learn::{App, Backend, Event, Progress, View, drive, progress, term};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -138,21 +138,10 @@ fn run(cli: &Cli, root: &Path) -> Result<(), String> {
         });
     }
     let watched = root.join("kernels");
-    std::thread::spawn(move || {
-        let mut last = fingerprint(&watched);
-        loop {
-            // A few files' modification times: cheap to poll often, and a save reaches
-            // its verdict a tenth of a second sooner than at half a second.
-            std::thread::sleep(Duration::from_millis(100));
-            let now = fingerprint(&watched);
-            if now != last {
-                last = now;
-                if tx.send(Event::FileChanged).is_err() {
-                    return;
-                }
-            }
-        }
-    });
+    // Lives until the runner quits: dropping it stops the watch.
+    let _watch = learn::watch::watch(&watched, move || {
+        let _ = tx.send(Event::FileChanged);
+    })?;
     let mut pending = std::collections::VecDeque::from([Event::Start]);
     loop {
         let Some(event) = pending.pop_front() else {

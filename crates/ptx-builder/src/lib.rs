@@ -366,12 +366,14 @@ where
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// A 64-bit FNV-1a hash: stable across Rust versions and platforms, unlike `std`'s
-/// `DefaultHasher`, so the linker script's file name only changes with its contents.
+/// A 64-bit FNV-1a hash (the `fnv` crate): stable across Rust versions and platforms,
+/// unlike `std`'s `DefaultHasher`, so the linker script's file name only changes with
+/// its contents.
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    use std::hash::Hasher as _;
+    let mut h = fnv::FnvHasher::default();
+    h.write(bytes);
+    h.finish()
 }
 
 /// A TOML basic string, for `--config KEY=VALUE` on cargo's command line.
@@ -685,6 +687,11 @@ mod tests {
     fn linker_name_follows_contents() {
         assert_ne!(fnv1a(b"a"), fnv1a(b"b"));
         assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(
+            fnv1a(b"a"),
+            0xaf63_dc4c_8601_ec8c,
+            "FNV-1a's published value"
+        );
     }
 
     #[test]

@@ -14,9 +14,9 @@
 //! Atomics are not remembered as stores: a plain read of a counter that other blocks
 //! update atomically is not reported.
 
-use crate::hash::FxHashMap;
 use crate::report::{Finding, ThreadRef};
 use crate::site::{Site, fmt_site};
+use rustc_hash::FxHashMap;
 
 /// One access, remembered for hazard detection. Compact (16 bytes): the thread is its
 /// linear index in the block, turned back into a `ThreadRef` only for a report.

@@ -894,13 +894,9 @@ mod tests {
     /// random words over few and many banks, repeated words, and several phases.
     #[test]
     fn bank_conflicts_without_sorting_agree_with_the_sort() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        use rand_chacha::rand_core::{RngCore, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let mut next = move || rng.next_u64();
         let mut fast = 0;
         for case in 0..20_000 {
             let lanes = 1 + (next() % 32) as usize;

@@ -49,7 +49,6 @@ pub mod flow;
 /// The hardware the emulator models (the `gpu-hardware` crate, which the kernels read as
 /// `gpu::hardware`): one definition of every figure.
 pub use gpu_hardware as hardware;
-mod hash;
 pub mod lane;
 pub mod launch;
 pub mod memory;

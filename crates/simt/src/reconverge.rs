@@ -23,8 +23,8 @@
 //! scheduling this is also what a GPU may do, and it keeps a lane spinning on a flag from
 //! starving the lane of its warp that would set it.
 
-use crate::hash::FxHashMap;
 use crate::site::{Site, site_order};
+use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
 
 /// Loops nested deeper than this are tracked as the innermost four.

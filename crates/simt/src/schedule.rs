@@ -41,7 +41,6 @@ use crate::config::Config;
 use crate::counters::{Counters, LineCounters};
 use crate::flow::{Flow, FlowEvent, FlowKind};
 use crate::hardware as hw;
-use crate::hash::{FxHashSet, FxHasher};
 use crate::lane::{LaneCtx, Req, set_current, take_last_panic};
 use crate::memory::{GlobalMemory, SharedMemory};
 use crate::op::{Op, Space};
@@ -53,6 +52,9 @@ use crate::trace::{AccessKind, Trace, TraceBuffer};
 use crate::wasm::{LaneFailure, WasmLane, WasmModule};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult};
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rustc_hash::{FxHashSet, FxHasher};
 use std::cell::Cell;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -329,13 +331,12 @@ impl<'m> Exec<'m> {
         let blocks = self.spec.blocks();
         match self.config.block_order_seed {
             Some(seed) if blocks <= 1 << 24 => {
+                // Fisher-Yates with the course's generator (ChaCha8: the same order for
+                // a seed on every platform and version).
                 let mut order: Vec<u64> = (0..blocks).collect();
-                let mut s = seed ^ 0x9E37_79B9_7F4A_7C15;
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
                 for i in (1..order.len()).rev() {
-                    s = s
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    let j = ((s >> 33) % (i as u64 + 1)) as usize;
+                    let j = ((rng.next_u64() as u128 * (i as u128 + 1)) >> 64) as usize;
                     order.swap(i, j);
                 }
                 for b in order {
@@ -932,9 +933,9 @@ impl<'m> Exec<'m> {
             return Ok(());
         }
         let mut h = FxHasher::default();
-        h.add(site as *const _ as usize as u64);
+        h.write_usize(site as *const _ as usize);
         for (k, &li) in group.iter().enumerate() {
-            h.add(li as u64);
+            h.write_usize(li);
             self.lanes[li].op().hash(&mut h);
             h.write_u128(results[k]);
         }

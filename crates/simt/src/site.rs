@@ -7,7 +7,7 @@
 //! `#[track_caller]` location with every device call, and the same interner turns them
 //! into the same sites, so a kernel's counters per line do not depend on how it ran.
 
-use crate::hash::FxHashMap;
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::panic::Location;
 use std::sync::{Mutex, OnceLock};

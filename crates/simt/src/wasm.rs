@@ -27,11 +27,11 @@
 //! one lane to another (the builder refuses `unsafe` code, without which a kernel cannot
 //! read its stack or heap before writing it).
 
-use crate::hash::FxHashMap;
 use crate::lane::{self, LanePanic};
 use crate::op::wire;
 use crate::report::LaunchError;
 use crate::site::{Site, fmt_site, intern};
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

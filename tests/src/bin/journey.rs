@@ -114,15 +114,13 @@ fn run(cli: &Cli) -> Result<usize, String> {
     Ok(stages)
 }
 
-/// A deterministic shuffle of `ids` (an LCG; the journey only needs some other order).
+/// A deterministic shuffle of `ids` (Fisher-Yates with the course's generator; the
+/// journey only needs some other order).
 fn shuffled<'a>(ids: &[&'a str], seed: u64) -> Vec<&'a str> {
     let mut v = ids.to_vec();
-    let mut s = seed ^ 0x9E37_79B9_7F4A_7C15;
+    let mut rng = course::Rng::new(seed);
     for i in (1..v.len()).rev() {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        v.swap(i, ((s >> 33) % (i as u64 + 1)) as usize);
+        v.swap(i, rng.below(i as u64 + 1) as usize);
     }
     if v == ids {
         v.reverse();

@@ -10,9 +10,9 @@
 //! | `90pct-one-value` | zero with probability 58982/65536 (90 %), else a uniform byte | the same with a uniform bin |
 //! | `text` | a text file repeated to the size | the text's bytes widened to `u32` (values 0 to 255 of the 4096 bins), repeated |
 //!
-//! Random inputs are generated in 1 MiB chunks, each from its own SplitMix64 seed
-//! (`seed` mixed with the chunk's number), on every core: the same input on any machine
-//! and with any number of threads, at several GB/s.
+//! Random inputs are generated in 1 MiB chunks, each from its own seed of the course's
+//! generator (`course::Rng`, ChaCha8; `seed` mixed with the chunk's number), on every
+//! core: the same input on any machine and with any number of threads.
 
 use course::Rng;
 

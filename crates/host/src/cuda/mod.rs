@@ -733,11 +733,12 @@ fn jit_error_log(ptx: &CString) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
-/// 64-bit FNV-1a: tells whether a module's PTX changed, deterministically.
+/// 64-bit FNV-1a (the `fnv` crate): tells whether a module's PTX changed, deterministically.
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    use std::hash::Hasher as _;
+    let mut h = fnv::FnvHasher::default();
+    h.write(bytes);
+    h.finish()
 }
 
 /// Above 48 KiB a kernel must opt in to more shared memory
@@ -817,6 +818,11 @@ mod tests {
     #[test]
     fn fnv_is_stable() {
         assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(
+            fnv1a(b"a"),
+            0xaf63_dc4c_8601_ec8c,
+            "FNV-1a's published value"
+        );
         assert_ne!(fnv1a(b"a"), fnv1a(b"b"));
     }
 
