@@ -1,0 +1,172 @@
+//! The bench's options and the inputs' element types: what to measure and how, and the
+//! default text input (the book's own chapters).
+
+use super::*;
+
+/// Bins of the byte histograms: one per byte value.
+pub const U8_BINS: u32 = 256;
+/// Bins of the `u32` histograms: 16 KiB of shared counters per block.
+pub const U32_BINS: u32 = 4096;
+/// Threads per block of every step but 9.9 (which has its own policy): the progression's
+/// default.
+pub const BLOCK: u32 = 256;
+/// Elements per thread the grid-stride grids are sized for: the progression's default.
+pub const COARSEN: u32 = 8;
+
+/// The element type of an input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dtype {
+    /// Bytes, 256 bins.
+    U8,
+    /// `u32` values, 4096 bins.
+    U32,
+}
+
+impl Dtype {
+    /// Both, in the order the bench runs them.
+    pub const ALL: [Dtype; 2] = [Dtype::U8, Dtype::U32];
+
+    /// `u8` or `u32`, as in the results and on the command lines of CUB and PyTorch.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::U8 => "u8",
+            Dtype::U32 => "u32",
+        }
+    }
+
+    /// The bins of this type's histograms.
+    pub fn bins(self) -> u32 {
+        match self {
+            Dtype::U8 => U8_BINS,
+            Dtype::U32 => U32_BINS,
+        }
+    }
+}
+
+/// Where an external implementation comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tool {
+    /// Found or built by the bench (CUB: compiled with `nvcc` from PATH; PyTorch: the
+    /// embedded script run with `python3`); skipped with a note when impossible.
+    Auto,
+    /// This program (CUB) or script (PyTorch).
+    Path(PathBuf),
+    /// Not run.
+    Off,
+}
+
+/// What to measure and how.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Bytes of every input (`--size-mib`, default 1 GiB).
+    pub size_bytes: u64,
+    /// Untimed launches before the timed ones, at most.
+    pub warmup: u32,
+    /// Timed launches, at most.
+    pub reps: u32,
+    /// Time to spend per case, about (at least one timed run each).
+    pub budget: Duration,
+    /// Seed of the random inputs.
+    pub seed: u64,
+    /// The element types to run.
+    pub dtypes: Vec<Dtype>,
+    /// The inputs to run.
+    pub inputs: Vec<Input>,
+    /// Only these GPU steps (`9.3` …); all when empty.
+    pub steps: Vec<String>,
+    /// The variant sweep (`--variants`): instead of the steps, 9.9's `histo_fastest` and
+    /// its experimental variants ([`variant_steps`]), on the inputs of [`Self::dtypes`]
+    /// that are bytes only.
+    pub variants: bool,
+    /// The extension sweep (`--extensions`): instead of the steps, 9.15's `histo_cas` on
+    /// the byte inputs of [`Self::inputs`] (their first [`CAS_MAX_BYTES`],
+    /// [`extension_steps`]), 9.11's RGB, 9.12's weighted and 9.13's joint histograms on
+    /// the uniform bytes, then 9.16's strategy sweep on uniform `u32` values
+    /// ([`STRATEGY_BINS`], [`strategy_steps`]).
+    pub extensions: bool,
+    /// The CPU baselines.
+    pub cpu: bool,
+    /// Threads of the multi-threaded CPU baseline.
+    pub cpu_threads: usize,
+    /// CUB.
+    pub cub: Tool,
+    /// PyTorch.
+    pub torch: Tool,
+    /// The Python interpreter for PyTorch.
+    pub python: String,
+    /// The text input's bytes and where they came from.
+    pub text: (Vec<u8>, String),
+    /// Where `bench.csv`, `bench.json` and a compiled CUB go.
+    pub out_dir: PathBuf,
+    /// Where the input files for CUB and PyTorch are written (default: `/dev/shm` when
+    /// it has room, else the system's temporary directory).
+    pub tmp_dir: Option<PathBuf>,
+    /// The command line, for the header.
+    pub command: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            size_bytes: 1 << 30,
+            warmup: 3,
+            reps: 20,
+            budget: Duration::from_millis(2000),
+            seed: 9,
+            dtypes: Dtype::ALL.to_vec(),
+            inputs: Input::ALL.to_vec(),
+            steps: Vec::new(),
+            variants: false,
+            extensions: false,
+            cpu: true,
+            cpu_threads: cpu::cores(),
+            cub: Tool::Auto,
+            torch: Tool::Auto,
+            python: "python3".into(),
+            text: default_text(),
+            out_dir: PathBuf::from("ch09-bench"),
+            tmp_dir: None,
+            command: String::new(),
+        }
+    }
+}
+
+/// The default text input: the book's chapters (`book/src/**/*.md` of the workspace this
+/// crate was built in, in path order, concatenated) when they are there, else the
+/// chapter's paragraph of English ([`crate::inputs::TEXT`]). Returns the bytes and a
+/// description for the header.
+pub fn default_text() -> (Vec<u8>, String) {
+    let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../book/src");
+    let mut files = Vec::new();
+    collect_markdown(&book, &mut files);
+    files.sort();
+    let mut text = Vec::new();
+    for f in &files {
+        if let Ok(mut bytes) = std::fs::read(f) {
+            text.append(&mut bytes);
+            text.push(b'\n');
+        }
+    }
+    if text.is_empty() {
+        (
+            crate::inputs::TEXT.as_bytes().to_vec(),
+            "the chapter's English paragraph (ch09::inputs::TEXT)".into(),
+        )
+    } else {
+        (text, format!("book/src/**/*.md ({} files)", files.len()))
+    }
+}
+
+pub(super) fn collect_markdown(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect_markdown(&p, out);
+        } else if p.extension().is_some_and(|x| x == "md") {
+            out.push(p);
+        }
+    }
+}

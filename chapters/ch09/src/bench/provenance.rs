@@ -1,0 +1,83 @@
+//! Where a run comes from: the device, the host CPU, the options and the course's commit,
+//! for the JSON's header.
+
+use super::*;
+
+/// The header: the device, the host, the options.
+pub(super) fn header(dev: &Device, opts: &Options) -> Header {
+    let p = dev.props();
+    let text = &opts.text;
+    Header {
+        gpu: p.name.clone(),
+        sm_count: p.sm_count,
+        compute_capability: format!("{}.{}", p.compute_capability.0, p.compute_capability.1),
+        l2_bytes: p.l2_bytes,
+        driver_version: chapter::provenance::nvidia_driver_version(),
+        cuda_version: chapter::provenance::cuda_version(dev),
+        date_utc: report::now_utc(),
+        host_cpu: host_cpu(),
+        host_threads: opts.cpu_threads,
+        git_commit: git_commit(),
+        command: opts.command.clone(),
+        input_bytes: opts.size_bytes,
+        warmup: opts.warmup,
+        reps: opts.reps,
+        budget_ms: opts.budget.as_millis() as u64,
+        seed: opts.seed,
+        text: format!(
+            "{}, {} bytes, FNV-1a {:016x}, repeated to the input size (u32: its bytes widened)",
+            text.1,
+            text.0.len(),
+            data::fnv1a(&text.0)
+        ),
+        method: "GPU kernels: median of event-timed launches after warm-ups, each launch timed \
+                 alone; the histogram is zeroed by cuMemsetD8Async before every launch, outside \
+                 the events (not timed); input upload not timed. CPU: host clock, same input. \
+                 CUB and PyTorch: their own CUDA events around each call (CUB zeroes its \
+                 histogram outside them; torch.bincount allocates its output inside them). \
+                 GB/s = input bytes / median time (10^9 B/s)."
+            .into(),
+        ..Header::default()
+    }
+}
+
+/// The host CPU's model name, from `/proc/cpuinfo`.
+pub(super) fn host_cpu() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}
+
+/// The course's commit: `CH09_GIT_COMMIT` (set by the GPU session script, which knows
+/// it), else `git` in the workspace this crate was built from, else `unknown`.
+pub(super) fn git_commit() -> String {
+    if let Ok(c) = std::env::var("CH09_GIT_COMMIT")
+        && !c.trim().is_empty()
+    {
+        return c.trim().to_string();
+    }
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match git(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(c) if !c.is_empty() => {
+            let dirty = git(&["status", "--porcelain"]).is_some_and(|s| !s.is_empty());
+            if dirty { format!("{c}-dirty") } else { c }
+        }
+        _ => "unknown".into(),
+    }
+}
