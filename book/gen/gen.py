@@ -192,7 +192,7 @@ def row(name, kernel, col, launch=None, exact=False):
 # input, dtype, bins, bytes, median_ms, gbps, pct_read_bw, correct). Paths are relative to
 # the repository root; every helper takes the file as a parameter, the current run by default.
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
-BENCH = 'notes/bench-h100-2026-11-22.json'
+BENCH = 'notes/bench-h100-2026-11-24.json'
 VARIANTS = 'notes/variants-h100-2026-11-22.json'
 EXTENSIONS = 'notes/extensions-h100-2026-11-22.json'
 # The performance issue's run of 9.14 with 9.9's loads (`u32_vectors`), CUB and the CPU at
@@ -233,7 +233,7 @@ def ncu_plain(metric, file):
     raise SystemExit(f'no {metric} in {file}')
 # The bench of 2026-11-22 wrote "for" as its driver version (a parsing bug, since fixed);
 # the driver of that run, from notes/gpu-runs.md and nvidia-smi of the same machine:
-DRIVER_FIX = {BENCH: '580.159.04'}
+DRIVER_FIX = {'notes/bench-h100-2026-11-22.json': '580.159.04'}
 _bench_cache = {}
 def bench_data(file=BENCH):
     if file not in _bench_cache:
