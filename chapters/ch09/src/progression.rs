@@ -16,11 +16,113 @@ use gpu_host::{Counters, Device, LaunchError};
 use serde::Serialize;
 use solutions::ch09::{REGISTER_BINS, STATIC_BINS};
 
-/// Every step, in order.
-pub const STEPS: [&str; 16] = [
-    "9.1", "9.2", "9.3", "9.4", "9.5", "9.6", "9.7", "9.8", "9.9", "9.10", "9.11", "9.12", "9.13",
-    "9.14", "9.15", "9.16",
+/// One step of the progression, as data: the exercise it belongs to, the bytes of input
+/// per element it reads, and what it runs. The progression is this table, in order; a new
+/// step is a record here (and its exercise in the registry), not a branch of a `match`.
+struct StepRecord {
+    /// The exercise's id (`"9.4"`), as the registry, the CLI's `--step` and the book say.
+    id: &'static str,
+    /// Bytes of input per element: bytes (1), `u32` values (4), pixels (3), a byte and its
+    /// `f32` weight (5), a pair of bytes (2).
+    element_bytes: u64,
+    /// Runs the step, pushing its rows.
+    run: fn(&mut Runner<'_>),
+}
+
+/// The steps, in order.
+const PROGRESSION: [StepRecord; 16] = [
+    StepRecord {
+        id: "9.1",
+        element_bytes: 1,
+        run: step_9_1,
+    },
+    StepRecord {
+        id: "9.2",
+        element_bytes: 1,
+        run: step_9_2,
+    },
+    StepRecord {
+        id: "9.3",
+        element_bytes: 1,
+        run: step_9_3,
+    },
+    StepRecord {
+        id: "9.4",
+        element_bytes: 1,
+        run: step_9_4,
+    },
+    StepRecord {
+        id: "9.5",
+        element_bytes: 1,
+        run: step_9_5,
+    },
+    StepRecord {
+        id: "9.6",
+        element_bytes: 1,
+        run: step_9_6,
+    },
+    StepRecord {
+        id: "9.7",
+        element_bytes: 1,
+        run: step_9_7,
+    },
+    StepRecord {
+        id: "9.8",
+        element_bytes: 1,
+        run: step_9_8,
+    },
+    StepRecord {
+        id: "9.9",
+        element_bytes: 1,
+        run: step_9_9,
+    },
+    StepRecord {
+        id: "9.10",
+        element_bytes: 4,
+        run: step_9_10,
+    },
+    StepRecord {
+        id: "9.11",
+        element_bytes: 3,
+        run: step_9_11,
+    },
+    StepRecord {
+        id: "9.12",
+        element_bytes: 5,
+        run: |r| r.weighted(),
+    },
+    StepRecord {
+        id: "9.13",
+        element_bytes: 2,
+        run: step_9_13,
+    },
+    StepRecord {
+        id: "9.14",
+        element_bytes: 4,
+        run: step_9_14,
+    },
+    StepRecord {
+        id: "9.15",
+        element_bytes: 1,
+        run: step_9_15,
+    },
+    StepRecord {
+        id: "9.16",
+        element_bytes: 4,
+        run: |r| r.strategies(),
+    },
 ];
+
+/// Every step's id, in order (those of the progression's records).
+pub const STEPS: [&str; 16] = {
+    let mut ids = [""; 16];
+    let mut i = 0;
+    while i < ids.len() {
+        ids[i] = PROGRESSION[i].id;
+        i += 1;
+    }
+    ids
+};
 
 /// What to run the progression on. The defaults run in a few seconds on the emulator.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -185,18 +287,6 @@ impl chapter::row::StepRow for Row {
     }
 }
 
-/// Bytes of input per element of `step`: bytes, `u32` values, pixels (3), a byte and its
-/// `f32` weight (5), a pair of bytes (2).
-fn element_bytes(step: &str) -> u64 {
-    match step {
-        "9.10" | "9.14" | "9.16" => 4,
-        "9.11" => 3,
-        "9.12" => 5,
-        "9.13" => 2,
-        _ => 1,
-    }
-}
-
 /// Runs `steps` (all of [`STEPS`] when empty) with the kernels `k` on `dev`, calling
 /// `progress` before each step. The rows come in step order.
 pub fn run(
@@ -209,7 +299,8 @@ pub fn run(
     let n = p.elements();
     let bytes = inputs::bytes(&p.input, n, p.seed);
     let mut rows = Vec::new();
-    for (i, &step) in STEPS.iter().enumerate() {
+    for (i, record) in PROGRESSION.iter().enumerate() {
+        let step = record.id;
         if !steps.is_empty() && !steps.contains(&step) {
             continue;
         }
@@ -225,10 +316,10 @@ pub fn run(
             n,
             bytes: &bytes,
             step,
-            elem_bytes: element_bytes(step),
+            elem_bytes: record.element_bytes,
             rows: &mut rows,
         };
-        r.step();
+        (record.run)(&mut r);
     }
     rows
 }
@@ -241,7 +332,7 @@ struct Runner<'a> {
     n: usize,
     bytes: &'a [u8],
     step: &'static str,
-    /// Bytes of input per element of this step ([`element_bytes`]).
+    /// Bytes of input per element of this step ([`StepRecord::element_bytes`]).
     elem_bytes: u64,
     rows: &'a mut Vec<Row>,
 }
@@ -309,198 +400,6 @@ impl Runner<'_> {
             gpu: None,
             ncu: None,
         });
-    }
-
-    fn step(&mut self) {
-        let (n, bins, block) = (self.n, self.p.bins, self.p.block);
-        let data = self.bytes;
-        let expected = reference::byte_histogram(data, bins);
-        let k = self.k;
-        match self.step {
-            "9.1" => {
-                let row = match catch_host(|| (k.histogram_sequential)(data)) {
-                    Ok(h) => {
-                        let correct = h == reference::sequential(data);
-                        host_row(
-                            "9.1",
-                            "histogram_sequential (host)",
-                            n,
-                            256,
-                            if correct { "correct" } else { "wrong" },
-                            correct,
-                        )
-                    }
-                    Err(o) => host_failed("9.1", "histogram_sequential (host)", n, 256, &o),
-                };
-                self.rows.push(row);
-            }
-            "9.2" => {
-                let shape = Shape::new(one_per_thread(n, block), block);
-                let r = launch::bytes(self.dev, &k.histo_naive, data, bins, shape);
-                self.push("histo_naive", n, bins, shape, r, &expected);
-            }
-            "9.3" => {
-                let shape = Shape::new(self.grid(n), block);
-                let r = launch::bytes(self.dev, &k.histo_atomic, data, bins, shape);
-                self.push("histo_atomic", n, bins, shape, r, &expected);
-            }
-            "9.4" => {
-                let shape = Shape::new(self.grid(n), block);
-                let r = launch::bytes_with(
-                    self.dev,
-                    &k.histo_private_global,
-                    data,
-                    shape.grid * bins,
-                    bins,
-                    shape,
-                );
-                self.push("histo_private_global", n, bins, shape, r, &expected);
-            }
-            "9.5" => {
-                let shape = Shape::new(one_per_thread(n, block), block);
-                if bins <= STATIC_BINS {
-                    let r = launch::bytes(self.dev, &k.histo_private_shared, data, bins, shape);
-                    self.push("histo_private_shared", n, bins, shape, r, &expected);
-                } else {
-                    self.skip(
-                        "histo_private_shared",
-                        bins,
-                        format!("its static array holds {STATIC_BINS} bins"),
-                    );
-                }
-                let shape = shape.with_bins(bins);
-                let r = launch::bytes(self.dev, &k.histo_private_dynamic, data, bins, shape);
-                self.push("histo_private_dynamic", n, bins, shape, r, &expected);
-            }
-            "9.6" => {
-                // The grid follows the coarsening factor; with --grid, the factor follows
-                // the grid (the contiguous partition must cover the input).
-                let (grid, c) = match self.p.grid {
-                    None => (coarsened(n, block, self.p.coarsen), self.p.coarsen),
-                    Some(g) => (g, (n.div_ceil(g as usize * block as usize)).max(1) as u32),
-                };
-                let shape = Shape::new(grid, block).with_bins(bins);
-                let r =
-                    launch::bytes_with(self.dev, &k.histo_coarse_contiguous, data, bins, c, shape);
-                self.push(
-                    &format!("histo_coarse_contiguous (C = {c})"),
-                    n,
-                    bins,
-                    shape,
-                    r,
-                    &expected,
-                );
-                let r = launch::bytes(self.dev, &k.histo_coarse_interleaved, data, bins, shape);
-                self.push("histo_coarse_interleaved", n, bins, shape, r, &expected);
-            }
-            "9.7" => {
-                let shape = Shape::new(self.grid(n), block).with_bins(bins);
-                let r = launch::bytes(self.dev, &k.histo_aggregate, data, bins, shape);
-                self.push("histo_aggregate", n, bins, shape, r, &expected);
-            }
-            "9.8" => {
-                let shape = Shape::new(self.grid(n), block).with_bins(bins);
-                let r = launch::bytes(self.dev, &k.histo_warp_aggregate, data, bins, shape);
-                self.push("histo_warp_aggregate", n, bins, shape, r, &expected);
-            }
-            "9.9" => {
-                let shape = launch::fastest_shape(self.dev, &k.histo_fastest, n, bins, block);
-                let shape = shape.map(|s| Shape {
-                    grid: self.p.grid.unwrap_or(s.grid),
-                    ..s
-                });
-                match shape {
-                    Ok(shape) => {
-                        let r = launch::bytes(self.dev, &k.histo_fastest, data, bins, shape);
-                        self.push("histo_fastest", n, bins, shape, r, &expected);
-                    }
-                    Err(e) => {
-                        let shape = Shape::new(1, block).with_bins(bins);
-                        self.push("histo_fastest", n, bins, shape, Err(e), &expected);
-                    }
-                }
-            }
-            "9.10" => {
-                let b = bins.min(REGISTER_BINS);
-                let values = inputs::values(&self.p.input, n, b, self.p.seed);
-                let shape = Shape::new(self.grid(n), block);
-                let r = launch::values(self.dev, &k.histo_registers, &values, b, shape);
-                self.push(
-                    "histo_registers",
-                    n,
-                    b,
-                    shape,
-                    r,
-                    &reference::value_histogram(&values, b),
-                );
-                if b < bins {
-                    self.note(format!("{REGISTER_BINS} bins at most (asked for {bins})"));
-                }
-            }
-            "9.11" => {
-                let pixels = inputs::bytes(&self.p.input, 3 * n, self.p.seed);
-                let shape = Shape::new(self.grid(n), block).with_bins(3 * bins);
-                let r = launch::bytes(self.dev, &k.histo_rgb, &pixels, 3 * bins, shape);
-                self.push(
-                    "histo_rgb",
-                    n,
-                    3 * bins,
-                    shape,
-                    r,
-                    &reference::rgb_histogram(&pixels, bins),
-                );
-            }
-            "9.12" => self.weighted(),
-            "9.13" => {
-                let bins_x = ((bins as f64).sqrt().floor() as u32).max(1);
-                let bins_y = (bins / bins_x).max(1);
-                let mut rng = Rng::new(self.p.seed ^ 0x13);
-                let y: Vec<u8> = data
-                    .iter()
-                    .map(|&x| x.wrapping_add(rng.below(16) as u8))
-                    .collect();
-                let shape = Shape::new(self.grid(n), block).with_bins(bins_x * bins_y);
-                let r = launch::joint(self.dev, &k.histo_joint, data, &y, bins_x, bins_y, shape);
-                self.push(
-                    "histo_joint",
-                    n,
-                    bins_x * bins_y,
-                    shape,
-                    r,
-                    &reference::joint_histogram(data, &y, bins_x, bins_y),
-                );
-                self.note(format!("{bins_x} x {bins_y} bins, y = x + noise"));
-            }
-            "9.14" => {
-                let values = inputs::values(&self.p.input, n, bins, self.p.seed);
-                let expected = reference::value_histogram(&values, bins);
-                let shape = Shape::new(self.grid(n), block);
-                let r = launch::values(self.dev, &k.histo_u32_global, &values, bins, shape);
-                self.push("histo_u32_global", n, bins, shape, r, &expected);
-                if strategy_fits(
-                    Strategy::Shared,
-                    bins,
-                    self.dev.props().shared_bytes_per_block,
-                ) {
-                    let shape = shape.with_bins(bins);
-                    let r = launch::values(self.dev, &k.histo_u32_shared, &values, bins, shape);
-                    self.push("histo_u32_shared", n, bins, shape, r, &expected);
-                } else {
-                    self.skip(
-                        "histo_u32_shared",
-                        bins,
-                        "the bins do not fit in 48 KiB of shared memory".into(),
-                    );
-                }
-            }
-            "9.15" => {
-                let shape = Shape::new(self.grid(n), block);
-                let r = launch::bytes(self.dev, &k.histo_cas, data, bins, shape);
-                self.push("histo_cas", n, bins, shape, r, &expected);
-            }
-            "9.16" => self.strategies(),
-            _ => {}
-        }
     }
 
     /// Adds `note` to the last row.
@@ -780,4 +679,259 @@ pub fn table_columns(rows: &[Row], notes: bool, keep: &[String]) -> String {
 /// Every column; [`table_columns`] keeps some.
 pub fn table(rows: &[Row], notes: bool) -> String {
     table_columns(rows, notes, &[])
+}
+
+/// Step 9.1 of [`PROGRESSION`].
+fn step_9_1(runner: &mut Runner<'_>) {
+    let n = runner.n;
+    let data = runner.bytes;
+    let k = runner.k;
+    let row = match catch_host(|| (k.histogram_sequential)(data)) {
+        Ok(h) => {
+            let correct = h == reference::sequential(data);
+            host_row(
+                "9.1",
+                "histogram_sequential (host)",
+                n,
+                256,
+                if correct { "correct" } else { "wrong" },
+                correct,
+            )
+        }
+        Err(o) => host_failed("9.1", "histogram_sequential (host)", n, 256, &o),
+    };
+    runner.rows.push(row);
+}
+
+/// Step 9.2 of [`PROGRESSION`].
+fn step_9_2(runner: &mut Runner<'_>) {
+    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
+    let data = runner.bytes;
+    let expected = reference::byte_histogram(data, bins);
+    let k = runner.k;
+    let shape = Shape::new(one_per_thread(n, block), block);
+    let r = launch::bytes(runner.dev, &k.histo_naive, data, bins, shape);
+    runner.push("histo_naive", n, bins, shape, r, &expected);
+}
+
+/// Step 9.3 of [`PROGRESSION`].
+fn step_9_3(runner: &mut Runner<'_>) {
+    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
+    let data = runner.bytes;
+    let expected = reference::byte_histogram(data, bins);
+    let k = runner.k;
+    let shape = Shape::new(runner.grid(n), block);
+    let r = launch::bytes(runner.dev, &k.histo_atomic, data, bins, shape);
+    runner.push("histo_atomic", n, bins, shape, r, &expected);
+}
+
+/// Step 9.4 of [`PROGRESSION`].
+fn step_9_4(runner: &mut Runner<'_>) {
+    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
+    let data = runner.bytes;
+    let expected = reference::byte_histogram(data, bins);
+    let k = runner.k;
+    let shape = Shape::new(runner.grid(n), block);
+    let r = launch::bytes_with(
+        runner.dev,
+        &k.histo_private_global,
+        data,
+        shape.grid * bins,
+        bins,
+        shape,
+    );
+    runner.push("histo_private_global", n, bins, shape, r, &expected);
+}
+
+/// Step 9.5 of [`PROGRESSION`].
+fn step_9_5(runner: &mut Runner<'_>) {
+    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
+    let data = runner.bytes;
+    let expected = reference::byte_histogram(data, bins);
+    let k = runner.k;
+    let shape = Shape::new(one_per_thread(n, block), block);
+    if bins <= STATIC_BINS {
+        let r = launch::bytes(runner.dev, &k.histo_private_shared, data, bins, shape);
+        runner.push("histo_private_shared", n, bins, shape, r, &expected);
+    } else {
+        runner.skip(
+            "histo_private_shared",
+            bins,
+            format!("its static array holds {STATIC_BINS} bins"),
+        );
+    }
+    let shape = shape.with_bins(bins);
+    let r = launch::bytes(runner.dev, &k.histo_private_dynamic, data, bins, shape);
+    runner.push("histo_private_dynamic", n, bins, shape, r, &expected);
+}
+
+/// Step 9.6 of [`PROGRESSION`].
+fn step_9_6(runner: &mut Runner<'_>) {
+    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
+    let data = runner.bytes;
+    let expected = reference::byte_histogram(data, bins);
+    let k = runner.k;
+    // The grid follows the coarsening factor; with --grid, the factor follows
+    // the grid (the contiguous partition must cover the input).
+    let (grid, c) = match runner.p.grid {
+        None => (coarsened(n, block, runner.p.coarsen), runner.p.coarsen),
+        Some(g) => (g, (n.div_ceil(g as usize * block as usize)).max(1) as u32),
+    };
+    let shape = Shape::new(grid, block).with_bins(bins);
+    let r = launch::bytes_with(runner.dev, &k.histo_coarse_contiguous, data, bins, c, shape);
+    runner.push(
+        &format!("histo_coarse_contiguous (C = {c})"),
+        n,
+        bins,
+        shape,
+        r,
+        &expected,
+    );
+    let r = launch::bytes(runner.dev, &k.histo_coarse_interleaved, data, bins, shape);
+    runner.push("histo_coarse_interleaved", n, bins, shape, r, &expected);
+}
+
+/// Step 9.7 of [`PROGRESSION`].
+fn step_9_7(runner: &mut Runner<'_>) {
+    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
+    let data = runner.bytes;
+    let expected = reference::byte_histogram(data, bins);
+    let k = runner.k;
+    let shape = Shape::new(runner.grid(n), block).with_bins(bins);
+    let r = launch::bytes(runner.dev, &k.histo_aggregate, data, bins, shape);
+    runner.push("histo_aggregate", n, bins, shape, r, &expected);
+}
+
+/// Step 9.8 of [`PROGRESSION`].
+fn step_9_8(runner: &mut Runner<'_>) {
+    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
+    let data = runner.bytes;
+    let expected = reference::byte_histogram(data, bins);
+    let k = runner.k;
+    let shape = Shape::new(runner.grid(n), block).with_bins(bins);
+    let r = launch::bytes(runner.dev, &k.histo_warp_aggregate, data, bins, shape);
+    runner.push("histo_warp_aggregate", n, bins, shape, r, &expected);
+}
+
+/// Step 9.9 of [`PROGRESSION`].
+fn step_9_9(runner: &mut Runner<'_>) {
+    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
+    let data = runner.bytes;
+    let expected = reference::byte_histogram(data, bins);
+    let k = runner.k;
+    let shape = launch::fastest_shape(runner.dev, &k.histo_fastest, n, bins, block);
+    let shape = shape.map(|s| Shape {
+        grid: runner.p.grid.unwrap_or(s.grid),
+        ..s
+    });
+    match shape {
+        Ok(shape) => {
+            let r = launch::bytes(runner.dev, &k.histo_fastest, data, bins, shape);
+            runner.push("histo_fastest", n, bins, shape, r, &expected);
+        }
+        Err(e) => {
+            let shape = Shape::new(1, block).with_bins(bins);
+            runner.push("histo_fastest", n, bins, shape, Err(e), &expected);
+        }
+    }
+}
+
+/// Step 9.10 of [`PROGRESSION`].
+fn step_9_10(runner: &mut Runner<'_>) {
+    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
+    let k = runner.k;
+    let b = bins.min(REGISTER_BINS);
+    let values = inputs::values(&runner.p.input, n, b, runner.p.seed);
+    let shape = Shape::new(runner.grid(n), block);
+    let r = launch::values(runner.dev, &k.histo_registers, &values, b, shape);
+    runner.push(
+        "histo_registers",
+        n,
+        b,
+        shape,
+        r,
+        &reference::value_histogram(&values, b),
+    );
+    if b < bins {
+        runner.note(format!("{REGISTER_BINS} bins at most (asked for {bins})"));
+    }
+}
+
+/// Step 9.11 of [`PROGRESSION`].
+fn step_9_11(runner: &mut Runner<'_>) {
+    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
+    let k = runner.k;
+    let pixels = inputs::bytes(&runner.p.input, 3 * n, runner.p.seed);
+    let shape = Shape::new(runner.grid(n), block).with_bins(3 * bins);
+    let r = launch::bytes(runner.dev, &k.histo_rgb, &pixels, 3 * bins, shape);
+    runner.push(
+        "histo_rgb",
+        n,
+        3 * bins,
+        shape,
+        r,
+        &reference::rgb_histogram(&pixels, bins),
+    );
+}
+
+/// Step 9.13 of [`PROGRESSION`].
+fn step_9_13(runner: &mut Runner<'_>) {
+    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
+    let data = runner.bytes;
+    let k = runner.k;
+    let bins_x = ((bins as f64).sqrt().floor() as u32).max(1);
+    let bins_y = (bins / bins_x).max(1);
+    let mut rng = Rng::new(runner.p.seed ^ 0x13);
+    let y: Vec<u8> = data
+        .iter()
+        .map(|&x| x.wrapping_add(rng.below(16) as u8))
+        .collect();
+    let shape = Shape::new(runner.grid(n), block).with_bins(bins_x * bins_y);
+    let r = launch::joint(runner.dev, &k.histo_joint, data, &y, bins_x, bins_y, shape);
+    runner.push(
+        "histo_joint",
+        n,
+        bins_x * bins_y,
+        shape,
+        r,
+        &reference::joint_histogram(data, &y, bins_x, bins_y),
+    );
+    runner.note(format!("{bins_x} x {bins_y} bins, y = x + noise"));
+}
+
+/// Step 9.14 of [`PROGRESSION`].
+fn step_9_14(runner: &mut Runner<'_>) {
+    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
+    let k = runner.k;
+    let values = inputs::values(&runner.p.input, n, bins, runner.p.seed);
+    let expected = reference::value_histogram(&values, bins);
+    let shape = Shape::new(runner.grid(n), block);
+    let r = launch::values(runner.dev, &k.histo_u32_global, &values, bins, shape);
+    runner.push("histo_u32_global", n, bins, shape, r, &expected);
+    if strategy_fits(
+        Strategy::Shared,
+        bins,
+        runner.dev.props().shared_bytes_per_block,
+    ) {
+        let shape = shape.with_bins(bins);
+        let r = launch::values(runner.dev, &k.histo_u32_shared, &values, bins, shape);
+        runner.push("histo_u32_shared", n, bins, shape, r, &expected);
+    } else {
+        runner.skip(
+            "histo_u32_shared",
+            bins,
+            "the bins do not fit in 48 KiB of shared memory".into(),
+        );
+    }
+}
+
+/// Step 9.15 of [`PROGRESSION`].
+fn step_9_15(runner: &mut Runner<'_>) {
+    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
+    let data = runner.bytes;
+    let expected = reference::byte_histogram(data, bins);
+    let k = runner.k;
+    let shape = Shape::new(runner.grid(n), block);
+    let r = launch::bytes(runner.dev, &k.histo_cas, data, bins, shape);
+    runner.push("histo_cas", n, bins, shape, r, &expected);
 }
