@@ -19,8 +19,70 @@ use gpu_host::{Counters, Device, LaunchConfig, LaunchError};
 use serde::Serialize;
 use solutions::ch05::{SPMD_N, stride_grid};
 
-/// Every step, in order.
-pub const STEPS: [&str; 6] = ["5.1", "5.2", "5.3", "5.4", "5.5", "5.6"];
+/// One step of the progression, as data: the exercise it belongs to and what it runs. The
+/// progression is this table, in order; a new step is a record here (and its exercise in
+/// the registry), not a branch of a `match`.
+struct StepRecord {
+    /// The exercise's id (`"5.3"`), as the registry, the CLI's `--step` and the book say.
+    id: &'static str,
+    /// Runs the step, pushing its rows.
+    run: fn(&mut Ctx<'_>),
+}
+
+/// The steps, in order.
+const PROGRESSION: [StepRecord; 6] = [
+    StepRecord {
+        id: "5.1",
+        run: step_5_1,
+    },
+    StepRecord {
+        id: "5.2",
+        run: step_5_2,
+    },
+    StepRecord {
+        id: "5.3",
+        run: step_5_3,
+    },
+    StepRecord {
+        id: "5.4",
+        run: step_5_4,
+    },
+    StepRecord {
+        id: "5.5",
+        run: step_5_5,
+    },
+    StepRecord {
+        id: "5.6",
+        run: step_5_6,
+    },
+];
+
+/// Every step's id, in order (those of the progression's records).
+pub const STEPS: [&str; 6] = {
+    let mut ids = [""; 6];
+    let mut i = 0;
+    while i < ids.len() {
+        ids[i] = PROGRESSION[i].id;
+        i += 1;
+    }
+    ids
+};
+
+/// What the steps share: the device, the kernels, the parameters, and the inputs of the
+/// element-wise steps (made once per run); a step pushes its rows into `rows`.
+struct Ctx<'a> {
+    dev: &'a mut Device,
+    k: &'a Kernels,
+    p: &'a Params,
+    n: usize,
+    block: u32,
+    b: &'a [u32],
+    c: &'a [u32],
+    mul_expected: &'a [u32],
+    linear: LaunchConfig,
+    step: &'static str,
+    rows: &'a mut Vec<Row>,
+}
 
 /// What to run the progression on. The defaults run in a few seconds on the emulator.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -247,192 +309,257 @@ pub fn run(
     let c = inputs::of_kind(&p.input, n, 1 << 15, p.seed + 1);
     let mul_expected = reference::mul(&b, &c);
     let linear = LaunchConfig::linear(one_per_thread(n, block), block);
-    for &step in STEPS
+    for record in PROGRESSION
         .iter()
-        .filter(|s| steps.is_empty() || steps.contains(s))
+        .filter(|r| steps.is_empty() || steps.contains(&r.id))
     {
+        let step = record.id;
         progress(&format!("step {step}"));
-        match step {
-            "5.1" => {
-                // One block of 128 threads, as the source text launches it, on the first
-                // 128 elements: with `--n` below 128 the unguarded kernel runs past the
-                // end of the arrays, which memcheck reports (the tail of 5.1).
-                let small = (SPMD_N as usize).min(n);
-                let cfg = LaunchConfig::linear(1, SPMD_N);
-                let r = Rowed {
-                    step,
-                    kernel: "mul_one_block",
-                    cfg,
-                    n: small,
-                    bytes: 12 * small as u64,
-                };
-                let run = launch::mul(dev, &k.mul_one_block, &b[..small], &c[..small], cfg);
-                rows.push(r.row(run, &mul_expected[..small]));
-                let r = Rowed {
-                    step,
-                    kernel: "mul_blocks",
-                    cfg: linear,
-                    n,
-                    bytes: 12 * n as u64,
-                };
-                rows.push(r.row(
-                    launch::mul(dev, &k.mul_blocks, &b, &c, linear),
-                    &mul_expected,
-                ));
-            }
-            "5.2" => {
-                let (g2, b2) = ((4, 2), (32, 8));
-                let cfg = LaunchConfig::dims((g2.0, g2.1, 1), (b2.0, b2.1, 1));
-                let expected = reference::coords_2d(g2, b2);
-                let r = Rowed {
-                    step,
-                    kernel: "write_coords_2d",
-                    cfg,
-                    n: expected.len(),
-                    bytes: 4 * expected.len() as u64,
-                };
-                rows.push(r.row(launch::coords(dev, &k.write_coords_2d, cfg), &expected));
-                let (g3, b3) = ((2, 2, 2), (32, 4, 2));
-                let cfg = LaunchConfig::dims(g3, b3);
-                let expected = reference::coords_3d(g3, b3);
-                let r = Rowed {
-                    step,
-                    kernel: "write_coords_3d",
-                    cfg,
-                    n: expected.len(),
-                    bytes: 4 * expected.len() as u64,
-                };
-                rows.push(r.row(launch::coords(dev, &k.write_coords_3d, cfg), &expected));
-            }
-            "5.3" => {
-                let grid = p
-                    .grid
-                    .unwrap_or_else(|| stride_grid(dev.props().sm_count, n as u32, block));
-                let cfg = LaunchConfig::linear(grid, block);
-                let r = Rowed {
-                    step,
-                    kernel: "mul_grid_stride",
-                    cfg,
-                    n,
-                    bytes: 12 * n as u64,
-                };
-                rows.push(r.row(
-                    launch::mul(dev, &k.mul_grid_stride, &b, &c, cfg),
-                    &mul_expected,
-                ));
-            }
-            "5.4" => {
-                let data = inputs::of_kind(&p.input, n, 1 << 20, p.seed + 2);
-                let expected = reference::classify(&data);
-                for (name, kernel, exp) in [
-                    ("classify_divergent", &k.classify_divergent, &expected),
-                    (
-                        "classify_half_warp",
-                        &k.classify_half_warp,
-                        &reference::classify_half_warp(&data),
-                    ),
-                    ("classify_uniform", &k.classify_uniform, &expected),
-                ] {
-                    let r = Rowed {
-                        step,
-                        kernel: name,
-                        cfg: linear,
-                        n,
-                        bytes: 8 * n as u64,
-                    };
-                    rows.push(r.row(launch::map(dev, kernel, &data, linear), exp));
-                }
-                // One block of 65 threads: a third warp with one lane.
-                let small = &data[..65.min(n)];
-                let cfg = LaunchConfig::linear(1, 65);
-                let r = Rowed {
-                    step,
-                    kernel: "classify_divergent",
-                    cfg,
-                    n: small.len(),
-                    bytes: 8 * small.len() as u64,
-                };
-                rows.push(r.row(
-                    launch::map(dev, &k.classify_divergent, small, cfg),
-                    &reference::classify(small),
-                ));
-            }
-            "5.5" => {
-                let data = inputs::of_kind(&p.input, n, 1 << 20, p.seed + 3);
-                let expected = reference::smooth(&data);
-                let r = Rowed {
-                    step,
-                    kernel: "smooth_in_place",
-                    cfg: linear,
-                    n,
-                    bytes: 8 * n as u64,
-                };
-                let mut row = r.row(
-                    launch::in_place(dev, &k.smooth_in_place, &data, linear),
-                    &expected,
-                );
-                order_note(dev, &mut row, Ok(&k.smooth_in_place), &data, linear);
-                rows.push(row);
-                let r = Rowed {
-                    step,
-                    kernel: "smooth",
-                    cfg: linear,
-                    n,
-                    bytes: 8 * n as u64,
-                };
-                let mut row = r.row(launch::map(dev, &k.smooth, &data, linear), &expected);
-                order_note(dev, &mut row, Err(&k.smooth), &data, linear);
-                rows.push(row);
-            }
-            "5.6" => {
-                let data = chapter::inputs::bytes(&p.input, n, p.seed + 4);
-                let expected = reference::histogram(&data);
-                let nb = n as u64;
-                let cfg = linear;
-                let r = Rowed {
-                    step,
-                    kernel: "histo_byte",
-                    cfg,
-                    n,
-                    bytes: nb,
-                };
-                rows.push(r.row(launch::histo(dev, &k.histo_byte, &data, cfg), &expected));
-                let cfg = LaunchConfig::linear(word_grid(n, block), block);
-                let r = Rowed {
-                    step,
-                    kernel: "histo_word",
-                    cfg,
-                    n,
-                    bytes: nb,
-                };
-                rows.push(r.row(launch::histo(dev, &k.histo_word, &data, cfg), &expected));
-                let r = Rowed {
-                    step,
-                    kernel: "histo_shared",
-                    cfg,
-                    n,
-                    bytes: nb,
-                };
-                rows.push(r.row(launch::histo(dev, &k.histo_shared, &data, cfg), &expected));
-                let per = p.words_per_thread.max(1);
-                let cfg = LaunchConfig::linear(word_grid_n(n, block, per), block);
-                let name = format!("histo_shared_n (N = {per})");
-                let r = Rowed {
-                    step,
-                    kernel: &name,
-                    cfg,
-                    n,
-                    bytes: nb,
-                };
-                rows.push(r.row(
-                    launch::histo_n(dev, &k.histo_shared_n, &data, per, cfg),
-                    &expected,
-                ));
-            }
-            _ => {}
-        }
+        (record.run)(&mut Ctx {
+            dev: &mut *dev,
+            k,
+            p,
+            n,
+            block,
+            b: &b,
+            c: &c,
+            mul_expected: &mul_expected,
+            linear,
+            step,
+            rows: &mut rows,
+        });
     }
     rows
+}
+
+/// Step 5.1 of [`PROGRESSION`].
+fn step_5_1(cx: &mut Ctx<'_>) {
+    let k = cx.k;
+    let n = cx.n;
+    let b = cx.b;
+    let c = cx.c;
+    let mul_expected = cx.mul_expected;
+    let linear = cx.linear;
+    let step = cx.step;
+    let dev = &mut *cx.dev;
+    let rows = &mut *cx.rows;
+    // One block of 128 threads, as the source text launches it, on the first
+    // 128 elements: with `--n` below 128 the unguarded kernel runs past the
+    // end of the arrays, which memcheck reports (the tail of 5.1).
+    let small = (SPMD_N as usize).min(n);
+    let cfg = LaunchConfig::linear(1, SPMD_N);
+    let r = Rowed {
+        step,
+        kernel: "mul_one_block",
+        cfg,
+        n: small,
+        bytes: 12 * small as u64,
+    };
+    let run = launch::mul(dev, &k.mul_one_block, &b[..small], &c[..small], cfg);
+    rows.push(r.row(run, &mul_expected[..small]));
+    let r = Rowed {
+        step,
+        kernel: "mul_blocks",
+        cfg: linear,
+        n,
+        bytes: 12 * n as u64,
+    };
+    rows.push(r.row(launch::mul(dev, &k.mul_blocks, b, c, linear), mul_expected));
+}
+
+/// Step 5.2 of [`PROGRESSION`].
+fn step_5_2(cx: &mut Ctx<'_>) {
+    let k = cx.k;
+    let step = cx.step;
+    let dev = &mut *cx.dev;
+    let rows = &mut *cx.rows;
+    let (g2, b2) = ((4, 2), (32, 8));
+    let cfg = LaunchConfig::dims((g2.0, g2.1, 1), (b2.0, b2.1, 1));
+    let expected = reference::coords_2d(g2, b2);
+    let r = Rowed {
+        step,
+        kernel: "write_coords_2d",
+        cfg,
+        n: expected.len(),
+        bytes: 4 * expected.len() as u64,
+    };
+    rows.push(r.row(launch::coords(dev, &k.write_coords_2d, cfg), &expected));
+    let (g3, b3) = ((2, 2, 2), (32, 4, 2));
+    let cfg = LaunchConfig::dims(g3, b3);
+    let expected = reference::coords_3d(g3, b3);
+    let r = Rowed {
+        step,
+        kernel: "write_coords_3d",
+        cfg,
+        n: expected.len(),
+        bytes: 4 * expected.len() as u64,
+    };
+    rows.push(r.row(launch::coords(dev, &k.write_coords_3d, cfg), &expected));
+}
+
+/// Step 5.3 of [`PROGRESSION`].
+fn step_5_3(cx: &mut Ctx<'_>) {
+    let k = cx.k;
+    let p = cx.p;
+    let n = cx.n;
+    let block = cx.block;
+    let b = cx.b;
+    let c = cx.c;
+    let mul_expected = cx.mul_expected;
+    let step = cx.step;
+    let dev = &mut *cx.dev;
+    let rows = &mut *cx.rows;
+    let grid = p
+        .grid
+        .unwrap_or_else(|| stride_grid(dev.props().sm_count, n as u32, block));
+    let cfg = LaunchConfig::linear(grid, block);
+    let r = Rowed {
+        step,
+        kernel: "mul_grid_stride",
+        cfg,
+        n,
+        bytes: 12 * n as u64,
+    };
+    rows.push(r.row(
+        launch::mul(dev, &k.mul_grid_stride, b, c, cfg),
+        mul_expected,
+    ));
+}
+
+/// Step 5.4 of [`PROGRESSION`].
+fn step_5_4(cx: &mut Ctx<'_>) {
+    let k = cx.k;
+    let p = cx.p;
+    let n = cx.n;
+    let linear = cx.linear;
+    let step = cx.step;
+    let dev = &mut *cx.dev;
+    let rows = &mut *cx.rows;
+    let data = inputs::of_kind(&p.input, n, 1 << 20, p.seed + 2);
+    let expected = reference::classify(&data);
+    for (name, kernel, exp) in [
+        ("classify_divergent", &k.classify_divergent, &expected),
+        (
+            "classify_half_warp",
+            &k.classify_half_warp,
+            &reference::classify_half_warp(&data),
+        ),
+        ("classify_uniform", &k.classify_uniform, &expected),
+    ] {
+        let r = Rowed {
+            step,
+            kernel: name,
+            cfg: linear,
+            n,
+            bytes: 8 * n as u64,
+        };
+        rows.push(r.row(launch::map(dev, kernel, &data, linear), exp));
+    }
+    // One block of 65 threads: a third warp with one lane.
+    let small = &data[..65.min(n)];
+    let cfg = LaunchConfig::linear(1, 65);
+    let r = Rowed {
+        step,
+        kernel: "classify_divergent",
+        cfg,
+        n: small.len(),
+        bytes: 8 * small.len() as u64,
+    };
+    rows.push(r.row(
+        launch::map(dev, &k.classify_divergent, small, cfg),
+        &reference::classify(small),
+    ));
+}
+
+/// Step 5.5 of [`PROGRESSION`].
+fn step_5_5(cx: &mut Ctx<'_>) {
+    let k = cx.k;
+    let p = cx.p;
+    let n = cx.n;
+    let linear = cx.linear;
+    let step = cx.step;
+    let dev = &mut *cx.dev;
+    let rows = &mut *cx.rows;
+    let data = inputs::of_kind(&p.input, n, 1 << 20, p.seed + 3);
+    let expected = reference::smooth(&data);
+    let r = Rowed {
+        step,
+        kernel: "smooth_in_place",
+        cfg: linear,
+        n,
+        bytes: 8 * n as u64,
+    };
+    let mut row = r.row(
+        launch::in_place(dev, &k.smooth_in_place, &data, linear),
+        &expected,
+    );
+    order_note(dev, &mut row, Ok(&k.smooth_in_place), &data, linear);
+    rows.push(row);
+    let r = Rowed {
+        step,
+        kernel: "smooth",
+        cfg: linear,
+        n,
+        bytes: 8 * n as u64,
+    };
+    let mut row = r.row(launch::map(dev, &k.smooth, &data, linear), &expected);
+    order_note(dev, &mut row, Err(&k.smooth), &data, linear);
+    rows.push(row);
+}
+
+/// Step 5.6 of [`PROGRESSION`].
+fn step_5_6(cx: &mut Ctx<'_>) {
+    let k = cx.k;
+    let p = cx.p;
+    let n = cx.n;
+    let block = cx.block;
+    let linear = cx.linear;
+    let step = cx.step;
+    let dev = &mut *cx.dev;
+    let rows = &mut *cx.rows;
+    let data = chapter::inputs::bytes(&p.input, n, p.seed + 4);
+    let expected = reference::histogram(&data);
+    let nb = n as u64;
+    let cfg = linear;
+    let r = Rowed {
+        step,
+        kernel: "histo_byte",
+        cfg,
+        n,
+        bytes: nb,
+    };
+    rows.push(r.row(launch::histo(dev, &k.histo_byte, &data, cfg), &expected));
+    let cfg = LaunchConfig::linear(word_grid(n, block), block);
+    let r = Rowed {
+        step,
+        kernel: "histo_word",
+        cfg,
+        n,
+        bytes: nb,
+    };
+    rows.push(r.row(launch::histo(dev, &k.histo_word, &data, cfg), &expected));
+    let r = Rowed {
+        step,
+        kernel: "histo_shared",
+        cfg,
+        n,
+        bytes: nb,
+    };
+    rows.push(r.row(launch::histo(dev, &k.histo_shared, &data, cfg), &expected));
+    let per = p.words_per_thread.max(1);
+    let cfg = LaunchConfig::linear(word_grid_n(n, block, per), block);
+    let name = format!("histo_shared_n (N = {per})");
+    let r = Rowed {
+        step,
+        kernel: &name,
+        cfg,
+        n,
+        bytes: nb,
+    };
+    rows.push(r.row(
+        launch::histo_n(dev, &k.histo_shared_n, &data, per, cfg),
+        &expected,
+    ));
 }
 
 /// On the emulator, a right row whose output changes with the order of the blocks
