@@ -6,17 +6,13 @@ use figures::{FIGURES_DIR, all_figures, load_bench, newest_bench, newest_extensi
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// The options (`--help` prints them).
+/// Writes the book's SVG figures (book/src/figures/) from the GPU bench's JSON and the
+/// emulator's counters. Same inputs, byte-identical files.
+///
+/// The size sweep's figure (ch09-sizes.svg) comes from the newest notes/sizes-u8-*.json
+/// and notes/sizes-u32-*.json (`ch09 bench --sizes ...`), when both are there.
 #[derive(Parser, Debug)]
-#[command(
-    name = "figures",
-    about = "Writes the book's SVG figures (book/src/figures/) from the GPU bench's JSON and the \
-             emulator's counters. Same inputs, byte-identical files.",
-    long_about = "Writes the book's SVG figures (book/src/figures/) from the GPU bench's JSON \
-                  and the emulator's counters. Same inputs, byte-identical files. The size \
-                  sweep's figure (ch09-sizes.svg) comes from the newest notes/sizes-u8-*.json \
-                  and notes/sizes-u32-*.json (`ch09 bench --sizes ...`), when both are there."
-)]
+#[command(name = "figures")]
 struct Cli {
     /// The bench JSON [default: the newest notes/bench-*.json].
     #[arg(long, value_name = "FILE")]
