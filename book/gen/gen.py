@@ -47,6 +47,7 @@ RUNS_CH09 = {
  's916b8': '--step 9.16 --bins 8',
  's916b256': '--step 9.16 --bins 256',
  's916b4096': '--step 9.16 --bins 4096',
+ 's917': '--step 9.17 --bins 65536',
 }
 # Chapter 5: the progression at its defaults (n = 65536, blocks of 256) unless a run says.
 RUNS_CH05 = {
@@ -200,6 +201,26 @@ EXTENSIONS = 'notes/extensions-h100-2026-11-22.json'
 LIMITS_U32 = 'notes/limits-u32-h100-2026-11-24.json'
 NCU_914 = 'notes/ncu-9.14-h100-2026-11-24.txt'
 SIZES_U8 = 'notes/sizes-u8-h100-2026-11-24.json'
+# 9.17's runs at 16384 and 65536 bins (`bench --dtype u32 --u32-bins B`, 1 GiB, three
+# inputs) and Nsight Compute on `u32_sliced_vectors` at 65536 bins.
+MANY_BINS = {16384: 'notes/many-bins-16384-h100-2026-11-24.json',
+             65536: 'notes/many-bins-65536-h100-2026-11-24.json'}
+NCU_917 = 'notes/ncu-sliced-65536-h100-2026-11-24.txt'
+MANY_INPUTS = ['uniform', '90pct-one-value', 'one-value']
+def many_bins_table():
+    """9.17's GPU runs as a markdown table: per bin count and input, GB/s of the sliced
+    kernels, 9.14's global kernel and CUB, and the best kernel against the read kernel and
+    CUB of the same run."""
+    lines = ['| bins | input | `u32_sliced_vectors`, GB/s | % of read bw | `histo_u32_sliced` | `histo_u32_global` | CUB | × CUB |',
+             '| --- | --- | --- | --- | --- | --- | --- | --- |']
+    for bins, f in MANY_BINS.items():
+        for i in MANY_INPUTS:
+            g = lambda impl: bench(impl, i, 'u32', file=f)
+            lines.append(f"| {bins} | {INPUT_NAMES[i]} | {fmt_gbps(g('u32_sliced_vectors'))} | "
+                         f"{bench('u32_sliced_vectors', i, 'u32', 'pct_read_bw', f):.1f} | "
+                         f"{fmt_gbps(g('histo_u32_sliced'))} | {fmt_gbps(g('histo_u32_global'))} | "
+                         f"{fmt_gbps(g('cub'))} | {g('u32_sliced_vectors') / g('cub'):.1f}× |")
+    return '\n'.join(lines)
 SIZES_U32 = 'notes/sizes-u32-h100-2026-11-24.json'
 def size_times(file):
     """Per size of a `bench --sizes` run: (MiB, read kernel µs, best GPU step's kernel and µs,
@@ -357,6 +378,7 @@ def fill(text):
            'measured_on': measured_on, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
            'BENCH': BENCH, 'ncu': ncu, 'VARIANTS': VARIANTS, 'INPUTS': INPUTS,
            'EXTENSIONS': EXTENSIONS, 'LIMITS_U32': LIMITS_U32, 'NCU_914': NCU_914, 'ncu_plain': ncu_plain, 'sizes_table': sizes_table, 'size_times': size_times, 'SIZES_U8': SIZES_U8, 'SIZES_U32': SIZES_U32, 'int': int, 'float': float,
+           'MANY_BINS': MANY_BINS, 'MANY_INPUTS': MANY_INPUTS, 'NCU_917': NCU_917, 'many_bins_table': many_bins_table,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)

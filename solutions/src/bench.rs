@@ -23,6 +23,8 @@
 //!   bin count a constant).
 //! - [`u32_vectors()`]: 9.14's `u32` histogram in shared memory with 9.9's 16-byte loads,
 //!   four in flight.
+//! - [`u32_sliced_vectors()`]: 9.17's sliced histogram (more bins than a block's shared
+//!   memory) with the same loads.
 
 use crate::ch09::{
     FastestPolicy, NO_BIN, STATIC_BINS, byte_bin, init_private_bins, store_lane_columns,
@@ -160,10 +162,21 @@ fn count_bytes(data: GlobalSlice<u8>, num_bins: u32, mut count: impl FnMut(u32))
 /// ([`count_bytes`], [`u32_vectors()`]); each counts the elements past the last whole
 /// vector itself.
 #[inline(always)]
-fn each_vector(vectors: GlobalSlice<U32x4>, mut f: impl FnMut(U32x4)) {
+fn each_vector(vectors: GlobalSlice<U32x4>, f: impl FnMut(U32x4)) {
+    each_vector_from(vectors, thread::index_1d(), thread::grid_stride_x(), f);
+}
+
+/// [`each_vector`] from vector `start` in steps of `stride` (a block's share of a chunked
+/// grid-stride loop: [`u32_sliced_vectors()`]).
+#[inline(always)]
+fn each_vector_from(
+    vectors: GlobalSlice<U32x4>,
+    start: u32,
+    stride: u32,
+    mut f: impl FnMut(U32x4),
+) {
     let n = vectors.len();
-    let stride = thread::grid_stride_x();
-    let mut v = thread::index_1d();
+    let mut v = start;
     // `n - v > 3 * stride` (when `v < n`): the fourth vector is in range, no overflow.
     while v < n && n - v > 3 * stride {
         let a = vectors.load(v);
@@ -361,3 +374,68 @@ pub fn u32_vectors(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
     store_output(bins, histo);
 }
 // ANCHOR_END: u32_vectors
+
+// ANCHOR: u32_sliced_vectors
+/// 9.17's [`histo_u32_sliced`](crate::ch09::histo_u32_sliced()) with 9.9's loads: each
+/// block privatizes one slice of the bins (as many as its dynamic shared memory holds) and
+/// reads its chunk of the input as 16-byte vectors, four in flight, counting the values
+/// that fall in its slice. Values `>= histo.len()` are skipped.
+///
+/// Launch: `<<<grid, block, words * 4 bytes>>>` with `grid` a multiple of the slices,
+/// `ceil(histo.len() / words)` (other grids are right too, with idle blocks or blocks
+/// that count several slices in turn, as in 9.17). Why: the blocks of one chunk read it at
+/// about the same time, so DRAM serves it once and L2 the other slices' reads, and each
+/// slice's private copy commits once per block, however long the input.
+#[kernel]
+pub fn u32_sliced_vectors(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let (width, num_bins) = (bins.len(), histo.len());
+    if width == 0 || num_bins == 0 {
+        return;
+    }
+    let slices = num_bins.div_ceil(width);
+    let (grid, block) = (thread::grid_dim_x(), thread::block_idx_x());
+    let (mut slice, slice_step, chunk, chunks) = if grid >= slices {
+        (block % slices, slices, block / slices, grid / slices)
+    } else {
+        (block, grid, 0, 1)
+    };
+    if chunk >= chunks {
+        return;
+    }
+    let threads = thread::block_dim_x();
+    let (start, stride) = (chunk * threads + thread::thread_idx_x(), chunks * threads);
+    let vectors = data.cast::<U32x4>();
+    while slice < slices {
+        let first = slice * width;
+        let count = core::cmp::min(width, num_bins - first);
+        init_private_bins(bins, count);
+        let add = |value: u32| {
+            let offset = value.wrapping_sub(first);
+            if offset < count {
+                bins.atomic_add(offset, 1);
+            }
+        };
+        each_vector_from(vectors, start, stride, |U32x4(values)| {
+            for value in values {
+                add(value);
+            }
+        });
+        let mut i = vectors.len() * 4 + start;
+        while i < data.len() {
+            add(data.load(i));
+            i += stride;
+        }
+        thread::sync_threads();
+        let mut bin = thread::thread_idx_x();
+        while bin < count {
+            let counted = bins.load(bin);
+            if counted > 0 {
+                histo.atomic_add(first + bin, counted);
+            }
+            bin += threads;
+        }
+        slice += slice_step;
+    }
+}
+// ANCHOR_END: u32_sliced_vectors

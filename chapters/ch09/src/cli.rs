@@ -144,6 +144,10 @@ pub struct BenchArgs {
     /// Only these element types: u8, u32 (repeatable) [default: both].
     #[arg(long, value_name = "TYPE")]
     pub dtype: Vec<String>,
+    /// Bins of the u32 histograms, 1 to 65536: past 4096 (9.14's shared kernel) the
+    /// u32 steps are 9.14's global kernel and 9.17's sliced ones (e.g. 16384, 65536).
+    #[arg(long, value_name = "B", default_value_t = ch09::bench::U32_BINS)]
+    pub u32_bins: u32,
     /// Only these inputs: uniform, one-value, 90pct-one-value, text (repeatable)
     /// [default: all four].
     #[arg(long, value_name = "INPUT")]
@@ -183,6 +187,9 @@ pub struct BenchArgs {
     pub tmp: Option<PathBuf>,
 }
 
+/// The most `u32` bins the bench takes: its inputs' values are drawn from 16 random bits.
+pub const MAX_U32_BENCH_BINS: u32 = 1 << 16;
+
 /// The largest input the bench takes, in MiB: a buffer holds at most 2^32 - 1 elements.
 pub const MAX_BENCH_MIB: u64 = 4095;
 
@@ -203,12 +210,19 @@ impl BenchArgs {
         if self.reps == 0 {
             return Err("--reps must be at least 1".into());
         }
+        if self.u32_bins == 0 || self.u32_bins > MAX_U32_BENCH_BINS {
+            return Err(format!(
+                "--u32-bins must be between 1 and {MAX_U32_BENCH_BINS}, got {}",
+                self.u32_bins
+            ));
+        }
         let mut o = Options {
             size_bytes: self.size_mib << 20,
             warmup: self.warmup,
             reps: self.reps,
             budget: Duration::from_millis(self.budget_ms.max(1)),
             seed: self.seed,
+            u32_bins: self.u32_bins,
             python: self.python.clone(),
             out_dir: self.out.clone(),
             tmp_dir: self.tmp.clone(),

@@ -100,6 +100,8 @@ pub struct Kernels {
     pub predict_cas_failures: fn(u32) -> u32,
     /// 9.16 `choose_strategy`, its answer mapped to [`Strategy`].
     pub choose_strategy: fn(u32) -> Strategy,
+    /// 9.17 `histo_u32_sliced`.
+    pub histo_u32_sliced: U32Kernel,
 }
 
 /// The `#[kernel]` metadata of a reference kernel (names, signatures and the source file's
@@ -187,6 +189,7 @@ macro_rules! kernel_table {
                 }
                 f
             },
+            histo_u32_sliced: sandboxed!($krate, histo_u32_sliced),
         }
     };
 }

@@ -39,7 +39,7 @@ macro_rules! book {
 }
 
 /// The exercises of chapter 9, in the order the book teaches them.
-pub static EXERCISES: [Exercise; 16] = [
+pub static EXERCISES: [Exercise; 17] = [
     Exercise {
         id: "9.1",
         title: "the sequential histogram",
@@ -395,6 +395,29 @@ pub static EXERCISES: [Exercise; 16] = [
         needs: &["9.5", "9.10", "9.14"],
         book: book!("16-strategy.md"),
         check: checks::ex_9_16,
+    },
+    Exercise {
+        id: "9.17",
+        title: "more bins than shared memory holds",
+        kernels: &["histo_u32_sliced"],
+        points: 10,
+        hints: &[
+            "How many slices do the bins make when a block's private copy holds `bins.len()` of them, and which slice and which part of the input does block `b` take?",
+            "`slices = histo.len().div_ceil(bins.len())`; with `grid >= slices` block `b` counts slice `b % slices` over chunk `b / slices` of `grid / slices` chunks (a grid-stride loop with stride `chunks * blockDim`); with fewer blocks, it counts slices `b, b + grid, ...` over all the data. Within a slice: 9.14's shared kernel with `value - first` as the bin.",
+        ],
+        hints_by_failure: &[
+            (
+                Status::Race,
+                "Which of 9.5's two barriers is missing? And when a block counts a second slice: does each thread zero the same words it read to commit?",
+            ),
+            (
+                Status::WrongTechnique,
+                "Each value is counted by a shared atomic in the block whose slice holds it, and only once: does every block of a chunk read the chunk, and only that chunk?",
+            ),
+        ],
+        needs: &["9.5", "9.14"],
+        book: book!("17-sliced-bins.md"),
+        check: checks::ex_9_17,
     },
 ];
 

@@ -30,7 +30,7 @@ struct StepRecord {
 }
 
 /// The steps, in order.
-const PROGRESSION: [StepRecord; 16] = [
+const PROGRESSION: [StepRecord; 17] = [
     StepRecord {
         id: "9.1",
         element_bytes: 1,
@@ -111,11 +111,16 @@ const PROGRESSION: [StepRecord; 16] = [
         element_bytes: 4,
         run: |r| r.strategies(),
     },
+    StepRecord {
+        id: "9.17",
+        element_bytes: 4,
+        run: step_9_17,
+    },
 ];
 
 /// Every step's id, in order (those of the progression's records).
-pub const STEPS: [&str; 16] = {
-    let mut ids = [""; 16];
+pub const STEPS: [&str; PROGRESSION.len()] = {
+    let mut ids = [""; PROGRESSION.len()];
     let mut i = 0;
     while i < ids.len() {
         ids[i] = PROGRESSION[i].id;
@@ -923,6 +928,38 @@ fn step_9_14(runner: &mut Runner<'_>) {
             "the bins do not fit in 48 KiB of shared memory".into(),
         );
     }
+}
+
+/// Step 9.17 of [`PROGRESSION`]: the global kernel of 9.14 against the sliced one, whose
+/// slices are as wide as the block's default shared memory allows; the grid is rounded up
+/// to a multiple of the slices, so every block counts.
+fn step_9_17(runner: &mut Runner<'_>) {
+    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
+    let k = runner.k;
+    let values = inputs::values(&runner.p.input, n, bins, runner.p.seed);
+    let expected = reference::value_histogram(&values, bins);
+    let grid = runner.grid(n);
+    let r = launch::values(
+        runner.dev,
+        &k.histo_u32_global,
+        &values,
+        bins,
+        Shape::new(grid, block),
+    );
+    runner.push(
+        "histo_u32_global",
+        n,
+        bins,
+        Shape::new(grid, block),
+        r,
+        &expected,
+    );
+    let width = bins.clamp(1, runner.dev.props().shared_bytes_per_block / 4);
+    let slices = bins.div_ceil(width).max(1);
+    let shape = Shape::new(grid.div_ceil(slices) * slices, block).with_bins(width);
+    let r = launch::values(runner.dev, &k.histo_u32_sliced, &values, bins, shape);
+    runner.push("histo_u32_sliced", n, bins, shape, r, &expected);
+    runner.note(format!("{slices} slice(s) of {width} bins"));
 }
 
 /// Step 9.15 of [`PROGRESSION`].

@@ -93,3 +93,8 @@ fn ex_9_15_cas_add() {
 fn ex_9_16_strategy() {
     check("9.16");
 }
+
+#[test]
+fn ex_9_17_sliced_bins() {
+    check("9.17");
+}

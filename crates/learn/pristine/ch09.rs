@@ -17,15 +17,15 @@
 //! | 9.8 | warp aggregation with `match_any` | one atomic per distinct bin per warp instruction |
 //! | 9.9 | all together: lane columns, 16-byte loads | conflict-free shared atomics, the fastest kernel |
 //!
-//! and the extensions 9.10 to 9.16 (registers, RGB, weights, 2-D, `u32` input, `atomicCAS`,
-//! choosing a strategy by bin count).
+//! and the extensions 9.10 to 9.17 (registers, RGB, weights, 2-D, `u32` input, `atomicCAS`,
+//! choosing a strategy by bin count, more bins than shared memory holds).
 //!
 //! ## Conventions of the byte kernels
 //!
 //! The byte kernels (9.2 to 9.9, 9.11 to 9.13, 9.15) count bytes into `histo.len()` bins
 //! spread evenly over the 256 byte values, as CUB's `HistogramEven` does: byte `b` goes to
 //! bin [`byte_bin`]`(b, histo.len())`, which is `b` itself for 256 bins. The `u32` kernels
-//! (9.10, 9.14, 9.16) take the value as the bin and skip values that are not bins.
+//! (9.10, 9.14, 9.16, 9.17) take the value as the bin and skip values that are not bins.
 //!
 //! The host zeroes `histo` before a launch; a kernel adds to it. The launch each kernel
 //! expects (grid, block, shared memory) is in its doc comment; the chapter crate
@@ -728,3 +728,31 @@ pub fn choose_strategy(num_bins: u32) -> Strategy {
     // STUDENT-END
 }
 // ANCHOR_END: choose_strategy
+
+// ANCHOR: histo_u32_sliced
+/// 9.17: `u32` input with more bins than one block's shared memory holds (16 384 or
+/// 65 536 bins, say): each block privatizes one *slice* of the bins, as many as its
+/// dynamic shared memory has words, and counts only the values that fall in that slice.
+///
+/// The `histo.len()` bins make `slices = ceil(histo.len() / bins.len())` slices. With at
+/// least as many blocks as slices, block `b` counts slice `b % slices` over chunk
+/// `b / slices` of the input (`chunks = grid / slices` chunks, read in a grid-stride loop
+/// over the chunks; the `grid % slices` blocks past the last whole chunk have nothing to
+/// do). With fewer blocks than slices, block `b` counts slices `b`, `b + grid`, ... over
+/// the whole input, one after another. Neighbouring blocks count different slices of the
+/// same chunk at about the same time: DRAM serves a chunk once, the L2 cache the other
+/// `slices - 1` reads.
+///
+/// Launch: any grid and block, dynamic shared memory of at least one word (more words,
+/// fewer slices); a grid that is a multiple of the slices keeps every block busy. Values
+/// `>= histo.len()` are skipped.
+#[kernel]
+pub fn histo_u32_sliced(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+    // STUDENT-BEGIN 9.17
+    // TODO: which slice and which chunk is this block's? Zero the slice's private bins,
+    // count the chunk's values that fall in the slice, commit the nonzero bins to
+    // `histo[first + offset]`; mind the barriers when a block counts a second slice.
+    todo!("9.17 histo_u32_sliced: privatize one slice of the bins per block")
+    // STUDENT-END
+}
+// ANCHOR_END: histo_u32_sliced

@@ -149,12 +149,12 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                 Dtype::U32 => HostData::U32(data::values(
                     input,
                     (opts.size_bytes / 4) as usize,
-                    U32_BINS,
+                    opts.u32_bins,
                     opts.seed,
                     &opts.text.0,
                 )),
             };
-            let bins = dtype.bins();
+            let bins = dtype.bins(opts);
             let expected = match &data {
                 HostData::U8(d) => cpu::threaded(d, bins, opts.cpu_threads),
                 HostData::U32(d) => cpu::threaded(d, bins, opts.cpu_threads),
@@ -193,9 +193,12 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                         Dtype::U8 if opts.extensions => Vec::new(),
                         Dtype::U8 if opts.variants => variant_steps(dev, data.len_bytes() as usize),
                         Dtype::U8 => byte_steps(&REFERENCE, dev, data.len_bytes() as usize),
-                        Dtype::U32 => {
-                            value_steps(&REFERENCE, dev.props(), data.len_bytes() as usize / 4)
-                        }
+                        Dtype::U32 => value_steps(
+                            &REFERENCE,
+                            dev.props(),
+                            data.len_bytes() as usize / 4,
+                            bins,
+                        ),
                     };
                     for s in steps {
                         if !opts.variants
@@ -375,8 +378,41 @@ mod tests {
         assert_eq!(steps[0].shape.grid, 132 * 8);
         assert_eq!(steps[1].out_len, 132 * 8 * 256);
         assert_eq!(steps[2].shape.grid, (1 << 30) / 256);
-        let v = value_steps(&REFERENCE, &props, n / 4);
+        let v = value_steps(&REFERENCE, &props, n / 4, U32_BINS);
         assert_eq!(v[1].shape.shared_bytes, 4 * U32_BINS);
+        // Past 4096 bins: the global kernel and 9.17's two sliced ones, whose grids are
+        // whole multiples of their slices.
+        let v = value_steps(&REFERENCE, &props, n / 4, 65_536);
+        let kernels: Vec<&str> = v.iter().map(|s| s.kernel).collect();
+        assert_eq!(
+            kernels,
+            ["histo_u32_global", "histo_u32_sliced", "u32_sliced_vectors"]
+        );
+        assert_eq!(v[1].shape.shared_bytes, props.shared_bytes_per_block);
+        assert_eq!(v[1].shape.grid % 6, 0, "65536 bins in slices of 12288");
+        assert_eq!(v[2].shape.shared_bytes, 4 * SLICE_BINS);
+        assert_eq!(v[2].shape.grid, 132, "one 128 KiB block per SM, two slices");
+    }
+
+    /// 9.17's bench kernel on the emulator: right at 16 384 and 65 536 bins, with one
+    /// chunk or several, fewer blocks than slices, and a tail of values past the last
+    /// whole vector (small grids: zeroing 32 768 bins per block is slow to emulate).
+    #[test]
+    fn the_sliced_vectors_are_right_on_the_emulator() {
+        let mut dev = Device::emulator();
+        let k = solutions::bench::u32_sliced_vectors::KERNEL;
+        for (bins, width, grid, block) in [
+            (65_536, SLICE_BINS, 2, 64),
+            (65_536, SLICE_BINS, 4, 96),
+            (65_536, 16_384, 3, 64),
+            (16_384, 16_384, 3, 64),
+        ] {
+            let data = data::values(Input::Uniform, 6001, bins + bins / 8, 9, &[]);
+            let expected = crate::reference::value_histogram(&data, bins);
+            let shape = Shape::new(grid, block).with_bins(width);
+            let run = crate::launch::values(&mut dev, &k, &data, bins, shape).unwrap();
+            assert_eq!(run.bins, expected, "{bins} bins, {shape:?}");
+        }
     }
 
     /// The whole pipeline on the emulator, on a small input: every kernel right, the

@@ -18,7 +18,7 @@ pub const COARSEN: u32 = 8;
 pub enum Dtype {
     /// Bytes, 256 bins.
     U8,
-    /// `u32` values, 4096 bins.
+    /// `u32` values, 4096 bins unless `--u32-bins` says otherwise.
     U32,
 }
 
@@ -34,11 +34,11 @@ impl Dtype {
         }
     }
 
-    /// The bins of this type's histograms.
-    pub fn bins(self) -> u32 {
+    /// The bins of this type's histograms under `opts`.
+    pub fn bins(self, opts: &Options) -> u32 {
         match self {
             Dtype::U8 => U8_BINS,
-            Dtype::U32 => U32_BINS,
+            Dtype::U32 => opts.u32_bins,
         }
     }
 }
@@ -72,6 +72,10 @@ pub struct Options {
     pub dtypes: Vec<Dtype>,
     /// The inputs to run.
     pub inputs: Vec<Input>,
+    /// Bins of the `u32` histograms (`--u32-bins`, default [`U32_BINS`]): past
+    /// [`MAX_U32_BINS`](solutions::ch09::MAX_U32_BINS) the steps are 9.14's global kernel
+    /// and 9.17's sliced ones.
+    pub u32_bins: u32,
     /// Only these GPU steps (`9.3` …); all when empty.
     pub steps: Vec<String>,
     /// The variant sweep (`--variants`): instead of the steps, 9.9's `histo_fastest` and
@@ -115,6 +119,7 @@ impl Default for Options {
             seed: 9,
             dtypes: Dtype::ALL.to_vec(),
             inputs: Input::ALL.to_vec(),
+            u32_bins: U32_BINS,
             steps: Vec::new(),
             variants: false,
             extensions: false,

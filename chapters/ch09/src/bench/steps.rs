@@ -260,32 +260,70 @@ pub fn strategy_steps(props: &gpu_host::DeviceProps, n: usize, bins: u32) -> Vec
 /// best or within 3 % of it from 16 MiB to 1 GiB (notes/limits-h100-2026-11-24.md).
 pub const U32_VECTORS_BLOCK: u32 = 1024;
 
-/// The `u32` steps on `n` values: 9.14's two kernels on the progression's resident grid,
-/// and [`solutions::bench::u32_vectors()`] (9.14 with 9.9's loads), one block per SM.
-pub fn value_steps(k: &Kernels, props: &gpu_host::DeviceProps, n: usize) -> Vec<Step> {
-    let bins = U32_BINS;
+/// Bins of one slice of 9.17's sliced kernels in the bench: 32 768 `u32` counters,
+/// 128 KiB of shared memory (opted in), one 1024-thread block per SM; 65 536 bins make
+/// two slices, whose blocks read each chunk together (once from DRAM, once from L2).
+pub const SLICE_BINS: u32 = 32 * 1024;
+
+/// The `u32` steps on `n` values into `bins` bins: 9.14's global kernel on the
+/// progression's resident grid; up to [`MAX_U32_BINS`](solutions::ch09::MAX_U32_BINS)
+/// 9.14's shared kernel there too and [`solutions::bench::u32_vectors()`] (9.14 with
+/// 9.9's loads), one block per SM; past it, 9.17's `histo_u32_sliced` on the resident grid
+/// (slices of the default 48 KiB) and [`solutions::bench::u32_sliced_vectors()`] with
+/// slices of at most [`SLICE_BINS`], one 1024-thread block per SM and slice.
+pub fn value_steps(k: &Kernels, props: &gpu_host::DeviceProps, n: usize, bins: u32) -> Vec<Step> {
     let resident = Shape::new(device_grid(props, n, BLOCK, COARSEN), BLOCK);
-    vec![
-        Step {
-            step: "9.14",
-            kernel: "histo_u32_global",
-            launch: StepKernel::Values(k.histo_u32_global),
-            shape: resident,
-            out_len: bins,
-        },
-        Step {
-            step: "9.14",
-            kernel: "histo_u32_shared",
-            launch: StepKernel::Values(k.histo_u32_shared),
-            shape: resident.with_bins(bins),
-            out_len: bins,
-        },
-        Step {
-            step: "9.14",
-            kernel: "u32_vectors",
-            launch: StepKernel::Values(solutions::bench::u32_vectors::KERNEL),
-            shape: Shape::new(props.sm_count, U32_VECTORS_BLOCK).with_bins(bins),
-            out_len: bins,
-        },
-    ]
+    let step = |step, kernel, launch, shape| Step {
+        step,
+        kernel,
+        launch: StepKernel::Values(launch),
+        shape,
+        out_len: bins,
+    };
+    let mut steps = vec![step(
+        "9.14",
+        "histo_u32_global",
+        k.histo_u32_global,
+        resident,
+    )];
+    if bins <= solutions::ch09::MAX_U32_BINS {
+        steps.push(step(
+            "9.14",
+            "histo_u32_shared",
+            k.histo_u32_shared,
+            resident.with_bins(bins),
+        ));
+        steps.push(step(
+            "9.14",
+            "u32_vectors",
+            solutions::bench::u32_vectors::KERNEL,
+            Shape::new(props.sm_count, U32_VECTORS_BLOCK).with_bins(bins),
+        ));
+    } else {
+        let width = bins.min(props.shared_bytes_per_block / 4);
+        let slices = bins.div_ceil(width);
+        steps.push(step(
+            "9.17",
+            "histo_u32_sliced",
+            k.histo_u32_sliced,
+            Shape::new(resident.grid.div_ceil(slices) * slices, BLOCK).with_bins(width),
+        ));
+        // As many 1024-thread blocks per SM as its threads and shared memory take.
+        let width = bins.min(SLICE_BINS);
+        let slices = bins.div_ceil(width);
+        let per_sm = (simt::hardware::H100_SHARED_PER_SM
+            / (width * 4 + simt::hardware::RESERVED_SHARED_PER_BLOCK))
+            .clamp(1, simt::hardware::MAX_THREADS_PER_SM / U32_VECTORS_BLOCK);
+        steps.push(step(
+            "9.17",
+            "u32_sliced_vectors",
+            solutions::bench::u32_sliced_vectors::KERNEL,
+            Shape::new(
+                (props.sm_count * per_sm).div_ceil(slices) * slices,
+                U32_VECTORS_BLOCK,
+            )
+            .with_bins(width),
+        ));
+    }
+    steps
 }

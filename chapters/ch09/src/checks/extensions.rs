@@ -517,3 +517,59 @@ pub(crate) fn check_9_16(ctx: &mut Ctx) -> Checked {
     }
     Ok(out)
 }
+
+/// The launches of the 9.17 check: `(bins, slice width in words, grid, block)`. One
+/// slice (9.14's case), whole chunks, an idle block past the last chunk, fewer blocks
+/// than slices (a block counts several slices in turn), a last slice narrower than the
+/// others, and 16 384 bins in slices of 4096.
+pub const SLICED_LAUNCHES: [(u32, u32, u32, u32); 7] = [
+    (100, 100, 3, 64),
+    (1000, 256, 8, 64),
+    (1000, 256, 9, 64),
+    (1000, 256, 3, 64),
+    (1000, 300, 1, 32),
+    (5000, 1024, 10, 96),
+    (16_384, 4096, 8, 128),
+];
+
+pub(crate) fn check_9_17(ctx: &mut Ctx) -> Checked {
+    let mut launches = 0;
+    for (bins, width, grid, block) in SLICED_LAUNCHES {
+        let slices = bins.div_ceil(width);
+        // With fewer blocks than slices each block reads all of the input once per slice
+        // it counts: one chunk. Otherwise `grid / slices` chunks, each committed once per
+        // slice.
+        let chunks = (grid / slices).max(1) as u64;
+        for case in value_cases(ctx.seed, bins) {
+            let expected = reference::value_histogram(&case.data, bins);
+            let counted = in_range(&case.data, bins);
+            let shape = Shape::new(grid, block).with_bins(width);
+            let name = format!(
+                "histo_u32_sliced, {}, {bins} bins in {slices} slices of {width}, <<<{grid}, {block}, {} bytes>>>",
+                case.name, shape.shared_bytes
+            );
+            let run = launch::values(ctx.dev, &ctx.k.histo_u32_sliced, &case.data, bins, shape);
+            let run = ctx.verify_eq(&name, run, &expected)?;
+            if let Some(c) = counters(&run) {
+                let most = chunks * bins as u64;
+                if c.shared_atomic_lanes != counted || c.global_atomic_lanes > most {
+                    return Err(ctx.technique(
+                        &name,
+                        format!(
+                            "{} shared and {} global atomic lanes: each value that is a bin is counted once, by a \
+                             shared atomic of the block whose slice holds it ({counted}), and a block commits at \
+                             most one global atomic per bin of its slice ({most} for {chunks} chunk(s) of \
+                             {bins} bins)",
+                            c.shared_atomic_lanes, c.global_atomic_lanes
+                        ),
+                    ));
+                }
+            }
+            launches += 1;
+        }
+    }
+    Ok(format!(
+        "{launches} launches right, one shared atomic per counted value{}",
+        ctx.technique_note()
+    ))
+}

@@ -36,6 +36,7 @@ chapter::check_registry! {
     "9.14" ex_9_14 => extensions::check_9_14: "9.14: u32 input, global and privatized, and the question of when privatization does not pay.";
     "9.15" ex_9_15 => extensions::check_9_15: "9.15: one successful CAS per element plus the failed retries, retries under contention, and their prediction.";
     "9.16" ex_9_16 => extensions::check_9_16: "9.16: the choice follows the table, and the chosen kernels are right and measured.";
+    "9.17" ex_9_17 => extensions::check_9_17: "9.17: right for every grid and slice width, one shared atomic per counted value, global atomics only to commit.";
 }
 
 use crate::kernels::{Kernels, kernels};
