@@ -47,7 +47,7 @@ RUNS_CH09 = {
  's916b8': '--step 9.16 --bins 8',
  's916b256': '--step 9.16 --bins 256',
  's916b4096': '--step 9.16 --bins 4096',
- 's917': '--step 9.17 --bins 65536',
+ 's917': '--step 9.17 --bins 65536 --columns step,kernel,status,grid,g.atomics,s.atomics,g.sectors,warp.instr',
 }
 # Chapter 5: the progression at its defaults (n = 65536, blocks of 256) unless a run says.
 RUNS_CH05 = {
