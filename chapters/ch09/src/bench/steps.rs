@@ -142,8 +142,7 @@ pub(super) fn wave(
 }
 
 /// The variant sweep on `n` bytes: 9.9's `histo_fastest` (step `9.9`) at its policy's
-/// block and at 256 and 1024 threads, at 512 and 256 threads with at least one block per
-/// SM (`/sm-floor`: short inputs), and the designs it was chosen from
+/// block and at 256 and 1024 threads, and the designs it was chosen from
 /// (`solutions::bench`, step `var`): [`fast_run_length`](solutions::bench::fast_run_length())
 /// (the first 9.9), [`fast_popc`](solutions::bench::fast_popc()),
 /// [`fast_warp_bins`](solutions::bench::fast_warp_bins()) and
@@ -160,8 +159,6 @@ pub fn variant_steps(dev: &mut Device, n: usize) -> Vec<Step> {
         ("9.9", "histo_fastest", fastest, policy, columns),
         ("9.9", "histo_fastest/b256", fastest, 256, columns),
         ("9.9", "histo_fastest/b1024", fastest, 1024, columns),
-        ("9.9", "histo_fastest/sm-floor", fastest, policy, columns),
-        ("9.9", "histo_fastest/b256-sm-floor", fastest, 256, columns),
         (
             "var",
             "fast_run_length",
@@ -185,23 +182,14 @@ pub fn variant_steps(dev: &mut Device, n: usize) -> Vec<Step> {
             columns,
         ),
     ];
-    let sms = dev.props().sm_count;
     steps
         .into_iter()
-        .map(|(step, name, kernel, block, shared_bins)| {
-            let mut shape = wave(dev, &kernel, n, block, shared_bins * 4);
-            // The policy's grid with at least one block per SM: on short inputs its
-            // coarsening leaves SMs idle (1 MiB: 8 blocks of 512 threads).
-            if name.ends_with("sm-floor") {
-                shape.grid = shape.grid.max(sms);
-            }
-            Step {
-                step,
-                kernel: name,
-                launch: StepKernel::Bytes(kernel),
-                shape,
-                out_len: bins,
-            }
+        .map(|(step, name, kernel, block, shared_bins)| Step {
+            step,
+            kernel: name,
+            launch: StepKernel::Bytes(kernel),
+            shape: wave(dev, &kernel, n, block, shared_bins * 4),
+            out_len: bins,
         })
         .collect()
 }
