@@ -200,7 +200,7 @@ EXTENSIONS = 'notes/extensions-h100-2026-11-22.json'
 # 1 GiB, uniform and one value (notes/limits-h100-2026-11-24.md), and its ncu report of 9.14.
 LIMITS_U32 = 'notes/limits-u32-h100-2026-11-24.json'
 NCU_914 = 'notes/ncu-9.14-h100-2026-11-24.txt'
-SIZES_U8 = 'notes/sizes-u8-h100-2026-11-24.json'
+SIZES_U8 = 'notes/sizes-u8-h100-2026-11-24b.json'
 # 9.17's runs at 16384 and 65536 bins (`bench --dtype u32 --u32-bins B`, 1 GiB, three
 # inputs) and Nsight Compute on `u32_sliced_vectors` at 65536 bins.
 MANY_BINS = {16384: 'notes/many-bins-16384-h100-2026-11-24.json',
@@ -221,7 +221,7 @@ def many_bins_table():
                          f"{fmt_gbps(g('histo_u32_sliced'))} | {fmt_gbps(g('histo_u32_global'))} | "
                          f"{fmt_gbps(g('cub'))} | {g('u32_sliced_vectors') / g('cub'):.1f}× |")
     return '\n'.join(lines)
-SIZES_U32 = 'notes/sizes-u32-h100-2026-11-24.json'
+SIZES_U32 = 'notes/sizes-u32-h100-2026-11-24b.json'
 def size_times(file):
     """Per size of a `bench --sizes` run: (MiB, read kernel µs, best GPU step's kernel and µs,
     CUB µs), uniform input."""
