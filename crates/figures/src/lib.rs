@@ -105,6 +105,10 @@ pub struct Bench {
     pub date: String,
     /// The measured read bandwidth, GB/s.
     pub read_bw_gbps: f64,
+    /// The host the CPU rows ran on, as the bench's header names it (model and hardware
+    /// threads), so that a figure's "best CPU" says which CPU; empty when the header has
+    /// none.
+    pub host_cpu: String,
     /// The file the bench was read from (its name only, for the caption).
     pub source: String,
     /// The rows.
@@ -178,6 +182,11 @@ pub fn parse_bench(
         cuda: s("cuda_version"),
         date: s("date_utc").chars().take(10).collect(),
         read_bw_gbps,
+        host_cpu: match (s("host_cpu"), h["host_threads"].as_u64()) {
+            (cpu, _) if cpu.is_empty() => String::new(),
+            (cpu, Some(t)) => format!("{cpu}, {t} threads"),
+            (cpu, None) => cpu,
+        },
         source: source.to_string(),
         rows,
     })
@@ -295,10 +304,16 @@ fn throughput_groups(b: &Bench, dtype: &str) -> Vec<Group> {
     groups
 }
 
-/// The GPU caption: GPU, driver, CUDA, date and the file.
+/// The GPU caption: GPU, driver, CUDA, date and the file, and the CPU of the CPU rows
+/// when the bench has any.
 fn gpu_caption(b: &Bench) -> String {
+    let cpu = if b.host_cpu.is_empty() || !b.rows.iter().any(|r| r.step == "cpu") {
+        String::new()
+    } else {
+        format!("; CPU: {}", b.host_cpu)
+    };
     format!(
-        "{}, driver {}, CUDA {}, {} (bench: {}; GB/s = input bytes / median launch time)",
+        "{}, driver {}, CUDA {}, {} (bench: {}; GB/s = input bytes / median launch time{cpu})",
         b.gpu, b.driver, b.cuda, b.date, b.source
     )
 }

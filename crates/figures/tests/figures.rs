@@ -124,7 +124,39 @@ fn fixture_figures_are_well_formed_and_captioned() {
     assert_eq!(emulator_figures(&p).unwrap()[1], figs[3]);
     // The best CPU is the fastest CPU row; a wrong row is marked.
     assert!(figs[0].svg.contains(">best CPU<") && figs[0].svg.contains(">wrong<"));
+    // The fixture's header names no host: the caption names no CPU.
+    assert!(!figs[0].svg.contains("CPU: "));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A bench whose header names its host: the caption of a figure with CPU rows says which
+/// CPU they ran on.
+#[test]
+fn the_caption_names_the_cpu_of_the_cpu_rows() {
+    let named = FIXTURE.replacen(
+        "\"gpu\":",
+        "\"host_cpu\": \"Fixture CPU\", \"host_threads\": 8, \"gpu\":",
+        1,
+    );
+    let bench = parse_bench(&named, "fixture.json", None, Some(RUNS)).unwrap();
+    assert_eq!(bench.host_cpu, "Fixture CPU, 8 threads");
+    // The caption may wrap anywhere: read the figure's text with its lines joined.
+    let text = |svg: &str| {
+        let mut out = String::new();
+        for part in svg.split('<') {
+            if let Some((_, t)) = part.split_once('>') {
+                out.push_str(t);
+                out.push(' ');
+            }
+        }
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let figs = gpu_figures(&bench);
+    assert!(
+        figs.iter()
+            .any(|f| text(&f.svg).contains("CPU: Fixture CPU, 8 threads")),
+        "no figure names the CPU"
+    );
 }
 
 #[test]
