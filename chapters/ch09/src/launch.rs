@@ -59,6 +59,15 @@ impl Shape {
         }
     }
 
+    /// The launch of 9.17's sliced kernels: private copies of `bins` bins cut into slices
+    /// of at most `max_words` counters (dynamic shared memory: one slice), and `blocks`
+    /// rounded up to whole chunks of `ceil(bins / slice)` blocks, so that every block counts.
+    pub fn sliced(blocks: u32, block: u32, bins: u32, max_words: u32) -> Self {
+        let words = bins.clamp(1, max_words.max(1));
+        let slices = bins.div_ceil(words).max(1);
+        Shape::new(blocks.div_ceil(slices).max(1) * slices, block).with_bins(words)
+    }
+
     /// The launch configuration; above CUDA's default 48 KiB of shared memory per block
     /// it opts in to more, as `cudaFuncSetAttribute(MaxDynamicSharedMemorySize)` does (the
     /// device refuses more than it has: 227 KiB on an H100).

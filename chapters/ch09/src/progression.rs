@@ -954,9 +954,14 @@ fn step_9_17(runner: &mut Runner<'_>) {
         r,
         &expected,
     );
-    let width = bins.clamp(1, runner.dev.props().shared_bytes_per_block / 4);
-    let slices = bins.div_ceil(width).max(1);
-    let shape = Shape::new(grid.div_ceil(slices) * slices, block).with_bins(width);
+    let shape = Shape::sliced(
+        grid,
+        block,
+        bins,
+        runner.dev.props().shared_bytes_per_block / 4,
+    );
+    let width = shape.shared_bytes / 4;
+    let slices = bins.div_ceil(width);
     let r = launch::values(runner.dev, &k.histo_u32_sliced, &values, bins, shape);
     runner.push("histo_u32_sliced", n, bins, shape, r, &expected);
     runner.note(format!("{slices} slice(s) of {width} bins"));

@@ -300,29 +300,19 @@ pub fn value_steps(k: &Kernels, props: &gpu_host::DeviceProps, n: usize, bins: u
             Shape::new(props.sm_count, U32_VECTORS_BLOCK).with_bins(bins),
         ));
     } else {
-        let width = bins.min(props.shared_bytes_per_block / 4);
-        let slices = bins.div_ceil(width);
         steps.push(step(
             "9.17",
             "histo_u32_sliced",
             k.histo_u32_sliced,
-            Shape::new(resident.grid.div_ceil(slices) * slices, BLOCK).with_bins(width),
+            Shape::sliced(resident.grid, BLOCK, bins, props.shared_bytes_per_block / 4),
         ));
         // As many 1024-thread blocks per SM as its threads and shared memory take.
-        let width = bins.min(SLICE_BINS);
-        let slices = bins.div_ceil(width);
-        let per_sm = (simt::hardware::H100_SHARED_PER_SM
-            / (width * 4 + simt::hardware::RESERVED_SHARED_PER_BLOCK))
-            .clamp(1, simt::hardware::MAX_THREADS_PER_SM / U32_VECTORS_BLOCK);
+        let per_sm = props.blocks_per_sm_with_shared(U32_VECTORS_BLOCK, bins.min(SLICE_BINS) * 4);
         steps.push(step(
             "9.17",
             "u32_sliced_vectors",
             solutions::bench::u32_sliced_vectors::KERNEL,
-            Shape::new(
-                (props.sm_count * per_sm).div_ceil(slices) * slices,
-                U32_VECTORS_BLOCK,
-            )
-            .with_bins(width),
+            Shape::sliced(props.sm_count * per_sm, U32_VECTORS_BLOCK, bins, SLICE_BINS),
         ));
     }
     steps
