@@ -26,24 +26,11 @@ fn the_grader_grades_every_chapter_of_the_course() {
 /// (a course test must not depend on it).
 fn grade_the_pristine_stubs() {
     let root = course_tests::workspace_root();
-    let src = root
+    let dest = root
         .join("target")
         .join("course-tests")
-        .join("pristine-stubs")
-        .join("kernels")
-        .join("src");
-    std::fs::create_dir_all(&src).expect("a scratch folder under target/");
-    let mut lib = String::new();
-    for c in course_tests::chapters() {
-        lib.push_str(&format!("pub mod {};\n", c.id));
-        let stub = root
-            .join(learn::cargo::PRISTINE_DIR)
-            .join(format!("{}.rs", c.id));
-        std::fs::copy(&stub, src.join(format!("{}.rs", c.id)))
-            .unwrap_or_else(|e| panic!("cannot copy {}: {e}", stub.display()));
-    }
-    // The crate root only declares the chapters' modules.
-    std::fs::write(src.join("lib.rs"), lib).expect("a scratch lib.rs");
+        .join("pristine-stubs");
+    let src = learn::cargo::write_pristine_sources(&root, &dest).expect("the pristine stubs");
     gpu_host::lanes::use_student(&src, &root).expect("the pristine stubs build");
 }
 

@@ -1,7 +1,15 @@
 //! The stub files equal the solution files outside the student regions, every region is
 //! a stub with a `todo!` naming its exercise, and every exercise has a book section.
+//!
+//! The stubs read here are the shipped ones, `crates/learn/pristine` (equal to
+//! `kernels/src` outside the regions, and as the course ships, inside them:
+//! `crates/learn/tests/pristine.rs`): a course with some exercises solved in `kernels/`
+//! passes these tests too.
 
 use course_tests::{book, chapters, regions, workspace_root};
+
+/// The shipped stubs, as `cargo run -p learn -- pristine` copies them from `kernels/src`.
+const PRISTINE: &str = learn::cargo::PRISTINE_DIR;
 
 fn read(rel: &str) -> String {
     let p = workspace_root().join(rel);
@@ -11,10 +19,10 @@ fn read(rel: &str) -> String {
 #[test]
 fn stubs_equal_solutions_outside_student_regions() {
     for ch in chapters() {
-        let stub = read(&format!("kernels/src/{}.rs", ch.id));
+        let stub = read(&format!("{PRISTINE}/{}.rs", ch.id));
         let sol = read(&format!("solutions/src/{}.rs", ch.id));
         if let Err(e) = regions::same_outside_regions(&stub, &sol) {
-            panic!("kernels/src/{0}.rs vs solutions/src/{0}.rs: {e}", ch.id);
+            panic!("{PRISTINE}/{0}.rs vs solutions/src/{0}.rs: {e}", ch.id);
         }
     }
 }
@@ -23,21 +31,21 @@ fn stubs_equal_solutions_outside_student_regions() {
 fn every_region_is_a_stub_of_a_registered_exercise() {
     for ch in chapters() {
         let stub =
-            regions::split(&read(&format!("kernels/src/{}.rs", ch.id))).expect("balanced markers");
+            regions::split(&read(&format!("{PRISTINE}/{}.rs", ch.id))).expect("balanced markers");
         let sol = regions::split(&read(&format!("solutions/src/{}.rs", ch.id)))
             .expect("balanced markers");
         assert_eq!(stub.regions.len(), sol.regions.len());
         for (r, s) in stub.regions.iter().zip(&sol.regions) {
             assert!(
                 ch.exercise(&r.id).is_some(),
-                "kernels/src/{}.rs:{}: region {} is not a registered exercise",
+                "{PRISTINE}/{}.rs:{}: region {} is not a registered exercise",
                 ch.id,
                 r.line,
                 r.id
             );
             assert!(
                 r.body.contains(&format!("todo!(\"{}", r.id)),
-                "kernels/src/{}.rs:{}: the stub region {} must end in todo!(\"{} …\")",
+                "{PRISTINE}/{}.rs:{}: the stub region {} must end in todo!(\"{} …\")",
                 ch.id,
                 r.line,
                 r.id,
@@ -45,7 +53,7 @@ fn every_region_is_a_stub_of_a_registered_exercise() {
             );
             assert!(
                 r.body.contains("TODO"),
-                "kernels/src/{}.rs:{}: the stub region {} has no TODO comment",
+                "{PRISTINE}/{}.rs:{}: the stub region {} has no TODO comment",
                 ch.id,
                 r.line,
                 r.id
@@ -61,7 +69,7 @@ fn every_region_is_a_stub_of_a_registered_exercise() {
         for e in ch.exercises {
             assert!(
                 stub.regions.iter().any(|r| r.id == e.id),
-                "exercise {} has no student region in kernels/src/{}.rs",
+                "exercise {} has no student region in {PRISTINE}/{}.rs",
                 e.id,
                 ch.id
             );

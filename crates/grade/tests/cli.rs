@@ -4,11 +4,29 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The pristine stubs built as the student's `kernels` module, once per test binary: the
+/// tests of untouched stubs grade the stubs as shipped, whatever `kernels/src` holds (a
+/// course with some exercises solved must pass them too).
+fn pristine_module() -> &'static Path {
+    static MODULE: OnceLock<PathBuf> = OnceLock::new();
+    MODULE.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let dest = root
+            .join("target")
+            .join("grade-tests")
+            .join("pristine-stubs");
+        let src = learn::cargo::write_pristine_sources(&root, &dest).expect("the pristine stubs");
+        gpu_host::lanes::build_student(&src, &root).expect("the pristine stubs build")
+    })
+}
 
 fn grade(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_grade"))
         .args(args)
         .env_remove("COURSE_SEED")
+        .env(gpu_host::lanes::module_env("kernels"), pristine_module())
         .output()
         .expect("the grade binary runs")
 }

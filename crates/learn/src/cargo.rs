@@ -18,6 +18,27 @@ use std::process::{Command, Stdio};
 /// The pristine stubs, relative to the workspace root: `<dir>/<chapter>.rs`.
 pub const PRISTINE_DIR: &str = "crates/learn/pristine";
 
+/// Writes the pristine stubs of every chapter as a student's `kernels/src` under `dest`
+/// (`dest/kernels/src/<chapter>.rs` and a `lib.rs` that declares them), and returns that
+/// folder, for `grade --student` or [`gpu_host::lanes::build_student`].
+///
+/// Why: the course's tests of untouched stubs must grade the stubs as shipped, not
+/// whatever `kernels/src` holds in a course where some exercises are solved.
+pub fn write_pristine_sources(root: &Path, dest: &Path) -> Result<PathBuf, String> {
+    let src = dest.join("kernels").join("src");
+    std::fs::create_dir_all(&src).map_err(|e| format!("cannot create {}: {e}", src.display()))?;
+    let mut lib = String::new();
+    for c in grade::chapters() {
+        lib.push_str(&format!("pub mod {};\n", c.id));
+        let stub = root.join(PRISTINE_DIR).join(format!("{}.rs", c.id));
+        std::fs::copy(&stub, src.join(format!("{}.rs", c.id)))
+            .map_err(|e| format!("cannot copy {}: {e}", stub.display()))?;
+    }
+    let file = src.join("lib.rs");
+    std::fs::write(&file, lib).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    Ok(src)
+}
+
 /// Checks, resets and traces through cargo, in the workspace at `root`.
 pub struct CargoBackend {
     /// The workspace root.
