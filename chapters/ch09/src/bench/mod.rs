@@ -229,31 +229,12 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
 
             // The CPU of this machine.
             if opts.cpu {
-                let threads = opts.cpu_threads;
-                let impls: [(String, &dyn Fn() -> Vec<u32>); 4] = match &data {
-                    HostData::U8(d) => [
-                        ("cpu naive loop".into(), &|| cpu::naive(d, bins)),
-                        ("cpu 4 interleaved tables".into(), &|| {
-                            cpu::interleaved(d, bins)
-                        }),
-                        ("cpu 8 tables, 64-bit loads".into(), &|| cpu::tuned(d, bins)),
-                        (format!("cpu {threads} threads x 8 tables"), &|| {
-                            cpu::threaded(d, bins, threads)
-                        }),
-                    ],
-                    HostData::U32(d) => [
-                        ("cpu naive loop".into(), &|| cpu::naive(d, bins)),
-                        ("cpu 4 interleaved tables".into(), &|| {
-                            cpu::interleaved(d, bins)
-                        }),
-                        ("cpu 1 table, branchless".into(), &|| cpu::tuned(d, bins)),
-                        (format!("cpu {threads} threads x 1 table"), &|| {
-                            cpu::threaded(d, bins, threads)
-                        }),
-                    ],
+                let rows = match &data {
+                    HostData::U8(d) => cpu::rows(d, bins, opts.cpu_threads),
+                    HostData::U32(d) => cpu::rows(d, bins, opts.cpu_threads),
                 };
-                for (name, f) in impls {
-                    let r = measure_cpu(f, &expected, opts).into_row(row(&name, "cpu"));
+                for (name, f) in rows {
+                    let r = measure_cpu(&f, &expected, opts).into_row(row(&name, "cpu"));
                     progress(&format!("{tag} {name}: {}", summary(&r)));
                     report.rows.push(r);
                 }

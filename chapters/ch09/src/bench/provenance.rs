@@ -17,6 +17,7 @@ pub(super) fn header(dev: &Device, opts: &Options) -> Header {
         date_utc: report::now_utc(),
         host_cpu: host_cpu(),
         host_threads: opts.cpu_threads,
+        host_clock_ghz: if opts.cpu { cpu::clock_ghz() } else { None },
         git_commit: git_commit(),
         command: opts.command.clone(),
         input_bytes: opts.size_bytes,

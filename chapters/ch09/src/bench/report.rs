@@ -115,6 +115,11 @@ pub struct Header {
     pub host_cpu: String,
     /// Hardware threads the CPU baselines used.
     pub host_threads: usize,
+    /// The clock of one host core when the run started, GHz, from a chain of dependent
+    /// one-cycle adds ([`super::cpu::clock_ghz`]; x86-64 only): the CPU rows' cycles
+    /// per byte, to compare them with published figures taken at other clocks.
+    #[serde(default)]
+    pub host_clock_ghz: Option<f64>,
     /// The course's commit (`CH09_GIT_COMMIT`, else `git`), `unknown` when neither knows.
     pub git_commit: String,
     /// The command line.
