@@ -222,8 +222,20 @@ const VALUE_TABLES: usize = 4;
 /// add. The tables are added into 32-bit totals and cleared before a counter can pass
 /// 65 535.
 fn value_counts(values: &[u32], bins: u32) -> Vec<u32> {
-    let spare = bins.min(TABLE_BINS as u32);
-    let slot = move |v: u32| (v.min(spare) as usize).min(TABLE_BINS);
+    if bins == TABLE_BINS as u32 {
+        // The bench's bin count: one `min` with a constant, which bounds the index too.
+        value_counts_into(values, bins, |v| v.min(TABLE_BINS as u32) as usize)
+    } else {
+        let spare = bins.min(TABLE_BINS as u32);
+        value_counts_into(values, bins, move |v| {
+            (v.min(spare) as usize).min(TABLE_BINS)
+        })
+    }
+}
+
+/// [`value_counts`] with `slot` giving a value's table index (at most [`TABLE_BINS`]).
+#[inline(always)]
+fn value_counts_into(values: &[u32], bins: u32, slot: impl Fn(u32) -> usize) -> Vec<u32> {
     let mut totals = vec![0u32; TABLE_BINS + 1];
     let mut tables = [[0u16; TABLE_BINS + 1]; VALUE_TABLES];
     // A table takes at most a quarter of a part: 255 blocks of 256, 65 280 counts.
