@@ -193,7 +193,7 @@ def row(name, kernel, col, launch=None, exact=False):
 # input, dtype, bins, bytes, median_ms, gbps, pct_read_bw, correct). Paths are relative to
 # the repository root; every helper takes the file as a parameter, the current run by default.
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
-BENCH = 'notes/bench-h100-2026-11-24.json'
+BENCH = 'notes/bench-h100-2026-11-24b.json'
 VARIANTS = 'notes/variants-h100-2026-11-22.json'
 EXTENSIONS = 'notes/extensions-h100-2026-11-22.json'
 # The performance issue's run of 9.14 with 9.9's loads (`u32_vectors`), CUB and the CPU at
@@ -243,6 +243,49 @@ def sizes_table():
     for (m, r8, _, b8, c8), (m32, r32, _, b32, c32) in zip(u8, u32):
         assert m == m32
         lines.append(f'| {m} MiB | {r8:.1f} | {b8:.1f} | {b8 / r8:.2f}× | {c8 / b8:.1f}× | {r32:.1f} | {b32:.1f} | {b32 / r32:.2f}× | {c32 / b32:.1f}× |')
+    return '\n'.join(lines)
+# The best published single-core byte histogram found: TurboHist's `hist_8_32`, 2823 MB/s
+# on enwik9 (text) and on its BWT (skewed), one thread of an Intel Core i7-6700 at 3.4 GHz,
+# gcc 9.2 (github.com/powturbo/Turbo-Histogram, README, "Last update: 24 Oct 2019").
+TURBOHIST_MBPS, TURBOHIST_GHZ = 2823, 3.4
+# The run before BENCH on the same machine, 40 minutes earlier, with the same byte code
+# (commit 2d52fa5; the u32 code lacked the constant clamp): how far one core's speed moves.
+CPU_RUN_BEFORE = 'notes/cpu-2026-11-24/bench-c.json'
+def minutes_between(a, b):
+    """Whole minutes from the start of bench run `a` to that of `b`."""
+    import datetime
+    t = lambda f: datetime.datetime.fromisoformat(bench_header('date_utc', f).replace('Z', '+00:00'))
+    return round((t(b) - t(a)).total_seconds() / 60)
+def cpu_threads_rows(dtype='u8', file=BENCH):
+    """The thread counts of the bench's scaling rows ('cpu N threads'), ascending."""
+    ns = {int(m.group(1)) for r in bench_data(file)['rows'] if r['dtype'] == dtype
+          for m in [re.match(r'^cpu (\d+) threads$', r['impl'])] if m}
+    return sorted(ns)
+def cpu_one_thread(dtype='u8', file=BENCH):
+    """The impl name of the tuned single-thread CPU row."""
+    names = {r['impl'] for r in bench_data(file)['rows'] if r['dtype'] == dtype
+             and r['impl'].startswith('cpu 1 thread')}
+    assert len(names) == 1, names
+    return names.pop()
+def cycles_per_byte(input='uniform', dtype='u8', file=BENCH):
+    """The tuned single-thread row's cycles per input byte at the run's measured clock."""
+    return bench_header('host_clock_ghz', file) / bench(cpu_one_thread(dtype, file), input, dtype, file=file)
+def cpu_table(dtype='u8', file=BENCH):
+    """The bench's CPU rows as a markdown table: per input, the naive loop, four interleaved
+    tables and the tuned code on one thread (GB/s, and cycles per byte at the measured
+    clock), then the tuned code on 2, 4, ... threads and the speed-up of all of them."""
+    threads = cpu_threads_rows(dtype, file)
+    one = cpu_one_thread(dtype, file)
+    cols = ['input', 'naive', '4 tables', 'tuned', 'cycles / B'] + \
+        [f'{n} thr.' for n in threads] + [f'{threads[-1]} / 1']
+    lines = ['| ' + ' | '.join(cols) + ' |', '|' + ' --- |' * len(cols)]
+    for i in INPUTS:
+        g = lambda impl: bench(impl, i, dtype, file=file)
+        cells = [INPUT_NAMES[i], fmt_gbps(g('cpu naive loop')), fmt_gbps(g('cpu 4 interleaved tables')),
+                 fmt_gbps(g(one)), f'{cycles_per_byte(i, dtype, file):.2f}'] + \
+            [fmt_gbps(g(f'cpu {n} threads')) for n in threads] + \
+            [f'{g(f"cpu {threads[-1]} threads") / g(one):.1f}×']
+        lines.append('| ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines)
 def ncu_plain(metric, file):
     """The value of `metric` in a plain Nsight Compute report (one launch, its sections as
@@ -379,7 +422,9 @@ def fill(text):
            'BENCH': BENCH, 'ncu': ncu, 'VARIANTS': VARIANTS, 'INPUTS': INPUTS,
            'EXTENSIONS': EXTENSIONS, 'LIMITS_U32': LIMITS_U32, 'NCU_914': NCU_914, 'ncu_plain': ncu_plain, 'sizes_table': sizes_table, 'size_times': size_times, 'SIZES_U8': SIZES_U8, 'SIZES_U32': SIZES_U32, 'int': int, 'float': float,
            'MANY_BINS': MANY_BINS, 'MANY_INPUTS': MANY_INPUTS, 'NCU_917': NCU_917, 'many_bins_table': many_bins_table,
-           'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re}
+           'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
+           'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,
+           'cycles_per_byte': cycles_per_byte, 'CPU_RUN_BEFORE': CPU_RUN_BEFORE, 'minutes_between': minutes_between, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
     text = re.sub(r'^\$ @@cmd:([A-Za-z0-9_.]+)@@$', lambda m: prompt_cmd(m.group(1)), text, flags=re.M)

@@ -55,10 +55,21 @@ pub(super) fn host_cpu() -> String {
         .unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }
 
-/// The course's commit: `CH09_GIT_COMMIT` (set by the GPU session script, which knows
-/// it), else `git` in the workspace this crate was built from, else `unknown`.
+/// The course's commit: `CH09_GIT_COMMIT` (set by the GPU session scripts, which know
+/// it), else the first line of a `COMMIT` file beside the executable (prepare-gpu.sh
+/// writes one), else `git` in the workspace this crate was built from, else `unknown`.
 pub(super) fn git_commit() -> String {
     if let Ok(c) = std::env::var("CH09_GIT_COMMIT")
+        && !c.trim().is_empty()
+    {
+        return c.trim().to_string();
+    }
+    // The folder prepare-gpu.sh makes holds the binary and the commit it was built from:
+    // there, the machine's copy of the course may have another checkout's history.
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| std::fs::read_to_string(exe.with_file_name("COMMIT")).ok());
+    if let Some(c) = beside.as_deref().and_then(|c| c.lines().next())
         && !c.trim().is_empty()
     {
         return c.trim().to_string();
