@@ -445,7 +445,7 @@ pub fn store_lane_columns(bins: DynamicShared<u32>, histo: GlobalSlice<u32>) {
             k += 1;
         }
         if sum > 0 {
-            histo.atomic_add(bin, sum);
+            histo.red_add(bin, sum);
         }
         bin += thread::block_dim_x();
     }

@@ -431,7 +431,7 @@ pub fn u32_sliced_vectors(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
         while bin < count {
             let counted = bins.load(bin);
             if counted > 0 {
-                histo.atomic_add(first + bin, counted);
+                histo.red_add(first + bin, counted);
             }
             bin += threads;
         }

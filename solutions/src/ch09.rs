@@ -316,7 +316,7 @@ pub fn store_output(bins: DynamicShared<u32>, histo: GlobalSlice<u32>) {
     while bin < histo.len() {
         let count = bins.load(bin);
         if count > 0 {
-            histo.atomic_add(bin, count);
+            histo.red_add(bin, count);
         }
         bin += thread::block_dim_x();
     }
@@ -556,7 +556,7 @@ pub fn store_lane_columns(bins: DynamicShared<u32>, histo: GlobalSlice<u32>) {
             k += 1;
         }
         if sum > 0 {
-            histo.atomic_add(bin, sum);
+            histo.red_add(bin, sum);
         }
         bin += thread::block_dim_x();
     }

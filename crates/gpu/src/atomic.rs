@@ -6,7 +6,8 @@
 //!
 //! The operations are methods of the memory handles ([`GlobalSlice`](crate::GlobalSlice),
 //! [`SharedArray`](crate::shared::SharedArray), [`DynamicShared`](crate::shared::DynamicShared)):
-//! `histo.atomic_add(bin, 1)`. On the GPU they compile to `atom`/`red` instructions,
+//! `histo.atomic_add(bin, 1)`. On the GPU they compile to `atom` instructions (and
+//! [`GlobalSlice::red_add`](crate::GlobalSlice::red_add) to `red`),
 //! executed by the L2 cache for global memory and by the SM for shared memory; on the
 //! emulator the lanes of one warp instruction apply in lane order, and the counters
 //! record how many lanes hit the same address (serialization).
@@ -28,6 +29,29 @@ pub trait AtomicAdd: DeviceValue {
     #[cfg(target_arch = "nvptx64")]
     #[doc(hidden)]
     unsafe fn device_add(p: *mut Self, v: Self) -> Self;
+
+    /// `red.global.add` on the GPU: the add without the old value. `p` is a generic
+    /// address of global memory.
+    #[cfg(target_arch = "nvptx64")]
+    #[doc(hidden)]
+    unsafe fn device_red_global(p: *mut Self, v: Self);
+}
+
+/// `red.global.add.TYPE [p], v` after converting the generic address `p` to a global one,
+/// as nvcc emits CUDA C's `atomicAdd` whose result is unused.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! red_global {
+    ($ty:literal, $reg:ident, $p:expr, $v:expr) => {
+        // SAFETY: the caller passes a valid, aligned pointer to global memory.
+        unsafe {
+            core::arch::asm!(
+                concat!("{{ .reg .u64 %rg; cvta.to.global.u64 %rg, {p}; red.global.add.", $ty, " [%rg], {v}; }}"),
+                p = in(reg64) $p,
+                v = in($reg) $v,
+                options(nostack, preserves_flags)
+            )
+        }
+    };
 }
 
 /// The integer atomic operations other than add, by CUDA name.
@@ -57,7 +81,7 @@ pub trait AtomicInt: AtomicAdd {
 }
 
 macro_rules! int_atomics {
-    ($($t:ty, $atomic:ident, $ty:ident, $bits:literal, $reg:ident;)*) => {$(
+    ($($t:ty, $atomic:ident, $ty:ident, $bits:literal, $add:literal, $reg:ident;)*) => {$(
         impl AtomicAdd for $t {
             #[cfg(not(target_arch = "nvptx64"))]
             const TY: crate::emu::AtomicType = crate::emu::AtomicType::$ty;
@@ -67,6 +91,11 @@ macro_rules! int_atomics {
                 use core::sync::atomic::{$atomic, Ordering::Relaxed};
                 // SAFETY: the caller passes a valid, aligned device pointer.
                 unsafe { $atomic::from_ptr(p).fetch_add(v, Relaxed) }
+            }
+            #[cfg(target_arch = "nvptx64")]
+            #[inline(always)]
+            unsafe fn device_red_global(p: *mut Self, v: Self) {
+                red_global!($add, $reg, p, v);
             }
         }
         impl AtomicInt for $t {
@@ -112,9 +141,9 @@ macro_rules! int_atomics {
 }
 
 int_atomics! {
-    u32, AtomicU32, U32, "b32", reg32;
-    i32, AtomicI32, I32, "b32", reg32;
-    u64, AtomicU64, U64, "b64", reg64;
+    u32, AtomicU32, U32, "b32", "u32", reg32;
+    i32, AtomicI32, I32, "b32", "s32", reg32;
+    u64, AtomicU64, U64, "b64", "u64", reg64;
 }
 
 impl AtomicAdd for f32 {
@@ -129,6 +158,11 @@ impl AtomicAdd for f32 {
             core::arch::asm!("atom.add.f32 {o}, [{p}], {v};", o = out(reg32) old, p = in(reg64) p, v = in(reg32) v.to_bits());
         }
         f32::from_bits(old)
+    }
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn device_red_global(p: *mut Self, v: Self) {
+        red_global!("f32", reg32, p, v.to_bits());
     }
 }
 
