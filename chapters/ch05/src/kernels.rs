@@ -62,21 +62,6 @@ pub struct Kernels {
     pub histo_shared_n: HistoKernelN,
 }
 
-/// The `#[kernel]` metadata of a reference kernel (names, signatures and the source file's
-/// name are the same in both crates), moved to crate `$krate`: the emulator runs it from
-/// that crate's WebAssembly build, which also says how much static shared memory the
-/// kernel declares. So no native code of the student's crate is linked into any binary of
-/// the course.
-macro_rules! sandboxed {
-    ($krate:literal, $name:ident) => {
-        gpu::Kernel {
-            module: $krate,
-            file: concat!($krate, "/src/ch05.rs"),
-            ..solutions::ch05::$name::KERNEL
-        }
-    };
-}
-
 /// Builds a [`Kernels`] table of crate `$krate` (`kernels` or `solutions`).
 ///
 /// Its kernels run in the emulator's sandbox (the `Kernel`s name their crate) and so do
@@ -86,48 +71,37 @@ macro_rules! kernel_table {
     ($source:expr, $krate:literal) => {
         Kernels {
             source: $source,
-            mul_one_block: sandboxed!($krate, mul_one_block),
-            mul_blocks: sandboxed!($krate, mul_blocks),
-            write_coords_2d: sandboxed!($krate, write_coords_2d),
-            write_coords_3d: sandboxed!($krate, write_coords_3d),
-            mul_grid_stride: sandboxed!($krate, mul_grid_stride),
+            mul_one_block: chapter::sandboxed!($krate, ch05, mul_one_block),
+            mul_blocks: chapter::sandboxed!($krate, ch05, mul_blocks),
+            write_coords_2d: chapter::sandboxed!($krate, ch05, write_coords_2d),
+            write_coords_3d: chapter::sandboxed!($krate, ch05, write_coords_3d),
+            mul_grid_stride: chapter::sandboxed!($krate, ch05, mul_grid_stride),
             stride_grid: {
                 fn f(sm_count: u32, n: u32, block: u32) -> u32 {
                     gpu_host::lanes::host_call($krate, "stride_grid", (sm_count, n, block))
                 }
                 f
             },
-            classify_divergent: sandboxed!($krate, classify_divergent),
-            classify_half_warp: sandboxed!($krate, classify_half_warp),
-            classify_uniform: sandboxed!($krate, classify_uniform),
+            classify_divergent: chapter::sandboxed!($krate, ch05, classify_divergent),
+            classify_half_warp: chapter::sandboxed!($krate, ch05, classify_half_warp),
+            classify_uniform: chapter::sandboxed!($krate, ch05, classify_uniform),
             warps_per_block: {
                 fn f(threads: u32) -> u32 {
                     gpu_host::lanes::host_call($krate, "warps_per_block", (threads,))
                 }
                 f
             },
-            smooth_in_place: sandboxed!($krate, smooth_in_place),
-            smooth: sandboxed!($krate, smooth),
-            histo_byte: sandboxed!($krate, histo_byte),
-            histo_word: sandboxed!($krate, histo_word),
-            histo_shared: sandboxed!($krate, histo_shared),
-            histo_shared_n: sandboxed!($krate, histo_shared_n),
+            smooth_in_place: chapter::sandboxed!($krate, ch05, smooth_in_place),
+            smooth: chapter::sandboxed!($krate, ch05, smooth),
+            histo_byte: chapter::sandboxed!($krate, ch05, histo_byte),
+            histo_word: chapter::sandboxed!($krate, ch05, histo_word),
+            histo_shared: chapter::sandboxed!($krate, ch05, histo_shared),
+            histo_shared_n: chapter::sandboxed!($krate, ch05, histo_shared_n),
         }
     };
 }
 
-/// The student's kernels (`kernels::ch05`).
-pub static STUDENT: Kernels = kernel_table!(KernelSource::Student, "kernels");
-/// The reference kernels (`solutions::ch05`).
-pub static REFERENCE: Kernels = kernel_table!(KernelSource::Reference, "solutions");
-
-/// The table of `source`.
-pub fn kernels(source: KernelSource) -> &'static Kernels {
-    match source {
-        KernelSource::Student => &STUDENT,
-        KernelSource::Reference => &REFERENCE,
-    }
-}
+chapter::kernel_tables!(kernel_table, "ch05");
 
 /// The kernel source the tests use (`COURSE_KERNELS`), as every chapter reads it.
 pub use chapter::harness::source_from_env;

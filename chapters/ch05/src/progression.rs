@@ -14,8 +14,9 @@ use crate::kernels::Kernels;
 use crate::launch::{self, Run, one_per_thread, word_grid, word_grid_n};
 use crate::reference;
 use chapter::inputs::InputKind;
+use chapter::row::Counters;
 use course::Outcome;
-use gpu_host::{Counters, Device, LaunchConfig, LaunchError};
+use gpu_host::{Device, LaunchConfig, LaunchError};
 use serde::Serialize;
 use solutions::ch05::{SPMD_N, stride_grid};
 
@@ -58,15 +59,7 @@ const PROGRESSION: [StepRecord; 6] = [
 ];
 
 /// Every step's id, in order (those of the progression's records).
-pub const STEPS: [&str; 6] = {
-    let mut ids = [""; 6];
-    let mut i = 0;
-    while i < ids.len() {
-        ids[i] = PROGRESSION[i].id;
-        i += 1;
-    }
-    ids
-};
+pub const STEPS: [&str; PROGRESSION.len()] = chapter::step_ids!(PROGRESSION);
 
 /// What the steps share: the device, the kernels, the parameters, and the inputs of the
 /// element-wise steps (made once per run); a step pushes its rows into `rows`.
@@ -84,145 +77,58 @@ struct Ctx<'a> {
     rows: &'a mut Vec<Row>,
 }
 
-/// What to run the progression on. The defaults run in a few seconds on the emulator.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What to run the progression on: the command's options. The defaults run in a few
+/// seconds on the emulator.
+#[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
 pub struct Params {
-    /// Elements of the 1-D kernels (bytes for 5.6).
+    /// Elements of the 1-D kernels (bytes for the histograms).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_N)]
     pub n: usize,
-    /// Threads per block of the 1-D kernels (5.4's uniform kernel wants a multiple of 64).
+    /// Threads per block of the 1-D kernels: 1 to 1024 (5.4's uniform kernel wants a
+    /// multiple of 64).
+    #[arg(long, value_name = "T", default_value_t = 256)]
     pub block: u32,
-    /// Blocks of 5.3's grid-stride kernel; `None`: `stride_grid` of the device's SMs.
+    /// Blocks of 5.3's grid-stride kernel [default: stride_grid of the device's SMs].
+    #[arg(long, value_name = "G")]
     pub grid: Option<u32>,
-    /// Words per thread of 5.6's kernel 4.
+    /// Words per thread of 5.6's fourth kernel.
+    #[arg(long, value_name = "W", default_value_t = 8)]
     pub words_per_thread: u32,
     /// Seed of the generated inputs.
+    #[arg(long, value_name = "S", default_value_t = 9)]
     pub seed: u64,
-    /// What the generated inputs hold (`--input`): uniform values, zeros, a hot zero or a
-    /// file's bytes ([`inputs::of_kind`]).
+    /// The inputs' values: uniform (random, the default), zeros, skew:P (P% zeros) or
+    /// text:PATH (a file's bytes, repeated to N; each byte a value of the 1-D kernels).
+    /// 5.6's histograms are the ones it changes most: zeros put every atomic on one
+    /// counter.
+    #[arg(long, value_name = "KIND", default_value = "uniform", value_parser = chapter::inputs::parse_input)]
     pub input: InputKind,
 }
 
 /// The default number of elements: 64 Ki, a few seconds for the whole progression.
 pub const DEFAULT_N: usize = 1 << 16;
 
+/// The options' defaults.
 impl Default for Params {
     fn default() -> Self {
-        Params {
-            n: DEFAULT_N,
-            block: 256,
-            grid: None,
-            words_per_thread: 8,
-            seed: 9,
-            input: InputKind::Uniform,
-        }
+        chapter::app::defaults()
     }
 }
 
-/// The emulator's counters of one row, as the table and the JSON show them; all `None`
-/// on a GPU.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct RowCounters {
-    /// Counted warp instructions (memory, atomics, collectives, barriers).
-    pub warp_instructions: Option<u64>,
-    /// Active lanes per counted warp instruction: 32 is every lane doing work.
-    pub simt_efficiency: Option<f64>,
-    /// Warp instructions that ran with part of the warp's live lanes (divergence).
-    pub divergent_steps: Option<u64>,
-    /// Global load warp instructions.
-    pub global_load_requests: Option<u64>,
-    /// 32-byte sectors those loads touched.
-    pub global_load_sectors: Option<u64>,
-    /// Global store warp instructions.
-    pub global_store_requests: Option<u64>,
-    /// 32-byte sectors those stores touched.
-    pub global_store_sectors: Option<u64>,
-    /// Lanes that performed a global atomic.
-    pub global_atomics: Option<u64>,
-    /// Lanes that performed a shared atomic.
-    pub shared_atomics: Option<u64>,
-    /// Block barriers released.
-    pub barriers: Option<u64>,
-}
-
-impl RowCounters {
-    fn from(c: Option<&Counters>) -> Self {
-        let f = |g: fn(&Counters) -> u64| c.map(g);
-        RowCounters {
-            warp_instructions: f(|c| c.warp_instructions),
-            // Rounded to 1/100 of a lane, so that the JSON is stable text.
-            simt_efficiency: c.map(|c| (c.simt_efficiency() * 100.0).round() / 100.0),
-            divergent_steps: f(|c| c.divergent_steps),
-            global_load_requests: f(|c| c.global_load_requests),
-            global_load_sectors: f(|c| c.global_load_sectors),
-            global_store_requests: f(|c| c.global_store_requests),
-            global_store_sectors: f(|c| c.global_store_sectors),
-            global_atomics: f(|c| c.global_atomic_lanes),
-            shared_atomics: f(|c| c.shared_atomic_lanes),
-            barriers: f(|c| c.barriers),
-        }
-    }
-}
-
-/// One kernel of one step, run once.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Row {
-    /// The exercise id, `"5.4"`.
-    pub step: &'static str,
-    /// The kernel run.
-    pub kernel: String,
-    /// The launch, `<<<grid, block>>>` (with every dimension for 2-D and 3-D launches).
+/// Chapter 5's own column of a row ([`chapter::row::Row`]'s `extra`): the launch,
+/// `<<<grid, block>>>`, with every dimension for 2-D and 3-D launches.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Launch {
+    /// The launch as the table prints it.
     pub launch: String,
-    /// `"correct"`, `"wrong"`, `"order-dependent"`, `"not implemented"`, or the kind of
-    /// launch error (`"out of bounds"`, `"race"`, ...).
-    pub status: String,
-    /// Whether the output equals the CPU reference.
-    pub correct: bool,
-    /// Elements (bytes for 5.6, threads' elements for 5.2).
-    pub n: u64,
-    /// Blocks launched (all dimensions multiplied).
-    pub grid: u32,
-    /// Threads per block (all dimensions multiplied).
-    pub block: u32,
-    /// The counters.
-    pub counters: RowCounters,
-    /// A remark: the error's first line, the block orders that disagree.
-    pub note: Option<String>,
-    /// On a GPU, the launch's time (CUDA events) and the bytes it moved.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gpu: Option<GpuTime>,
-    /// On the emulator, its counters under Nsight Compute's metric names: what the
-    /// fidelity run compares with `ncu` ([`chapter::row::ncu_counters`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ncu: chapter::row::NcuCounters,
 }
+
+/// One kernel of one step, run once (elements are bytes for 5.6, threads' elements for
+/// 5.2).
+pub type Row = chapter::row::Row<Launch>;
 
 /// A GPU launch's time and the bytes it moved ([`chapter::timing::GpuTime`]).
 pub use chapter::timing::GpuTime;
-
-/// What the shared table, rehearsal and trace read of a row.
-impl chapter::row::StepRow for Row {
-    fn step(&self) -> &str {
-        self.step
-    }
-    fn kernel(&self) -> &str {
-        &self.kernel
-    }
-    fn status(&self) -> &str {
-        &self.status
-    }
-    fn note(&self) -> Option<&str> {
-        self.note.as_deref()
-    }
-    fn set_note(&mut self, note: Option<String>) {
-        self.note = note;
-    }
-    fn set_n(&mut self, n: u64) {
-        self.n = n;
-    }
-    fn drop_ncu(&mut self) {
-        self.ncu = None;
-    }
-}
 
 /// The launch as the table prints it.
 fn describe(cfg: &LaunchConfig) -> String {
@@ -250,19 +156,13 @@ struct Rowed<'a> {
 impl Rowed<'_> {
     /// The row of `run` against `expected`.
     fn row(self, run: Result<Run, LaunchError>, expected: &[u32]) -> Row {
-        let mut row = Row {
-            step: self.step,
-            kernel: self.kernel.to_string(),
+        let launch = Launch {
             launch: describe(&self.cfg),
-            status: String::new(),
-            correct: false,
-            n: self.n as u64,
+        };
+        let mut row = Row {
             grid: self.cfg.blocks() as u32,
             block: self.cfg.threads_per_block() as u32,
-            counters: RowCounters::default(),
-            note: None,
-            gpu: None,
-            ncu: None,
+            ..Row::new(self.step, self.kernel, "", self.n as u64, launch)
         };
         match run {
             Err(e) => {
@@ -271,7 +171,7 @@ impl Rowed<'_> {
                 row.note = Some(o.reason);
             }
             Ok(run) => {
-                row.counters = RowCounters::from(run.report.counters());
+                row.counters = Counters::from(run.report.counters());
                 row.ncu = chapter::row::ncu_counters(run.report.counters());
                 row.gpu = run.report.gpu_time.map(|t| GpuTime {
                     ns: t.as_nanos() as u64,
@@ -623,50 +523,46 @@ pub const EMULATOR_COLUMNS: &[&str] = &[
     "barriers",
 ];
 
+/// How the table lays out a row ([`chapter::table::progression`]).
+pub const LAYOUT: chapter::table::Layout<Row> = chapter::table::Layout {
+    emulator: EMULATOR_COLUMNS,
+    gpu: GPU_COLUMNS,
+    left: 4,
+    lead: |r| {
+        vec![
+            r.step.to_string(),
+            r.kernel.clone(),
+            r.extra.launch.clone(),
+            r.status.clone(),
+            r.n.to_string(),
+        ]
+    },
+    counters: |r| {
+        let c = &r.counters;
+        let simt = c.simt_efficiency.map_or("-".into(), |e| format!("{e:.2}"));
+        let mut cells = vec![chapter::table::opt(c.warp_instructions), simt];
+        cells.extend(
+            [
+                c.divergent_steps,
+                c.global_load_requests,
+                c.global_load_sectors,
+                c.global_store_requests,
+                c.global_store_sectors,
+                c.global_atomics,
+                c.shared_atomics,
+                c.barriers,
+            ]
+            .map(chapter::table::opt),
+        );
+        cells
+    },
+    tail: |_| Vec::new(),
+};
+
 /// [`table`] with only the columns named in `keep` (all when it is empty), as `--columns`
 /// asks.
 pub fn table_columns(rows: &[Row], notes: bool, keep: &[String]) -> String {
-    let on_gpu = rows.iter().any(|r| r.gpu.is_some());
-    let head: &[&str] = if on_gpu {
-        GPU_COLUMNS
-    } else {
-        EMULATOR_COLUMNS
-    };
-    let opt = chapter::table::opt;
-    let mut cells: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
-    for r in rows {
-        let c = &r.counters;
-        let mut line = vec![
-            r.step.to_string(),
-            r.kernel.clone(),
-            r.launch.clone(),
-            r.status.clone(),
-            r.n.to_string(),
-        ];
-        if on_gpu {
-            line.extend(chapter::table::gpu_cells(r.gpu));
-        } else {
-            line.extend([
-                opt(c.warp_instructions),
-                c.simt_efficiency.map_or("-".into(), |e| format!("{e:.2}")),
-                opt(c.divergent_steps),
-                opt(c.global_load_requests),
-                opt(c.global_load_sectors),
-                opt(c.global_store_requests),
-                opt(c.global_store_sectors),
-                opt(c.global_atomics),
-                opt(c.shared_atomics),
-                opt(c.barriers),
-            ]);
-        }
-        cells.push(line);
-    }
-    let (cells, left) = chapter::table::keep_columns(cells, 4, keep);
-    let mut out = chapter::table::render(&cells, left);
-    if notes {
-        out.push_str(&chapter::table::notes(rows));
-    }
-    out
+    chapter::table::progression(&LAYOUT, rows, notes, keep)
 }
 
 /// The rows as a table, one line per row: the counters the chapter is about (on the

@@ -11,24 +11,24 @@ use crate::kernels::{Kernels, kernels};
 use crate::progression::{self, Params};
 use course::KernelSource;
 
-/// The elements a trace counts unless asked otherwise: a few blocks of warps, few enough
-/// that every warp step stays a visible column.
-pub const TRACE_N: usize = 1024;
-
 /// The step a trace draws unless asked otherwise: 5.3, the grid-stride loop, whose
 /// picture shows each warp sweeping the array a grid's width at a time.
 pub const DEFAULT_STEP: &str = "5.3";
 
-/// Parameters that make a readable picture: [`TRACE_N`] elements, 64 threads a block (two
-/// warps, so that the warps of one block can be told apart), a grid of 4 blocks for 5.3.
+/// The options' values a trace takes unless the student gives them: 1024 elements (a few blocks of warps, few enough that every
+/// warp step stays a visible column), 64 threads a block (two warps, so that the warps of
+/// one block can be told apart), a grid of 4 blocks for 5.3, 4 words per thread for 5.6.
+pub const TRACE_DEFAULTS: &[(&str, &str)] = &[
+    ("n", "1024"),
+    ("block", "64"),
+    ("grid", "4"),
+    ("words_per_thread", "4"),
+];
+
+/// Parameters that make a readable picture: the options' defaults, with
+/// [`TRACE_DEFAULTS`].
 pub fn trace_params() -> Params {
-    Params {
-        n: TRACE_N,
-        block: 64,
-        grid: Some(4),
-        words_per_thread: 4,
-        ..Params::default()
-    }
+    chapter::app::defaults_with(TRACE_DEFAULTS)
 }
 
 /// A drawn trace: the SVG and what the run said ([`chapter::trace::Drawn`]).

@@ -14,32 +14,6 @@ fn check(id: &str) {
     ch05::harness::check_exercise(id);
 }
 
-#[test]
-fn ex_5_01_spmd() {
-    check("5.1");
-}
-
-#[test]
-fn ex_5_02_indexing() {
-    check("5.2");
-}
-
-#[test]
-fn ex_5_03_grid_stride() {
-    check("5.3");
-}
-
-#[test]
-fn ex_5_04_warps() {
-    check("5.4");
-}
-
-#[test]
-fn ex_5_05_block_order() {
-    check("5.5");
-}
-
-#[test]
-fn ex_5_06_histograms() {
-    check("5.6");
-}
+// One `#[test]` per exercise of `exercises.toml`, `ex_5_01_<topic>` and on (see
+// `crates/records`).
+include!(concat!(env!("OUT_DIR"), "/exercise_tests.rs"));

@@ -29,27 +29,9 @@ fn expect(out: Outcome, status: Status, says: &str) {
     chapter::check_tests::assert_hint_answers(&ch05::CHAPTER, &out);
 }
 
-/// Every registered exercise has its test in `tests/exercises.rs`, in order, and a step
-/// in the progression.
-/// Every exercise whose reference waits at a barrier or a warp collective has the hints
-/// a student needs when one is missing; each wrong kernel below pins the hint its
-/// failure shows (`expect`).
-#[test]
-fn hints_answer_the_failures_the_reference_can_meet() {
-    chapter::check_tests::assert_hints_cover_failures(
-        &ch05::CHAPTER,
-        include_str!("../../../solutions/src/ch05.rs"),
-    );
-}
-
-#[test]
-fn every_exercise_has_a_test() {
-    chapter::check_tests::assert_every_exercise_tested(
-        &ch05::CHAPTER,
-        &ch05::progression::STEPS,
-        include_str!("exercises.rs"),
-    );
-}
+// The registry's own tests: hints for the failures the reference can meet, a test and
+// a progression step for every exercise.
+chapter::registry_tests!(ch05);
 
 #[test]
 fn the_reference_passes_through_check_with() {

@@ -3,91 +3,12 @@
 
 use ch09::bench::data::Input;
 use ch09::bench::{Dtype, Options, Tool};
-use ch09::inputs::InputKind;
-use ch09::progression::{Params, STEPS};
 // `--device`, printing, `--trace`, the table or JSON and the end of `bench` are the
 // same in every chapter: `cli::DeviceArg`, `cli::print`, ... are `chapter::cli`'s.
 pub use chapter::cli::*;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
-
-/// Runs chapter 9's progression, from the naive kernel to the fastest, on the SIMT
-/// emulator, and prints per step whether the bins are right and what the step asks of
-/// the memory system: global and shared atomics, the worst serialization on one bin,
-/// global sectors, bank conflicts, divergent steps.
-#[derive(Debug, Parser)]
-#[command(
-    name = "ch09",
-    version,
-    about,
-    long_about = None,
-    after_help = AFTER_HELP,
-    args_conflicts_with_subcommands = true
-)]
-pub struct Cli {
-    /// Instead of the progression: the GPU benchmark, or the racecheck demonstration.
-    #[command(subcommand)]
-    pub command: Option<Command>,
-    /// Where to run: the SIMT emulator (counters), or the GPU (each launch's time and
-    /// GB/s; needs a build with `--features cuda` and an NVIDIA GPU).
-    #[arg(long, value_enum, default_value_t = DeviceArg::Emulator)]
-    pub device: DeviceArg,
-    /// Whose kernels to run: the reference solutions or yours (kernels/src/ch09.rs)
-    /// [default: reference; with --trace: student].
-    #[arg(long, value_enum)]
-    pub kernels: Option<Source>,
-    /// Elements to count [default: 262144 on the emulator, 67108864 on a GPU, or a text
-    /// file's length].
-    #[arg(long, value_name = "N")]
-    pub n: Option<usize>,
-    /// Bins of the histogram (per channel for 9.11, both axes together for 9.13).
-    #[arg(long, value_name = "B", default_value_t = 256)]
-    pub bins: u32,
-    /// Threads per block: a multiple of 32, at most 1024.
-    #[arg(long, value_name = "T", default_value_t = 256)]
-    pub block: u32,
-    /// Blocks of the grid-stride kernels [default: from the device: its SMs times the
-    /// blocks one SM holds, but no more than N / (T * C)].
-    #[arg(long, value_name = "G")]
-    pub grid: Option<u32>,
-    /// Elements per thread the grids are sized for (9.6's coarsening factor).
-    #[arg(long, value_name = "C", default_value_t = 8)]
-    pub coarsen: u32,
-    /// The input: uniform, zeros, skew:P (P% zeros, the rest uniform) or text:PATH (a
-    /// file's bytes, repeated to N).
-    #[arg(long, value_name = "KIND", default_value = "uniform", value_parser = chapter::inputs::parse_input)]
-    pub input: InputKind,
-    /// Seed of the generated input.
-    #[arg(long, value_name = "S", default_value_t = 9)]
-    pub seed: u64,
-    /// Run only this step (repeatable), e.g. --step 9.5 --step 9.9.
-    #[arg(long = "step", visible_alias = "exercise", value_name = "ID")]
-    pub steps: Vec<String>,
-    /// Instead of the table: run one step (--step, default 9.3) once on the emulator with
-    /// tracing on and write FILE.svg, a picture of which thread of which warp touched
-    /// which element or bin at each warp step, and a heatmap of atomic contention per bin
-    /// and step. Runs your kernels unless --kernels reference; the input is small (2048
-    /// elements, 32 bins, 64 threads a block) unless --n, --bins or --block say otherwise.
-    #[arg(long, value_name = "FILE.svg", conflicts_with_all = ["json", "device"])]
-    pub trace: Option<PathBuf>,
-    /// How the rows are printed: `--json`, `--columns`, `--ncu-names`.
-    #[command(flatten)]
-    pub output: chapter::cli::RowsOutput,
-}
-
-const AFTER_HELP: &str = "Examples:
-  cargo run -p ch09                                  the whole progression, reference kernels
-  cargo run -p ch09 -- --kernels student             your kernels; unsolved steps say \"not implemented\"
-  cargo run -p ch09 -- --step 9.6 --coarsen 16       contiguous vs interleaved loads
-  cargo run -p ch09 -- --input skew:90 --step 9.7    aggregation on a hot bin
-  cargo run -p ch09 -- --step 9.7 --columns step,kernel,s.atomics,at.conf   only those columns
-  cargo run -p ch09 -- --step 9.16 --bins 4096       the three strategies at 4096 bins
-  cargo run -p ch09 -- --trace 9.5.svg --step 9.5    a picture of your 9.5: accesses, contention
-  cargo run -p ch09 --features cuda -- --device gpu  the progression on the GPU, in GB/s
-  cargo run -p ch09 --release --features cuda -- bench   the GPU benchmark (bench --help)
-
-Counters come from the emulator: a model of the hardware, not a GPU measurement.";
 
 /// What to run instead of the progression.
 #[derive(Debug, Subcommand)]
@@ -325,112 +246,36 @@ pub struct DemoArgs {
     pub device: DeviceArg,
 }
 
-/// Whose kernels to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Source {
-    /// The reference solutions (`solutions/src/ch09.rs`).
-    Reference,
-    /// Your kernels (`kernels/src/ch09.rs`).
-    Student,
-}
-
-/// Most elements a run may ask for: the emulator runs every lane (about 10-30 million
-/// lane operations a second), so more would take minutes per step.
-pub const MAX_N: usize = 1 << 26;
-
-/// Most elements a GPU run may ask for: 1 Gi (the RGB step reads three bytes per
-/// element, and a buffer holds at most 2^32 - 1).
-pub const MAX_GPU_N: usize = 1 << 30;
-
-/// The elements a GPU run counts when `--n` is not given: 64 Mi, enough for the launches
-/// to take longer than their overhead.
-pub const DEFAULT_GPU_N: usize = 1 << 26;
-
-/// Parses `--input`.
-impl Cli {
-    /// Checks the options against each other and the hardware's limits, and returns the
-    /// progression's parameters and steps. The error is one line for the student.
-    pub fn params(&self) -> Result<(Params, Vec<&'static str>), String> {
-        match (self.n, self.device) {
-            (Some(n), DeviceArg::Emulator) if n > MAX_N => {
-                return Err(format!(
-                    "--n {n} is more than the emulator runs in reasonable time (at most {MAX_N}; \
-                     a GPU takes up to {MAX_GPU_N} with --device gpu)"
-                ));
-            }
-            (Some(n), DeviceArg::Gpu) if n > MAX_GPU_N => {
-                return Err(format!(
-                    "--n {n} is more than a GPU run takes (at most {MAX_GPU_N})"
-                ));
-            }
-            _ => {}
-        }
-        if self.bins == 0 || self.bins > 1 << 20 {
-            return Err(format!(
-                "--bins must be between 1 and {}, got {}",
-                1 << 20,
-                self.bins
-            ));
-        }
-        if self.block == 0 || self.block > 1024 || !self.block.is_multiple_of(32) {
-            return Err(format!(
-                "--block must be a multiple of 32 (whole warps) between 32 and 1024, got {}",
-                self.block
-            ));
-        }
-        if self.grid == Some(0) {
-            return Err("--grid must be at least 1".into());
-        }
-        if self.coarsen == 0 {
-            return Err("--coarsen must be at least 1".into());
-        }
-        let mut steps = Vec::new();
-        for s in &self.steps {
-            let Some(&id) = STEPS.iter().find(|&&id| id == s.trim()) else {
-                return Err(format!(
-                    "unknown --step `{s}`: the steps are {}",
-                    STEPS.join(", ")
-                ));
-            };
-            if !steps.contains(&id) {
-                steps.push(id);
-            }
-        }
-        let n = match (self.n, self.device, &self.input) {
-            (None, DeviceArg::Gpu, InputKind::Uniform | InputKind::Zeros | InputKind::Skew(_)) => {
-                Some(DEFAULT_GPU_N)
-            }
-            (n, _, _) => n,
-        };
-        let params = Params {
-            n,
-            bins: self.bins,
-            block: self.block,
-            grid: self.grid,
-            coarsen: self.coarsen,
-            input: self.input.clone(),
-            seed: self.seed,
-        };
-        Ok((params, steps))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ch09::command::{Ch09, DEFAULT_GPU_N};
+    use ch09::inputs::InputKind;
+    use ch09::progression::Params;
 
+    /// Chapter 9's command line: the shared options and the chapter's parameters, with
+    /// its subcommands.
+    type Cli = chapter::app::Cli<Params, Command>;
+
+    /// `cargo run -p ch09 -- ARGS`, parsed.
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
-        Cli::try_parse_from(std::iter::once("ch09").chain(args.iter().copied()))
+        let all = std::iter::once("ch09").chain(args.iter().copied());
+        chapter::app::parse_from::<Ch09, Command>(&[], all)
+    }
+
+    /// `cargo run -p ch09 -- ARGS`, parsed and checked as the progression checks it.
+    fn checked(cli: &Cli) -> Result<(Params, Vec<&'static str>), String> {
+        chapter::app::checked::<Ch09, Command>(cli)
     }
 
     #[test]
     fn defaults_are_the_documented_ones() {
         let cli = parse(&[]).unwrap();
-        let (p, steps) = cli.params().unwrap();
-        assert_eq!(cli.kernels, None);
+        let (p, steps) = checked(&cli).unwrap();
+        assert_eq!(cli.run.kernels, None);
         assert_eq!(p, Params::default());
         assert!(steps.is_empty());
-        assert!(!cli.output.json);
+        assert!(!cli.run.output.json);
     }
 
     #[test]
@@ -461,8 +306,8 @@ mod tests {
             "--json",
         ])
         .unwrap();
-        let (p, steps) = cli.params().unwrap();
-        assert_eq!(cli.kernels, Some(Source::Student));
+        let (p, steps) = checked(&cli).unwrap();
+        assert_eq!(cli.run.kernels, Some(chapter::app::KernelsArg::Student));
         assert_eq!(
             p,
             Params {
@@ -476,9 +321,9 @@ mod tests {
             }
         );
         assert_eq!(steps, vec!["9.5", "9.16"]);
-        assert!(cli.output.json);
+        assert!(cli.run.output.json);
         assert_eq!(
-            parse(&["--input", "zeros"]).unwrap().input,
+            parse(&["--input", "zeros"]).unwrap().params.input,
             InputKind::Zeros
         );
     }
@@ -486,11 +331,11 @@ mod tests {
     #[test]
     fn gpu_runs_are_larger_and_the_bench_parses() {
         let cli = parse(&["--device", "gpu"]).unwrap();
-        assert_eq!(cli.params().unwrap().0.n, Some(DEFAULT_GPU_N));
+        assert_eq!(checked(&cli).unwrap().0.n, Some(DEFAULT_GPU_N));
         assert!(
             parse(&["--device", "gpu", "--n", "1000000000"])
+                .map(|c| checked(&c))
                 .unwrap()
-                .params()
                 .is_ok()
         );
         let cli = parse(&[
@@ -546,7 +391,7 @@ mod tests {
 
     #[test]
     fn bad_options_are_one_line_errors() {
-        let bad = |args: &[&str]| parse(args).unwrap().params().unwrap_err();
+        let bad = |args: &[&str]| checked(&parse(args).unwrap()).unwrap_err();
         assert!(bad(&["--block", "100"]).contains("multiple of 32"));
         assert!(bad(&["--block", "2048"]).contains("1024"));
         assert!(bad(&["--bins", "0"]).contains("--bins"));

@@ -104,21 +104,6 @@ pub struct Kernels {
     pub histo_u32_sliced: U32Kernel,
 }
 
-/// The `#[kernel]` metadata of a reference kernel (names, signatures and the source file's
-/// name are the same in both crates), moved to crate `$krate`: the emulator runs it from
-/// that crate's WebAssembly build, which also says how much static shared memory the
-/// kernel declares. So no native code of the student's crate is linked into any binary of
-/// the course.
-macro_rules! sandboxed {
-    ($krate:literal, $name:ident) => {
-        gpu::Kernel {
-            module: $krate,
-            file: concat!($krate, "/src/ch09.rs"),
-            ..solutions::ch09::$name::KERNEL
-        }
-    };
-}
-
 /// Builds a [`Kernels`] table of crate `$krate` (`kernels` or `solutions`). Its kernels run in the
 /// emulator's sandbox (the `Kernel`s name their crate) and so do its host functions: each
 /// entry calls the function's `#[gpu::host]` export in a WebAssembly lane
@@ -145,22 +130,22 @@ macro_rules! kernel_table {
                 }
                 f
             },
-            histo_naive: sandboxed!($krate, histo_naive),
-            histo_atomic: sandboxed!($krate, histo_atomic),
-            histo_private_global: sandboxed!($krate, histo_private_global),
-            histo_private_shared: sandboxed!($krate, histo_private_shared),
-            histo_private_dynamic: sandboxed!($krate, histo_private_dynamic),
-            histo_coarse_contiguous: sandboxed!($krate, histo_coarse_contiguous),
-            histo_coarse_interleaved: sandboxed!($krate, histo_coarse_interleaved),
-            histo_aggregate: sandboxed!($krate, histo_aggregate),
-            histo_warp_aggregate: sandboxed!($krate, histo_warp_aggregate),
-            histo_fastest: sandboxed!($krate, histo_fastest),
-            histo_registers: sandboxed!($krate, histo_registers),
-            histo_rgb: sandboxed!($krate, histo_rgb),
-            histo_weighted: sandboxed!($krate, histo_weighted),
-            histo_joint: sandboxed!($krate, histo_joint),
-            histo_u32_global: sandboxed!($krate, histo_u32_global),
-            histo_u32_shared: sandboxed!($krate, histo_u32_shared),
+            histo_naive: chapter::sandboxed!($krate, ch09, histo_naive),
+            histo_atomic: chapter::sandboxed!($krate, ch09, histo_atomic),
+            histo_private_global: chapter::sandboxed!($krate, ch09, histo_private_global),
+            histo_private_shared: chapter::sandboxed!($krate, ch09, histo_private_shared),
+            histo_private_dynamic: chapter::sandboxed!($krate, ch09, histo_private_dynamic),
+            histo_coarse_contiguous: chapter::sandboxed!($krate, ch09, histo_coarse_contiguous),
+            histo_coarse_interleaved: chapter::sandboxed!($krate, ch09, histo_coarse_interleaved),
+            histo_aggregate: chapter::sandboxed!($krate, ch09, histo_aggregate),
+            histo_warp_aggregate: chapter::sandboxed!($krate, ch09, histo_warp_aggregate),
+            histo_fastest: chapter::sandboxed!($krate, ch09, histo_fastest),
+            histo_registers: chapter::sandboxed!($krate, ch09, histo_registers),
+            histo_rgb: chapter::sandboxed!($krate, ch09, histo_rgb),
+            histo_weighted: chapter::sandboxed!($krate, ch09, histo_weighted),
+            histo_joint: chapter::sandboxed!($krate, ch09, histo_joint),
+            histo_u32_global: chapter::sandboxed!($krate, ch09, histo_u32_global),
+            histo_u32_shared: chapter::sandboxed!($krate, ch09, histo_u32_shared),
             privatized_worst_global_atomics: {
                 fn f(n: u32, bins: u32, block: u32) -> u32 {
                     gpu_host::lanes::host_call(
@@ -171,7 +156,7 @@ macro_rules! kernel_table {
                 }
                 f
             },
-            histo_cas: sandboxed!($krate, histo_cas),
+            histo_cas: chapter::sandboxed!($krate, ch09, histo_cas),
             predict_cas_failures: {
                 fn f(lanes: u32) -> u32 {
                     gpu_host::lanes::host_call($krate, "predict_cas_failures", (lanes,))
@@ -189,23 +174,12 @@ macro_rules! kernel_table {
                 }
                 f
             },
-            histo_u32_sliced: sandboxed!($krate, histo_u32_sliced),
+            histo_u32_sliced: chapter::sandboxed!($krate, ch09, histo_u32_sliced),
         }
     };
 }
 
-/// The student's kernels (`kernels::ch09`).
-pub static STUDENT: Kernels = kernel_table!(KernelSource::Student, "kernels");
-/// The reference kernels (`solutions::ch09`).
-pub static REFERENCE: Kernels = kernel_table!(KernelSource::Reference, "solutions");
-
-/// The table of `source`.
-pub fn kernels(source: KernelSource) -> &'static Kernels {
-    match source {
-        KernelSource::Student => &STUDENT,
-        KernelSource::Reference => &REFERENCE,
-    }
-}
+chapter::kernel_tables!(kernel_table, "ch09");
 
 /// The kernel source the tests use (`COURSE_KERNELS`), as every chapter reads it.
 pub use chapter::harness::source_from_env;

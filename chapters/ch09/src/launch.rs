@@ -27,6 +27,12 @@ pub struct Run<T> {
     pub input_addrs: Vec<u64>,
 }
 
+impl<T> chapter::checking::Launched for Run<T> {
+    fn report(&self) -> &LaunchReport {
+        &self.report
+    }
+}
+
 /// Shared memory a block may use without opting in: 48 KiB, on every GPU since Kepler.
 pub const DEFAULT_SHARED_BYTES: u32 = simt::hardware::DEFAULT_SHARED_LIMIT;
 
@@ -243,8 +249,6 @@ mod tests {
 
     #[test]
     fn grids() {
-        assert_eq!(one_per_thread(0, 64), 1);
-        assert_eq!(one_per_thread(65, 64), 2);
         assert_eq!(coarsened(1000, 64, 4), 4);
         let props = DeviceProps::emulated_h100();
         assert_eq!(device_grid(&props, 1 << 30, 256, 1), 132 * 8);

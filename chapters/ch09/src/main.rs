@@ -6,178 +6,28 @@
 
 mod cli;
 
+use ch09::command::Ch09;
 use ch09::device;
-use ch09::kernels::{REFERENCE, kernels};
+use ch09::kernels::REFERENCE;
 use ch09::launch::{self, Shape, one_per_thread};
-use ch09::progression::{self, Params, Row};
-use clap::{CommandFactory, FromArgMatches};
 use cli::usage_error;
 use course::KernelSource;
 use gpu_host::Device;
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let matches = cli::Cli::command().get_matches();
-    let args = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    match &args.command {
-        Some(cli::Command::Bench(b)) => bench(b),
-        Some(cli::Command::DemoRacecheck(d)) => demo_racecheck(d),
-        None => match &args.trace {
-            Some(path) => trace_main(&args, &matches, path),
-            None => progression_main(&args),
-        },
-    }
-}
-
-/// `--trace FILE.svg`: one step, traced, drawn. The options the student gave (--n,
-/// --bins, --block, ...) apply; the rest are [`ch09::trace::trace_params`]'s.
-fn trace_main(args: &cli::Cli, matches: &clap::ArgMatches, path: &std::path::Path) -> ExitCode {
-    let (params, steps) = match args.params() {
-        Ok(p) => p,
-        Err(e) => return usage_error(e),
-    };
-    let step = match cli::trace_step(&steps, ch09::trace::DEFAULT_STEP) {
-        Ok(step) => step,
-        Err(code) => return code,
-    };
-    let given = |id: &str| cli::given(matches, id);
-    let mut p = ch09::trace::trace_params();
-    if params.n.is_some() {
-        p.n = params.n;
-    }
-    if given("bins") {
-        p.bins = params.bins;
-    }
-    if given("block") {
-        p.block = params.block;
-    }
-    if given("grid") {
-        p.grid = params.grid;
-    }
-    if given("coarsen") {
-        p.coarsen = params.coarsen;
-    }
-    if given("input") {
-        p.input = params.input.clone();
-    }
-    if given("seed") {
-        p.seed = params.seed;
-    }
-    let source = match args.kernels {
-        Some(cli::Source::Reference) => KernelSource::Reference,
-        Some(cli::Source::Student) | None => KernelSource::Student,
-    };
-    cli::write_trace(path, ch09::trace::draw(source, step, &p))
-}
-
-fn progression_main(args: &cli::Cli) -> ExitCode {
-    let (params, steps) = match args.params() {
-        Ok(p) => p,
-        Err(e) => return usage_error(e),
-    };
-    let source = match args.kernels {
-        Some(cli::Source::Reference) | None => KernelSource::Reference,
-        Some(cli::Source::Student) => KernelSource::Student,
-    };
-    let n = params.elements();
-    // Progress goes to stderr, so that stdout stays a clean table or JSON document; only
-    // for a person watching, or for a run long enough to need it.
-    let show_progress = std::io::stderr().is_terminal() || n >= 1 << 20;
-    let k = kernels(source);
-    // The progression reports, it does not judge (`cargo test -p ch09` does).
-    cli::progression(
-        args.device,
-        source,
-        &args.output,
-        &[progression::EMULATOR_COLUMNS, progression::GPU_COLUMNS],
-        show_progress,
-        |dev, progress| {
-            if dev.is_emulator() || source == KernelSource::Reference {
-                progression::run(dev, k, &params, &steps, progress)
-            } else {
-                gpu_student_rows(dev, k, &params, &steps, progress)
-            }
-        },
-        |dev| header(dev, source, &params),
-        |rows, columns| progression::table_columns(rows, true, columns),
-    )
-}
-
-/// The student's kernels on a GPU, step by step, each rehearsed first on the emulator
-/// with a small input ([`chapter::rehearsal`]): a step that would trap there keeps the
-/// emulator's rows.
-fn gpu_student_rows(
-    dev: &mut Device,
-    k: &ch09::kernels::Kernels,
-    params: &Params,
-    steps: &[&'static str],
-    progress: &mut dyn FnMut(&str),
-) -> Vec<Row> {
-    let small = Params {
-        n: Some(2048),
-        input: match &params.input {
-            ch09::inputs::InputKind::Text(t) => {
-                ch09::inputs::InputKind::Text(t.iter().copied().take(2048).collect())
-            }
-            other => other.clone(),
-        },
-        grid: None,
-        ..params.clone()
-    };
-    let all = if steps.is_empty() {
-        &progression::STEPS[..]
-    } else {
-        steps
-    };
-    chapter::rehearsal::rehearse_then_run(
-        all,
-        2048,
-        params.elements() as u64,
-        |step| progression::run(&mut Device::emulator(), k, &small, &[step], &mut |_| {}),
-        |step, progress| progression::run(dev, k, params, &[step], progress),
-        progress,
-    )
-}
-
-/// What the table is about: kernels, device, input.
-fn header(dev: &Device, source: KernelSource, p: &progression::Params) -> String {
-    let grid = p
-        .grid
-        .map_or("from the device".to_string(), |g| g.to_string());
-    let measures = if dev.is_emulator() {
-        "counters are the emulator's model of the hardware (g. = global, s. = shared, worst.ser = most lanes of one atomic on one address)".to_string()
-    } else {
-        format!(
-            "times: one launch each, bracketed by CUDA events (driver's CUDA {}); GB/s = input bytes / time. \
-             For careful numbers: cargo run -p ch09 --release --features cuda -- bench",
-            dev.driver_version()
-                .map_or("?".into(), |(a, b)| format!("{a}.{b}"))
-        )
-    };
-    format!(
-        "Chapter 9 progression: {} kernels\ndevice: {}\ninput {}, n = {}, {} bins, seed {}\nblock {}, grid {grid}, coarsening {}\n{measures}",
-        source.name(),
-        dev.props().name,
-        p.input.describe(),
-        p.elements(),
-        p.bins,
-        p.seed,
-        p.block,
-        p.coarsen,
-    )
+    chapter::app::cli_main::<Ch09, cli::Command>(|command| match command {
+        cli::Command::Bench(b) => bench(b),
+        cli::Command::DemoRacecheck(d) => demo_racecheck(d),
+    })
 }
 
 /// `ch09 bench`: see [`ch09::bench`].
 fn bench(b: &cli::BenchArgs) -> ExitCode {
-    let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let opts = match b.options(command) {
+    let opts = match cli::bench_options("ch09", |command| b.options(command)) {
         Ok(o) => o,
-        Err(e) => return usage_error(e),
+        Err(code) => return code,
     };
-    if let Err(code) = cli::require_cuda("ch09") {
-        return code;
-    }
     let mut progress = |line: &str| eprintln!("bench: {line}");
     if !b.sizes.is_empty() {
         let sizes: Vec<u64> = b.sizes.iter().map(|mib| mib << 20).collect();
@@ -284,44 +134,6 @@ fn demo_racecheck(d: &cli::DemoArgs) -> ExitCode {
         Err(e) => {
             eprintln!("error: the GPU launch failed: {e}");
             ExitCode::FAILURE
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A stand-in for an unsolved exercise, so that this test never depends on what the
-    /// student has (or has not yet) written in `kernels/`.
-    #[gpu::kernel]
-    fn unsolved(data: gpu::GlobalSlice<u8>, histo: gpu::GlobalSlice<u32>) {
-        let _ = (data, histo);
-        todo!("9.x: an unsolved stand-in")
-    }
-
-    /// The rehearsal keeps a stub off the GPU: a step whose kernel is still a `todo!` is
-    /// "not implemented" on the emulator, so it never reaches the device (here an emulator
-    /// standing in for it), and each row says why.
-    #[test]
-    fn stubs_are_not_launched_on_the_gpu() {
-        let params = Params {
-            n: Some(1 << 20),
-            ..Params::default()
-        };
-        let stubs = ch09::kernels::Kernels {
-            histo_atomic: unsolved::KERNEL,
-            histo_fastest: unsolved::KERNEL,
-            ..ch09::kernels::REFERENCE
-        };
-        let mut dev = Device::emulator();
-        let rows = gpu_student_rows(&mut dev, &stubs, &params, &["9.3", "9.9"], &mut |_| {});
-        assert_eq!(rows.len(), 2);
-        for r in &rows {
-            assert_eq!(r.status, "not implemented");
-            assert_eq!(r.n, 1 << 20);
-            let note = r.note.as_deref().unwrap_or_default();
-            assert!(note.contains("not launched on the GPU"), "{note}");
         }
     }
 }

@@ -11,8 +11,9 @@ use crate::inputs::{self, InputKind};
 use crate::kernels::{Kernels, Strategy};
 use crate::launch::{self, Run, Shape, coarsened, device_grid, one_per_thread};
 use crate::reference;
+use chapter::row::Counters;
 use course::{Outcome, Rng, catch_host};
-use gpu_host::{Counters, Device, LaunchError};
+use gpu_host::{Device, LaunchError};
 use serde::Serialize;
 use solutions::ch09::{REGISTER_BINS, STATIC_BINS};
 
@@ -119,51 +120,45 @@ const PROGRESSION: [StepRecord; 17] = [
 ];
 
 /// Every step's id, in order (those of the progression's records).
-pub const STEPS: [&str; PROGRESSION.len()] = {
-    let mut ids = [""; PROGRESSION.len()];
-    let mut i = 0;
-    while i < ids.len() {
-        ids[i] = PROGRESSION[i].id;
-        i += 1;
-    }
-    ids
-};
+pub const STEPS: [&str; PROGRESSION.len()] = chapter::step_ids!(PROGRESSION);
 
-/// What to run the progression on. The defaults run in a few seconds on the emulator.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What to run the progression on: the command's options. The defaults run in a few
+/// seconds on the emulator.
+#[derive(Clone, Debug, PartialEq, Eq, clap::Args)]
 pub struct Params {
-    /// Elements (bytes, values, pixels, pairs). `None`: [`DEFAULT_N`], or a text file's
-    /// length.
+    /// Elements to count [default: 262144 on the emulator, 67108864 on a GPU, or a text
+    /// file's length].
+    #[arg(long, value_name = "N")]
     pub n: Option<usize>,
-    /// Bins (per channel for RGB; the product of both axes for 2-D).
+    /// Bins of the histogram (per channel for 9.11, both axes together for 9.13).
+    #[arg(long, value_name = "B", default_value_t = 256)]
     pub bins: u32,
-    /// Threads per block (a multiple of 32, up to 1024).
+    /// Threads per block: a multiple of 32, at most 1024.
+    #[arg(long, value_name = "T", default_value_t = 256)]
     pub block: u32,
-    /// Blocks of the grid-stride kernels; `None` sizes the grid from the device and the
-    /// coarsening factor.
+    /// Blocks of the grid-stride kernels [default: from the device: its SMs times the
+    /// blocks one SM holds, but no more than N / (T * C)].
+    #[arg(long, value_name = "G")]
     pub grid: Option<u32>,
-    /// Elements per thread the grid is sized for (9.6 and the grid-stride kernels).
+    /// Elements per thread the grids are sized for (9.6's coarsening factor).
+    #[arg(long, value_name = "C", default_value_t = 8)]
     pub coarsen: u32,
-    /// What the input looks like.
+    /// The input: uniform, zeros, skew:P (P% zeros, the rest uniform) or text:PATH (a
+    /// file's bytes, repeated to N).
+    #[arg(long, value_name = "KIND", default_value = "uniform", value_parser = chapter::inputs::parse_input)]
     pub input: InputKind,
     /// Seed of the generated input.
+    #[arg(long, value_name = "S", default_value_t = 9)]
     pub seed: u64,
 }
 
 /// The default number of elements: 256 Ki, a few seconds for the whole progression.
 pub const DEFAULT_N: usize = 1 << 18;
 
+/// The options' defaults.
 impl Default for Params {
     fn default() -> Self {
-        Params {
-            n: None,
-            bins: 256,
-            block: 256,
-            grid: None,
-            coarsen: 8,
-            input: InputKind::Uniform,
-            seed: 9,
-        }
+        chapter::app::defaults()
     }
 }
 
@@ -178,119 +173,18 @@ impl Params {
     }
 }
 
-/// The emulator's counters of one row, as the table and the JSON show them. Every field
-/// is `None` on a GPU except `lost_updates`, which is computed from the bins.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct RowCounters {
-    /// Lanes that performed a global atomic.
-    pub global_atomics: Option<u64>,
-    /// Lanes that performed a shared atomic.
-    pub shared_atomics: Option<u64>,
-    /// Most lanes of one atomic instruction on one address, global or shared.
-    pub worst_serialization: Option<u64>,
-    /// Global load warp instructions.
-    pub global_load_requests: Option<u64>,
-    /// 32-byte sectors those loads touched.
-    pub global_load_sectors: Option<u64>,
-    /// Extra shared-memory wavefronts from bank conflicts of loads and stores.
-    pub bank_conflicts: Option<u64>,
-    /// Extra passes of shared atomic instructions from bank conflicts (what 9.9's lane
-    /// columns remove).
-    pub atomic_bank_conflicts: Option<u64>,
-    /// Warp instructions that ran with part of the warp.
-    pub divergent_steps: Option<u64>,
-    /// Counted warp instructions (memory, atomics, collectives, barriers).
-    pub warp_instructions: Option<u64>,
-    /// Failed `atomic_cas` attempts.
-    pub cas_failures: Option<u64>,
-    /// Block barriers released.
-    pub barriers: Option<u64>,
-    /// Counts the bins are short of the input's (updates lost to a race); `None` when
-    /// the step did not complete or its bins are not counts.
-    pub lost_updates: Option<u64>,
-}
-
-impl RowCounters {
-    fn from(c: Option<&Counters>, lost: Option<u64>) -> Self {
-        let f = |g: fn(&Counters) -> u64| c.map(g);
-        RowCounters {
-            global_atomics: f(|c| c.global_atomic_lanes),
-            shared_atomics: f(|c| c.shared_atomic_lanes),
-            worst_serialization: f(|c| c.global_atomic_max_depth.max(c.shared_atomic_max_depth)),
-            global_load_requests: f(|c| c.global_load_requests),
-            global_load_sectors: f(|c| c.global_load_sectors),
-            bank_conflicts: f(|c| c.bank_conflicts),
-            atomic_bank_conflicts: f(|c| c.shared_atomic_bank_conflicts),
-            divergent_steps: f(|c| c.divergent_steps),
-            warp_instructions: f(|c| c.warp_instructions),
-            cas_failures: f(|c| c.cas_failures),
-            barriers: f(|c| c.barriers),
-            lost_updates: lost,
-        }
-    }
-}
-
-/// One kernel of one step, run once.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Row {
-    /// The exercise id, `"9.5"`.
-    pub step: &'static str,
-    /// The kernel (or host function) run.
-    pub kernel: String,
-    /// `"correct"`, `"wrong"`, `"race"`, `"not implemented"`, `"skipped"`, or the kind of
-    /// launch error.
-    pub status: String,
-    /// Whether the bins equal the CPU reference.
-    pub correct: bool,
-    /// Elements counted.
-    pub n: u64,
-    /// Bins.
+/// Chapter 9's own column of a row ([`chapter::row::Row`]'s `extra`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Bins {
+    /// Bins of the histogram (per channel for 9.11, both axes together for 9.13).
     pub bins: u32,
-    /// Blocks launched (0 for host code).
-    pub grid: u32,
-    /// Threads per block (0 for host code).
-    pub block: u32,
-    /// The counters.
-    pub counters: RowCounters,
-    /// A remark: why a step was skipped, the error's first line, the strategy chosen.
-    pub note: Option<String>,
-    /// On a GPU, the launch's time (CUDA events) and the bytes it read; absent on the
-    /// emulator, whose times say nothing about a GPU.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gpu: Option<GpuTime>,
-    /// On the emulator, its counters under Nsight Compute's metric names: what the
-    /// fidelity run compares with `ncu` ([`chapter::row::ncu_counters`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ncu: chapter::row::NcuCounters,
 }
+
+/// One kernel (or host function) of one step, run once.
+pub type Row = chapter::row::Row<Bins>;
 
 /// A GPU launch's time and the bytes it moved ([`chapter::timing::GpuTime`]).
 pub use chapter::timing::GpuTime;
-
-/// What the shared table, rehearsal and trace read of a row.
-impl chapter::row::StepRow for Row {
-    fn step(&self) -> &str {
-        self.step
-    }
-    fn kernel(&self) -> &str {
-        &self.kernel
-    }
-    fn status(&self) -> &str {
-        &self.status
-    }
-    fn note(&self) -> Option<&str> {
-        self.note.as_deref()
-    }
-    fn set_note(&mut self, note: Option<String>) {
-        self.note = note;
-    }
-    fn set_n(&mut self, n: u64) {
-        self.n = n;
-    }
-    fn drop_ncu(&mut self) {
-        self.ncu = None;
-    }
-}
 
 /// Runs `steps` (all of [`STEPS`] when empty) with the kernels `k` on `dev`, calling
 /// `progress` before each step. The rows come in step order.
@@ -392,18 +286,8 @@ impl Runner<'_> {
 
     fn skip(&mut self, kernel: &str, bins: u32, why: String) {
         self.rows.push(Row {
-            step: self.step,
-            kernel: kernel.into(),
-            status: "skipped".into(),
-            correct: false,
-            n: self.n as u64,
-            bins,
-            grid: 0,
-            block: 0,
-            counters: RowCounters::default(),
             note: Some(why),
-            gpu: None,
-            ncu: None,
+            ..Row::new(self.step, kernel, "skipped", self.n as u64, Bins { bins })
         });
     }
 
@@ -517,21 +401,20 @@ fn completed(
         (false, None) => "wrong",
     };
     Row {
-        step,
-        kernel: kernel.into(),
-        status: status.into(),
         correct,
-        n: n as u64,
-        bins,
         grid: shape.grid,
         block: shape.block,
-        counters: RowCounters::from(report.counters(), lost),
+        counters: Counters {
+            lost_updates: lost,
+            ..Counters::from(report.counters())
+        },
         note: race.map(|f| first_line(&f.to_string())),
         gpu: report.gpu_time.map(|t| GpuTime {
             ns: t.as_nanos() as u64,
             bytes,
         }),
         ncu: chapter::row::ncu_counters(report.counters()),
+        ..Row::new(step, kernel, status, n as u64, Bins { bins })
     }
 }
 
@@ -546,18 +429,10 @@ fn failed(
 ) -> Row {
     let out = Outcome::from_launch_error(e);
     Row {
-        step,
-        kernel: kernel.into(),
-        status: out.status.label().into(),
-        correct: false,
-        n: n as u64,
-        bins,
         grid: shape.grid,
         block: shape.block,
-        counters: RowCounters::default(),
         note: Some(first_line(&out.reason)),
-        gpu: None,
-        ncu: None,
+        ..Row::new(step, kernel, out.status.label(), n as u64, Bins { bins })
     }
 }
 
@@ -570,18 +445,8 @@ fn host_row(
     correct: bool,
 ) -> Row {
     Row {
-        step,
-        kernel: kernel.into(),
-        status: status.into(),
         correct,
-        n: n as u64,
-        bins,
-        grid: 0,
-        block: 0,
-        counters: RowCounters::default(),
-        note: None,
-        gpu: None,
-        ncu: None,
+        ..Row::new(step, kernel, status, n as u64, Bins { bins })
     }
 }
 
@@ -622,59 +487,44 @@ pub const EMULATOR_COLUMNS: &[&str] = &[
     "lost",
 ];
 
+/// A launch's size cell: `-` for host code, which launched nothing.
+fn launched(v: u32) -> String {
+    if v == 0 { "-".into() } else { v.to_string() }
+}
+
+/// How the table lays out a row ([`chapter::table::progression`]).
+pub const LAYOUT: chapter::table::Layout<Row> = chapter::table::Layout {
+    emulator: EMULATOR_COLUMNS,
+    gpu: GPU_COLUMNS,
+    left: 3,
+    lead: |r| {
+        let sizes = [r.n.to_string(), r.extra.bins.to_string()];
+        let launch = [launched(r.grid), launched(r.block)];
+        let names = [r.step.to_string(), r.kernel.clone(), r.status.clone()];
+        names.into_iter().chain(sizes).chain(launch).collect()
+    },
+    counters: |r| {
+        let c = &r.counters;
+        [
+            c.global_atomics,
+            c.shared_atomics,
+            c.worst_serialization,
+            c.global_load_sectors,
+            c.bank_conflicts,
+            c.atomic_bank_conflicts,
+            c.divergent_steps,
+            c.warp_instructions,
+        ]
+        .map(chapter::table::opt)
+        .to_vec()
+    },
+    tail: |r| vec![chapter::table::opt(r.counters.lost_updates)],
+};
+
 /// [`table`] with only the columns named in `keep` (all when it is empty), as `--columns`
 /// asks.
 pub fn table_columns(rows: &[Row], notes: bool, keep: &[String]) -> String {
-    let on_gpu = rows.iter().any(|r| r.gpu.is_some());
-    let head: &[&str] = if on_gpu {
-        GPU_COLUMNS
-    } else {
-        EMULATOR_COLUMNS
-    };
-    let opt = chapter::table::opt;
-    let mut cells: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
-    for r in rows {
-        let c = &r.counters;
-        let mut line = vec![
-            r.step.to_string(),
-            r.kernel.clone(),
-            r.status.clone(),
-            r.n.to_string(),
-            r.bins.to_string(),
-            if r.grid == 0 {
-                "-".into()
-            } else {
-                r.grid.to_string()
-            },
-            if r.block == 0 {
-                "-".into()
-            } else {
-                r.block.to_string()
-            },
-        ];
-        if on_gpu {
-            line.extend(chapter::table::gpu_cells(r.gpu));
-        } else {
-            line.extend([
-                opt(c.global_atomics),
-                opt(c.shared_atomics),
-                opt(c.worst_serialization),
-                opt(c.global_load_sectors),
-                opt(c.bank_conflicts),
-                opt(c.atomic_bank_conflicts),
-                opt(c.divergent_steps),
-                opt(c.warp_instructions),
-            ]);
-        }
-        line.push(opt(c.lost_updates));
-        cells.push(line);
-    }
-    let (cells, left) = chapter::table::keep_columns(cells, 3, keep);
-    let mut out = chapter::table::render(&cells, left);
-    if notes {
-        out.push_str(&chapter::table::notes(rows));
-    }
-    out
+    chapter::table::progression(&LAYOUT, rows, notes, keep)
 }
 
 /// The rows as a table, one line per row: the counters the chapter is about (on the

@@ -11,25 +11,24 @@ use crate::kernels::kernels;
 use crate::progression::{self, Params};
 use course::KernelSource;
 
-/// The elements a trace counts unless asked otherwise: enough for several blocks and
-/// warps, few enough that every warp step stays a visible column.
-pub const TRACE_N: usize = 2048;
-
 /// The step a trace draws unless asked otherwise: 9.3, global atomics, the contention
 /// every later step removes.
 pub const DEFAULT_STEP: &str = "9.3";
 
-/// Parameters that make a readable picture: [`TRACE_N`] elements, 64 threads a block
-/// (two warps, so warps of one block can be told apart), 32 bins (so a hot bin shows).
+/// The options' values a trace takes unless the student gives them: 2048 elements (enough for several blocks and warps, few enough
+/// that every warp step stays a visible column), 32 bins (so a hot bin shows), 64
+/// threads a block (two warps, so warps of one block can be told apart), coarsening 4.
+pub const TRACE_DEFAULTS: &[(&str, &str)] = &[
+    ("n", "2048"),
+    ("bins", "32"),
+    ("block", "64"),
+    ("coarsen", "4"),
+];
+
+/// Parameters that make a readable picture: the options' defaults, with
+/// [`TRACE_DEFAULTS`].
 pub fn trace_params() -> Params {
-    Params {
-        n: Some(TRACE_N),
-        bins: 32,
-        block: 64,
-        grid: None,
-        coarsen: 4,
-        ..Params::default()
-    }
+    chapter::app::defaults_with(TRACE_DEFAULTS)
 }
 
 /// A drawn trace: the SVG and what the run said ([`chapter::trace::Drawn`]).

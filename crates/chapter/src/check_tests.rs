@@ -19,21 +19,22 @@ pub fn run_on_emulator<K>(check_with: CheckWith<K>, id: &str, k: K) -> Outcome {
 }
 
 /// Asserts that the exercises of `chapter` are the `steps` of its progression, in
-/// order, and that `tests` (the text of its `tests/exercises.rs`) has a test named
-/// `<filter>_<topic>` ([`course::test_filter`]: `ex_9_03_...`) that checks each: an exercise added to one and not the others fails here, not in
-/// front of a student.
+/// order, and that `tests` (the tests generated from its `exercises.toml`) has a test
+/// named `<filter>_<topic>` ([`course::test_filter`]: `ex_9_03_...`) that checks each,
+/// and that `cargo test -p chNN <filter>` selects it alone: an exercise added to one and
+/// not the others fails here, not in front of a student.
 pub fn assert_every_exercise_tested(chapter: &Chapter, steps: &[&str], tests: &str) {
     let ids: Vec<&str> = chapter.exercises.iter().map(|e| e.id).collect();
     assert_eq!(
         ids, steps,
-        "update tests/exercises.rs and progression::STEPS to match the registry"
+        "update progression::STEPS to match exercises.toml"
     );
     for id in ids {
         let filter = course::test_filter(id);
         let name = format!("fn {filter}_");
         assert!(
             tests.contains(&name),
-            "tests/exercises.rs has no test `{name}...` for exercise {id}"
+            "the generated tests have no `{name}...` for exercise {id}"
         );
         // `cargo test -p chNN <filter>` must run this exercise and no other.
         let selected: Vec<&str> = tests
@@ -48,7 +49,7 @@ pub fn assert_every_exercise_tested(chapter: &Chapter, steps: &[&str], tests: &s
         );
         assert!(
             tests.contains(&format!("check(\"{id}\")")),
-            "tests/exercises.rs never checks exercise {id}"
+            "the generated tests never check exercise {id}"
         );
     }
 }
@@ -107,4 +108,36 @@ pub fn assert_hints_cover_failures(chapter: &Chapter, solutions: &str) {
             );
         }
     }
+}
+
+/// The tests of a chapter's registry, for its `tests/fixtures.rs`: every exercise whose
+/// reference (`solutions/src/<chapter>.rs`) waits at a barrier or a warp collective has
+/// the hints a student needs when one is missing ([`assert_hints_cover_failures`]), and
+/// every exercise has its test, in order, and a step in the progression
+/// ([`assert_every_exercise_tested`], on the tests `exercises.toml` generated).
+#[macro_export]
+macro_rules! registry_tests {
+    ($chapter:ident) => {
+        #[test]
+        fn hints_answer_the_failures_the_reference_can_meet() {
+            $crate::check_tests::assert_hints_cover_failures(
+                &$chapter::CHAPTER,
+                include_str!(concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../../solutions/src/",
+                    stringify!($chapter),
+                    ".rs"
+                )),
+            );
+        }
+
+        #[test]
+        fn every_exercise_has_a_test() {
+            $crate::check_tests::assert_every_exercise_tested(
+                &$chapter::CHAPTER,
+                &$chapter::progression::STEPS,
+                include_str!(concat!(env!("OUT_DIR"), "/exercise_tests.rs")),
+            );
+        }
+    };
 }

@@ -6,10 +6,22 @@
 //! arrays, ch09 bins with a tolerance) as a trait on [`Ctx`] over its kernel table.
 
 use course::{Outcome, Status, seed_from_env};
-use gpu_host::Device;
+use gpu_host::{Device, LaunchError, LaunchReport};
 
 /// A check in progress: `Ok` carries the pass message, `Err` the failure.
 pub type Checked = Result<String, Outcome>;
+
+/// What a chapter's launcher returns, as a check reads it: the launch's report
+/// (counters and findings on the emulator, time on a GPU) beside the chapter's output.
+pub trait Launched {
+    /// The launch's report.
+    fn report(&self) -> &LaunchReport;
+}
+
+/// The emulator's counters of a run, if it was emulated.
+pub fn counters<R: Launched>(run: &R) -> Option<&gpu_host::Counters> {
+    run.report().counters()
+}
 
 /// What a check works with: the device, the kernels `K` of the source under test, the
 /// seed.
@@ -94,6 +106,34 @@ impl<'a, K> Ctx<'a, K> {
         }
     }
 
+    /// The outcome of a failed launch on `case`: a `todo!` is "not implemented", an
+    /// access past a buffer "out of bounds" (with `oob` as a hint when it is not empty).
+    pub fn launch_error(&self, case: &str, e: &LaunchError, oob: &str) -> Outcome {
+        let o = Outcome::from_launch_error(e);
+        let o = if o.status == Status::OutOfBounds && !oob.is_empty() {
+            o.detail(oob.to_string())
+        } else {
+            o
+        };
+        self.on(case)(o)
+    }
+
+    /// A launch's result and findings, checked: a launch error becomes its outcome
+    /// ([`launch_error`](Self::launch_error)) and a race fails. Returns the run for the
+    /// output and technique checks.
+    pub fn launched<R: Launched>(
+        &self,
+        case: &str,
+        run: Result<R, LaunchError>,
+        oob: &str,
+    ) -> Result<R, Outcome> {
+        let run = run.map_err(|e| self.launch_error(case, &e, oob))?;
+        if let Some(out) = course::findings_outcome(run.report().findings()) {
+            return Err(self.on(case)(out));
+        }
+        Ok(run)
+    }
+
     /// A [`Status::WrongTechnique`] failure on `case`: right output, but not by the
     /// technique the exercise teaches.
     pub fn technique(&self, case: &str, reason: impl Into<String>) -> Outcome {
@@ -135,15 +175,32 @@ pub fn finish(r: Checked) -> Outcome {
     }
 }
 
-/// Defines, for each exercise, the `fn(&mut Device, KernelSource) -> Outcome` a
-/// chapter's registry holds, and `check_with`, which runs a check on any kernel table
-/// (how the course tests its checks on deliberately wrong kernels).
+/// Defines a chapter's checks module's common part: `DEFAULT_SEED` (the seed of a
+/// check's random inputs when `COURSE_SEED` is not set), `Checked`, the chapter's
+/// [`Ctx`] and `new_ctx`; for each exercise, the `fn(&mut Device, KernelSource) ->
+/// Outcome` a chapter's registry holds; and `check_with`, which runs a check on any
+/// kernel table (how the course tests its checks on deliberately wrong kernels).
 ///
-/// At the call site, `Device`, `KernelSource`, `Outcome`, the chapter's `Kernels`, its
-/// `kernels(source)` and a `new_ctx(dev, k)` that makes its [`Ctx`] must be in scope.
+/// At the call site, `Device`, `KernelSource`, `Outcome`, the chapter's `Kernels` and its
+/// `kernels(source)` must be in scope.
 #[macro_export]
 macro_rules! check_registry {
-    ($($id:literal $entry:ident => $check:path: $doc:literal;)*) => {
+    (chapter $chapter:literal, seed $seed:literal; $($id:literal $entry:ident => $check:path: $doc:literal;)*) => {
+        /// The seed of a check's random inputs when `COURSE_SEED` is not set.
+        pub const DEFAULT_SEED: u64 = $seed;
+
+        /// A check in progress: `Ok` carries the pass message, `Err` the failure.
+        #[allow(unused_imports)]
+        pub(crate) use $crate::checking::Checked;
+
+        /// What a check works with ([`chapter::checking::Ctx`]) over this chapter's kernels.
+        pub(crate) type Ctx<'a> = $crate::checking::Ctx<'a, Kernels>;
+
+        /// The context of a check of `k` on `dev`: this chapter's seed and replay command.
+        fn new_ctx<'a>(dev: &'a mut Device, k: &'static Kernels) -> Ctx<'a> {
+            Ctx::new(dev, k, DEFAULT_SEED, $chapter)
+        }
+
         $(
             #[doc = $doc]
             pub(crate) fn $entry(dev: &mut Device, source: KernelSource) -> Outcome {

@@ -65,12 +65,6 @@ pub fn usage_error(e: impl Display) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Whether the option `id` was given on the command line (not a default): `--trace`
-/// keeps its own readable defaults for the rest.
-pub fn given(matches: &clap::ArgMatches, id: &str) -> bool {
-    matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
-}
-
 /// The one step `--trace` draws: `default` when no `--step` was given; an error when
 /// several were (a picture is of one launch).
 pub fn trace_step<'a>(steps: &[&'a str], default: &'a str) -> Result<&'a str, ExitCode> {
@@ -139,11 +133,18 @@ fn rows_output<R: Serialize>(
     }
 }
 
-/// `bench` needs a GPU: an error (status 2) naming the command to run when this build of
-/// `chapter` (`ch05`, `ch09`) has no `cuda` feature.
-pub fn require_cuda(chapter: &str) -> Result<(), ExitCode> {
+/// How `bench` starts: its options, checked by `options` (given the command line, which
+/// the report records), and a GPU, which `bench` needs: an error already printed (status
+/// 2) for a bad option, or naming the command to run when this build of `chapter` (`ch05`,
+/// `ch09`) has no `cuda` feature.
+pub fn bench_options<O>(
+    chapter: &str,
+    options: impl FnOnce(String) -> Result<O, String>,
+) -> Result<O, ExitCode> {
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let opts = options(command).map_err(usage_error)?;
     if device::has_cuda() {
-        Ok(())
+        Ok(opts)
     } else {
         Err(usage_error(format!(
             "no CUDA device: this {chapter} was built without the `cuda` feature; run \

@@ -25,3 +25,53 @@ pub fn download_and_free<T: DeviceValue, I: DeviceValue>(
     }
     result
 }
+
+/// `gpu::Kernel` of the reference kernel `solutions::$chapter::$name` (names, signatures
+/// and the source file's name are the same in the student's crate), moved to crate
+/// `$krate` (`"kernels"` or `"solutions"`): the emulator runs it from that crate's
+/// WebAssembly build, which also says how much static shared memory the kernel declares.
+/// So no native code of the student's crate is linked into any binary of the course.
+#[macro_export]
+macro_rules! sandboxed {
+    ($krate:literal, $chapter:ident, $name:ident) => {
+        gpu::Kernel {
+            module: $krate,
+            file: concat!($krate, "/src/", stringify!($chapter), ".rs"),
+            ..solutions::$chapter::$name::KERNEL
+        }
+    };
+}
+
+/// Defines a chapter's two kernel tables, `STUDENT` (crate `kernels`) and `REFERENCE`
+/// (crate `solutions`), both built by the chapter's `$table!(source, crate)` macro, and
+/// `kernels(source)`, which picks one: checks, the progression and the grader go through
+/// it and never name a crate.
+#[macro_export]
+macro_rules! kernel_tables {
+    ($table:ident, $chapter:literal) => {
+        #[doc = concat!("The student's kernels (`kernels::", $chapter, "`).")]
+        pub static STUDENT: Kernels = $table!(KernelSource::Student, "kernels");
+        #[doc = concat!("The reference kernels (`solutions::", $chapter, "`).")]
+        pub static REFERENCE: Kernels = $table!(KernelSource::Reference, "solutions");
+
+        /// The table of `source`.
+        pub fn kernels(source: KernelSource) -> &'static Kernels {
+            match source {
+                KernelSource::Student => &STUDENT,
+                KernelSource::Reference => &REFERENCE,
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_element_per_thread_takes_at_least_one_block() {
+        assert_eq!(one_per_thread(0, 64), 1);
+        assert_eq!(one_per_thread(64, 64), 1);
+        assert_eq!(one_per_thread(65, 64), 2);
+    }
+}

@@ -3,6 +3,7 @@
 //! exercise's check from a `#[test]`, and the parts of the progression command that are
 //! the same in every chapter.
 //!
+//! - [`app`]: the progression command, generic over a chapter's [`app::Progression`].
 //! - [`device`]: the SIMT emulator or a real GPU (`COURSE_DEVICE`, the `cuda` feature), and
 //!   the PTX of `kernels` and `solutions` that this crate's `build.rs` compiles with the
 //!   pinned nightly and embeds: built once for every chapter, since both crates hold
@@ -26,6 +27,7 @@
 
 #![deny(missing_docs)]
 
+pub mod app;
 pub mod check_tests;
 pub mod checking;
 pub mod cli;

@@ -5,7 +5,7 @@
 //! the snapshot tests and the book quote the result, so the layout lives in one place:
 //! a chapter chooses its columns and cells, this module lines them up.
 
-use crate::row::StepRow;
+use crate::row::{Row, StepRow};
 use crate::timing::GpuTime;
 
 /// A counter's cell: its value, or `-` where there is none (on a GPU, or for host code),
@@ -162,6 +162,61 @@ fn wrap(line: &str, width: usize) -> String {
     }
     out.push_str(&current);
     out.push('\n');
+    out
+}
+
+/// How a chapter lays out its progression's table: the heads on the emulator and on a
+/// GPU, how many of the first columns are names (left-aligned), and a row's cells.
+pub struct Layout<R> {
+    /// The heads on the emulator (counters).
+    pub emulator: &'static [&'static str],
+    /// The heads on a GPU (each launch's `ms` and `GB/s` in place of the counters).
+    pub gpu: &'static [&'static str],
+    /// How many of the first columns are names: left-aligned.
+    pub left: usize,
+    /// A row's cells before its measures: step, kernel, status, sizes.
+    pub lead: fn(&R) -> Vec<String>,
+    /// A row's counters, on the emulator.
+    pub counters: fn(&R) -> Vec<String>,
+    /// A row's cells after its measures, on either device (chapter 9's lost updates).
+    pub tail: fn(&R) -> Vec<String>,
+}
+
+impl<R> Layout<R> {
+    /// Both devices' heads: what `--columns` may name.
+    pub fn heads(&self) -> [&'static [&'static str]; 2] {
+        [self.emulator, self.gpu]
+    }
+}
+
+/// A chapter's progression as a table laid out by `layout`, one line per row: the
+/// counters (on the emulator) or each launch's time and GB/s (on a GPU, where there are
+/// none), only the columns `keep` names (all when empty), then, with `notes`, each row's
+/// note.
+pub fn progression<E>(
+    layout: &Layout<Row<E>>,
+    rows: &[Row<E>],
+    notes: bool,
+    keep: &[String],
+) -> String {
+    let on_gpu = rows.iter().any(|r| r.gpu.is_some());
+    let head = if on_gpu { layout.gpu } else { layout.emulator };
+    let mut cells: Vec<Vec<String>> = vec![head.iter().map(|s| s.to_string()).collect()];
+    for r in rows {
+        let mut line = (layout.lead)(r);
+        if on_gpu {
+            line.extend(gpu_cells(r.gpu));
+        } else {
+            line.extend((layout.counters)(r));
+        }
+        line.extend((layout.tail)(r));
+        cells.push(line);
+    }
+    let (cells, left) = keep_columns(cells, layout.left, keep);
+    let mut out = render(&cells, left);
+    if notes {
+        out.push_str(&self::notes(rows));
+    }
     out
 }
 

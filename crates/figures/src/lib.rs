@@ -783,7 +783,7 @@ pub fn divergence_figure(p: &ch05::progression::Params) -> Result<Figure, String
                     name.to_string(),
                     format!(
                         "{} · {:.2} lanes",
-                        r.launch,
+                        r.extra.launch,
                         c.simt_efficiency.unwrap_or_default()
                     ),
                 ),
@@ -825,7 +825,7 @@ pub fn histograms_figure(p: &ch05::progression::Params) -> Result<Figure, String
             Group {
                 label: (
                     format!("kernel {}", i + 1),
-                    format!("{} {}", r.kernel, r.launch),
+                    format!("{} {}", r.kernel, r.extra.launch),
                 ),
                 values: vec![
                     c.global_load_requests.map(|v| (v as f64, true)),

@@ -16,6 +16,7 @@ pub use warps::{BLOCK_ORDER_SEEDS, order_dependence};
 
 // One check function per exercise and `check_with`: `chapter::check_registry`.
 chapter::check_registry! {
+    chapter "ch05", seed 2005;
     "5.1" ex_5_1 => threads::check_5_1: "5.1: one block, then two, then any length: right, guarded, one store per element.";
     "5.2" ex_5_2 => threads::check_5_2: "5.2: every element of 2-D and 3-D grids holds its own coordinates, written once.";
     "5.3" ex_5_3 => threads::check_5_3: "5.3: any n on a fixed grid, loads and stores exactly as coalesced as the model; the grid from the SM count.";
@@ -26,42 +27,14 @@ chapter::check_registry! {
 
 use crate::kernels::{Kernels, kernels};
 use crate::launch::Run;
-use course::{KernelSource, Outcome, Status};
-use gpu_host::{Counters, Device, LaunchError};
-
-/// The seed of a check's random inputs when `COURSE_SEED` is not set.
-pub const DEFAULT_SEED: u64 = 2005;
-
-/// A check in progress: `Ok` carries the pass message, `Err` the failure.
-pub(crate) use chapter::checking::Checked;
-
-/// What a check works with ([`chapter::checking::Ctx`]) over this chapter's kernels.
-pub(crate) type Ctx<'a> = chapter::checking::Ctx<'a, Kernels>;
-
-/// The context of a check of `k` on `dev`: this chapter's seed and replay command.
-fn new_ctx<'a>(dev: &'a mut Device, k: &'static Kernels) -> Ctx<'a> {
-    Ctx::new(dev, k, DEFAULT_SEED, "ch05")
-}
+use course::{KernelSource, Outcome};
+use gpu_host::{Device, LaunchError};
 
 /// How this chapter verifies a launch: what its kernels output, compared with the CPU
 /// references.
 pub(crate) trait Verify {
-    /// The outcome of a failed launch on `case`: a `todo!` is "not implemented", an access
-    /// past a buffer "out of bounds" (with `oob` as a hint when it is not empty).
-    fn launch_error(&self, case: &str, e: &LaunchError, oob: &str) -> Outcome;
-
-    /// A launch's result and findings, checked: a launch error becomes its outcome (a
-    /// `todo!` is "not implemented", an access past a buffer "out of bounds", with `oob`
-    /// as a hint), and a race fails. Returns the run for the output and technique checks.
-    fn launched(
-        &self,
-        case: &str,
-        run: Result<Run, LaunchError>,
-        oob: &str,
-    ) -> Result<Run, Outcome>;
-
-    /// [`launched`](Verify::launched), then the output must equal `expected` (each element
-    /// named `what` in the message).
+    /// [`Ctx::launched`](chapter::checking::Ctx::launched), then the output must equal
+    /// `expected` (each element named `what` in the message).
     fn verify(
         &self,
         case: &str,
@@ -73,29 +46,6 @@ pub(crate) trait Verify {
 }
 
 impl Verify for Ctx<'_> {
-    fn launch_error(&self, case: &str, e: &LaunchError, oob: &str) -> Outcome {
-        let o = Outcome::from_launch_error(e);
-        let o = if o.status == Status::OutOfBounds && !oob.is_empty() {
-            o.detail(oob.to_string())
-        } else {
-            o
-        };
-        self.on(case)(o)
-    }
-
-    fn launched(
-        &self,
-        case: &str,
-        run: Result<Run, LaunchError>,
-        oob: &str,
-    ) -> Result<Run, Outcome> {
-        let run = run.map_err(|e| self.launch_error(case, &e, oob))?;
-        if let Some(out) = course::findings_outcome(run.report.findings()) {
-            return Err(self.on(case)(out));
-        }
-        Ok(run)
-    }
-
     fn verify(
         &self,
         case: &str,
@@ -111,6 +61,4 @@ impl Verify for Ctx<'_> {
 }
 
 /// The emulator's counters of a run, if it was emulated.
-pub(crate) fn counters(run: &Run) -> Option<&Counters> {
-    run.report.counters()
-}
+pub(crate) use chapter::checking::counters;

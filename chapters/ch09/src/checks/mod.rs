@@ -20,6 +20,7 @@ pub use extensions::{
 
 // One check function per exercise and `check_with`: `chapter::check_registry`.
 chapter::check_registry! {
+    chapter "ch09", seed 2009;
     "9.1" ex_9_1 => basics::check_9_1: "9.1: the sequential byte histogram and the letter histogram, against the references.";
     "9.2" ex_9_2 => basics::check_9_2: "9.2: right without collisions, updates lost with them (the race is the lesson), and the prediction matches the emulator.";
     "9.3" ex_9_3 => basics::check_9_3: "9.3: right on every input and grid, one global atomic per element, interleaved (coalesced) loads.";
@@ -42,22 +43,8 @@ chapter::check_registry! {
 use crate::kernels::{Kernels, kernels};
 use crate::launch::Run;
 use course::{KernelSource, Outcome};
-use gpu_host::{Counters, Device, LaunchError};
+use gpu_host::{Device, LaunchError};
 use std::fmt::Display;
-
-/// The seed of a check's random inputs when `COURSE_SEED` is not set.
-pub const DEFAULT_SEED: u64 = 2009;
-
-/// A check in progress: `Ok` carries the pass message, `Err` the failure.
-pub(crate) use chapter::checking::Checked;
-
-/// What a check works with ([`chapter::checking::Ctx`]) over this chapter's kernels.
-pub(crate) type Ctx<'a> = chapter::checking::Ctx<'a, Kernels>;
-
-/// The context of a check of `k` on `dev`: this chapter's seed and replay command.
-fn new_ctx<'a>(dev: &'a mut Device, k: &'static Kernels) -> Ctx<'a> {
-    Ctx::new(dev, k, DEFAULT_SEED, "ch09")
-}
 
 /// How this chapter verifies a launch: what its kernels output, compared with the CPU
 /// references.
@@ -90,12 +77,8 @@ impl Verify for Ctx<'_> {
         expected: &[T],
         same: impl Fn(usize, &T, &T) -> bool,
     ) -> Result<Run<T>, Outcome> {
-        let on = self.on(case);
-        let run = run.map_err(|e| on(Outcome::from_launch_error(&e)))?;
-        if let Some(out) = course::findings_outcome(run.report.findings()) {
-            return Err(on(out));
-        }
-        course::compare_by("bin", expected, &run.bins, same).map_err(&on)?;
+        let run = self.launched(case, run, "")?;
+        course::compare_by("bin", expected, &run.bins, same).map_err(self.on(case))?;
         Ok(run)
     }
 
@@ -110,6 +93,4 @@ impl Verify for Ctx<'_> {
 }
 
 /// The emulator's counters of a run, if it was emulated.
-pub(crate) fn counters<T>(run: &Run<T>) -> Option<&Counters> {
-    run.report.counters()
-}
+pub(crate) use chapter::checking::counters;

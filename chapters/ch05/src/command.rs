@@ -1,0 +1,151 @@
+//! Chapter 5's progression as the shared command runs it ([`chapter::app`]):
+//! `cargo run -p ch05` is [`Ch05`] and the chapter's options.
+
+use crate::progression::{Launch, Params};
+use crate::trace;
+use chapter::app::Progression;
+use chapter::cli::DeviceArg;
+use course::KernelSource;
+use gpu_host::Device;
+
+/// Chapter 5 for [`chapter::app`]: its steps, kernels, rows, table and trace.
+pub struct Ch05;
+
+impl Progression for Ch05 {
+    const TRACE_DEFAULTS: &'static [(&'static str, &'static str)] = trace::TRACE_DEFAULTS;
+    chapter::conventional_progression!(Launch);
+    const NAME: &'static str = "ch05";
+    const ABOUT: &'static str = "Runs chapter 5's progression, from a loop turned into a \
+        kernel to four histogram kernels, on the SIMT emulator, and prints per kernel whether \
+        the output is right and what the hardware did: warp instructions, SIMT efficiency \
+        (active lanes per warp instruction), divergent steps, global requests and sectors, \
+        atomics, barriers.";
+    const TRACE_HELP: &'static str = "Instead of the table: run one step (--step, default \
+        5.3) on a small input with the emulator's trace on and draw its launch to FILE.svg: \
+        which thread of which warp touched which element at each warp step, and the atomic \
+        contention per bin. Your kernels unless --kernels reference; --n, --block, --grid \
+        and --words-per-thread apply when given.";
+    const AFTER_HELP: &'static str = "Examples:
+  cargo run -p ch05                                  the whole progression, reference kernels
+  cargo run -p ch05 -- --kernels student             your kernels; unsolved steps say \"not implemented\"
+  cargo run -p ch05 -- --step 5.4                    divergent vs warp-uniform branches
+  cargo run -p ch05 -- --step 5.3 --grid 4           a grid-stride loop on four blocks
+  cargo run -p ch05 -- --step 5.6 --words-per-thread 32   fewer blocks, fewer commits
+  cargo run -p ch05 -- --trace 5.2.svg --step 5.2    a picture of your 5.2: who wrote which element
+  cargo run -p ch05 --features cuda -- --device gpu  the progression on the GPU, in GB/s
+  cargo run -p ch05 --release --features cuda -- bench   blocks per SM, the four histograms (bench --help)
+
+Counters come from the emulator: a model of the hardware, not a GPU measurement.";
+
+    fn check(p: &Params, _device: DeviceArg) -> Result<Params, String> {
+        if p.block == 0 || p.block > 1024 {
+            return Err(format!("--block must be 1 to 1024, got {}", p.block));
+        }
+        if p.grid == Some(0) {
+            return Err("--grid must be at least 1".into());
+        }
+        if p.n > u32::MAX as usize / 4 {
+            return Err(format!("--n must be below 2^30, got {}", p.n));
+        }
+        if p.words_per_thread == 0 {
+            return Err("--words-per-thread must be at least 1".into());
+        }
+        Ok(p.clone())
+    }
+
+    fn elements(params: &Params) -> u64 {
+        params.n as u64
+    }
+
+    fn header(dev: &Device, source: KernelSource, p: &Params) -> String {
+        let grid = p
+            .grid
+            .map_or("stride_grid of the SMs".to_string(), |g| g.to_string());
+        let measures = if dev.is_emulator() {
+            "counters are the emulator's model of the hardware (simt.eff = active lanes per \
+             warp instruction, diverg = divergent steps, ld/st = global load/store requests \
+             and sectors)"
+                .to_string()
+        } else {
+            chapter::app::gpu_measures(dev, "GB/s = bytes moved / time", Self::NAME)
+        };
+        format!(
+            "Chapter 5 progression: {} kernels\ndevice: {} ({} SMs)\nn = {}, block {}, input {}, seed {}\n5.3 grid {grid}, 5.6 words per thread {}\n{measures}",
+            source.name(),
+            dev.props().name,
+            dev.props().sm_count,
+            p.n,
+            p.block,
+            p.input.describe(),
+            p.seed,
+            p.words_per_thread,
+        )
+    }
+
+    fn rehearsal_params(params: &Params) -> Params {
+        Params {
+            n: params.n.min(2048),
+            grid: None,
+            ..params.clone()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::Kernels;
+
+    /// Stand-ins for unsolved exercises, so that this test never depends on what the
+    /// student has (or has not yet) written in `kernels/`.
+    #[gpu::kernel]
+    fn unsolved_mul(a: gpu::GlobalSlice<u32>, b: gpu::GlobalSlice<u32>, c: gpu::GlobalSlice<u32>) {
+        let _ = (a, b, c);
+        todo!("5.x: an unsolved stand-in")
+    }
+
+    #[gpu::kernel]
+    fn unsolved_histo_n(data: gpu::GlobalSlice<u8>, histo: gpu::GlobalSlice<u32>, n: u32) {
+        let _ = (data, histo, n);
+        todo!("5.x: an unsolved stand-in")
+    }
+
+    /// The rehearsal keeps a stub off the GPU: a step whose kernels are still `todo!` is
+    /// "not implemented" on the emulator, so no launch of it reaches the device (here an
+    /// emulator standing in for it), and each row says why at the size asked for.
+    #[test]
+    fn stubs_are_not_launched_on_the_gpu() {
+        let unsolved = Kernels {
+            mul_grid_stride: unsolved_mul::KERNEL,
+            histo_shared_n: unsolved_histo_n::KERNEL,
+            ..crate::kernels::REFERENCE
+        };
+        let params = Params {
+            n: 1 << 20,
+            ..Params::default()
+        };
+        let mut dev = Device::emulator();
+        let rows = chapter::app::gpu_student_rows::<Ch05>(
+            &mut dev,
+            &unsolved,
+            &params,
+            &["5.3", "5.6"],
+            &mut |_| {},
+        );
+        let stubbed: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.status == "not implemented")
+            .map(|r| r.kernel.as_str())
+            .collect();
+        assert_eq!(
+            stubbed,
+            ["mul_grid_stride", "histo_shared_n (N = 8)"],
+            "{rows:#?}"
+        );
+        for r in rows.iter().filter(|r| r.status == "not implemented") {
+            assert_eq!(r.n, 1 << 20);
+            let note = r.note.as_deref().unwrap_or_default();
+            assert!(note.contains("not launched on the GPU"), "{note}");
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Chapter 9's progression as the shared command runs it ([`chapter::app`]):
+//! `cargo run -p ch09` is [`Ch09`] and the chapter's options.
+
+use crate::inputs::InputKind;
+use crate::progression::{Bins, Params};
+use crate::trace;
+use chapter::app::Progression;
+use chapter::cli::DeviceArg;
+use course::KernelSource;
+use gpu_host::Device;
+
+/// Chapter 9 for [`chapter::app`]: its steps, kernels, rows, table and trace.
+pub struct Ch09;
+
+/// Most elements a run may ask for: the emulator runs every lane (about 10-30 million
+/// lane operations a second), so more would take minutes per step.
+pub const MAX_N: usize = 1 << 26;
+
+/// Most elements a GPU run may ask for: 1 Gi (the RGB step reads three bytes per
+/// element, and a buffer holds at most 2^32 - 1).
+pub const MAX_GPU_N: usize = 1 << 30;
+
+/// The elements a GPU run counts when `--n` is not given: 64 Mi, enough for the launches
+/// to take longer than their overhead.
+pub const DEFAULT_GPU_N: usize = 1 << 26;
+
+/// The elements of a rehearsal on the emulator, before a student's step goes to a GPU.
+const REHEARSAL_N: usize = 2048;
+
+impl Progression for Ch09 {
+    const TRACE_DEFAULTS: &'static [(&'static str, &'static str)] = trace::TRACE_DEFAULTS;
+    chapter::conventional_progression!(Bins);
+    const NAME: &'static str = "ch09";
+    const ABOUT: &'static str = "Runs chapter 9's progression, from the naive kernel to the fastest, on the SIMT emulator, and prints per step whether the bins are right and what the step asks of the memory system: global and shared atomics, the worst serialization on one bin, global sectors, bank conflicts, divergent steps.";
+    const TRACE_HELP: &'static str = "Instead of the table: run one step (--step, default \
+        9.3) once on the emulator with tracing on and write FILE.svg, a picture of which \
+        thread of which warp touched which element or bin at each warp step, and a heatmap \
+        of atomic contention per bin and step. Runs your kernels unless --kernels \
+        reference; the input is small (2048 elements, 32 bins, 64 threads a block) unless \
+        --n, --bins or --block say otherwise.";
+    const AFTER_HELP: &'static str = "Examples:
+  cargo run -p ch09                                  the whole progression, reference kernels
+  cargo run -p ch09 -- --kernels student             your kernels; unsolved steps say \"not implemented\"
+  cargo run -p ch09 -- --step 9.6 --coarsen 16       contiguous vs interleaved loads
+  cargo run -p ch09 -- --input skew:90 --step 9.7    aggregation on a hot bin
+  cargo run -p ch09 -- --step 9.7 --columns step,kernel,s.atomics,at.conf   only those columns
+  cargo run -p ch09 -- --step 9.16 --bins 4096       the three strategies at 4096 bins
+  cargo run -p ch09 -- --trace 9.5.svg --step 9.5    a picture of your 9.5: accesses, contention
+  cargo run -p ch09 --features cuda -- --device gpu  the progression on the GPU, in GB/s
+  cargo run -p ch09 --release --features cuda -- bench   the GPU benchmark (bench --help)
+
+Counters come from the emulator: a model of the hardware, not a GPU measurement.";
+
+    fn check(p: &Params, device: DeviceArg) -> Result<Params, String> {
+        match (p.n, device) {
+            (Some(n), DeviceArg::Emulator) if n > MAX_N => {
+                return Err(format!(
+                    "--n {n} is more than the emulator runs in reasonable time (at most {MAX_N}; \
+                     a GPU takes up to {MAX_GPU_N} with --device gpu)"
+                ));
+            }
+            (Some(n), DeviceArg::Gpu) if n > MAX_GPU_N => {
+                return Err(format!(
+                    "--n {n} is more than a GPU run takes (at most {MAX_GPU_N})"
+                ));
+            }
+            _ => {}
+        }
+        if p.bins == 0 || p.bins > 1 << 20 {
+            return Err(format!(
+                "--bins must be between 1 and {}, got {}",
+                1 << 20,
+                p.bins
+            ));
+        }
+        if p.block == 0 || p.block > 1024 || !p.block.is_multiple_of(32) {
+            return Err(format!(
+                "--block must be a multiple of 32 (whole warps) between 32 and 1024, got {}",
+                p.block
+            ));
+        }
+        if p.grid == Some(0) {
+            return Err("--grid must be at least 1".into());
+        }
+        if p.coarsen == 0 {
+            return Err("--coarsen must be at least 1".into());
+        }
+        let n = match (p.n, device, &p.input) {
+            (None, DeviceArg::Gpu, InputKind::Uniform | InputKind::Zeros | InputKind::Skew(_)) => {
+                Some(DEFAULT_GPU_N)
+            }
+            (n, _, _) => n,
+        };
+        Ok(Params { n, ..p.clone() })
+    }
+
+    fn elements(params: &Params) -> u64 {
+        params.elements() as u64
+    }
+
+    fn header(dev: &Device, source: KernelSource, p: &Params) -> String {
+        let grid = p
+            .grid
+            .map_or("from the device".to_string(), |g| g.to_string());
+        let measures = if dev.is_emulator() {
+            "counters are the emulator's model of the hardware (g. = global, s. = shared, \
+             worst.ser = most lanes of one atomic on one address)"
+                .to_string()
+        } else {
+            chapter::app::gpu_measures(dev, "GB/s = input bytes / time", Self::NAME)
+        };
+        format!(
+            "Chapter 9 progression: {} kernels\ndevice: {}\ninput {}, n = {}, {} bins, seed {}\nblock {}, grid {grid}, coarsening {}\n{measures}",
+            source.name(),
+            dev.props().name,
+            p.input.describe(),
+            p.elements(),
+            p.bins,
+            p.seed,
+            p.block,
+            p.coarsen,
+        )
+    }
+
+    fn rehearsal_params(params: &Params) -> Params {
+        Params {
+            n: Some(REHEARSAL_N),
+            input: match &params.input {
+                InputKind::Text(t) => {
+                    InputKind::Text(t.iter().copied().take(REHEARSAL_N).collect())
+                }
+                other => other.clone(),
+            },
+            grid: None,
+            ..params.clone()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::Kernels;
+
+    /// A stand-in for an unsolved exercise, so that this test never depends on what the
+    /// student has (or has not yet) written in `kernels/`.
+    #[gpu::kernel]
+    fn unsolved(data: gpu::GlobalSlice<u8>, histo: gpu::GlobalSlice<u32>) {
+        let _ = (data, histo);
+        todo!("9.x: an unsolved stand-in")
+    }
+
+    /// The rehearsal keeps a stub off the GPU: a step whose kernel is still a `todo!` is
+    /// "not implemented" on the emulator, so it never reaches the device (here an emulator
+    /// standing in for it), and each row says why.
+    #[test]
+    fn stubs_are_not_launched_on_the_gpu() {
+        let params = Params {
+            n: Some(1 << 20),
+            ..Params::default()
+        };
+        let stubs = Kernels {
+            histo_atomic: unsolved::KERNEL,
+            histo_fastest: unsolved::KERNEL,
+            ..crate::kernels::REFERENCE
+        };
+        let mut dev = Device::emulator();
+        let rows = chapter::app::gpu_student_rows::<Ch09>(
+            &mut dev,
+            &stubs,
+            &params,
+            &["9.3", "9.9"],
+            &mut |_| {},
+        );
+        assert_eq!(rows.len(), 2);
+        for r in &rows {
+            assert_eq!(r.status, "not implemented");
+            assert_eq!(r.n, 1 << 20);
+            let note = r.note.as_deref().unwrap_or_default();
+            assert!(note.contains("not launched on the GPU"), "{note}");
+        }
+    }
+}
