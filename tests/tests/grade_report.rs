@@ -8,18 +8,6 @@ use grade::render::{Format, render};
 use grade::report::{Integrity, Report};
 use grade::{Isolation, Limits, Selection};
 
-#[test]
-fn the_grader_grades_every_chapter_of_the_course() {
-    let ids = |chapters: Vec<&'static course::Chapter>| -> Vec<&str> {
-        chapters.iter().map(|c| c.id).collect()
-    };
-    assert_eq!(
-        ids(grade::chapters()),
-        ids(course_tests::chapters()),
-        "grade::chapters() and course_tests::chapters() must list the same chapters"
-    );
-}
-
 /// Makes the pristine stubs (`crates/learn/pristine`, what a fresh clone's `kernels/src`
 /// holds) the `kernels` module this process grades, built as `grade --student` builds a
 /// student's sources: the report is that of untouched stubs whatever `kernels/` holds now

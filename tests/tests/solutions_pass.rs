@@ -13,18 +13,18 @@ use std::io::Write;
 
 /// Whether the reference solutions run on the GPU (printing why not when one was possible).
 fn reference_on_gpu() -> bool {
-    match ch09::device::choice_from_env().and_then(ch09::device::select) {
-        Ok(ch09::device::Selected::Gpu) => {
+    match chapter::device::choice_from_env().and_then(chapter::device::select) {
+        Ok(chapter::device::Selected::Gpu) => {
             note("the course self-test checks the reference solutions on the GPU (CUDA device 0)");
             true
         }
-        Ok(ch09::device::Selected::Emulator { note: why }) => {
+        Ok(chapter::device::Selected::Emulator { note: why }) => {
             if let Some(why) = why {
                 note(&why);
             }
             false
         }
-        Ok(ch09::device::Selected::IsolatedEmulator) => false,
+        Ok(chapter::device::Selected::IsolatedEmulator) => false,
         Err(e) => panic!("{e}"),
     }
 }
@@ -40,7 +40,7 @@ fn device(gpu: bool, source: KernelSource) -> Result<Device, Outcome> {
     if !gpu {
         return Ok(Device::emulator());
     }
-    ch09::device::open_gpu(&[source])
+    chapter::device::open_gpu(&[source])
         .map_err(|e| Outcome::fail(Status::Error, format!("cannot use the GPU: {e}")))
 }
 

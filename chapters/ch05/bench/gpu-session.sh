@@ -17,16 +17,13 @@
 # "must" above held.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# The emulator runs every kernel as WebAssembly; with no cargo here, it reads the modules
-# prepare-gpu.sh built (crates/host/src/lanes.rs).
-export COURSE_LANES_DIR="$HERE/lanes"
-OUT_DIR=${1:-${OUT:-$HERE/out-ch05}}
-mkdir -p "$OUT_DIR"
-OUT_DIR=$(cd "$OUT_DIR" && pwd)
+# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/out-ch05), CH09_GIT_COMMIT,
+# PATH and RUST_BACKTRACE, as every GPU script has them (crates/chapter/gpu-env.sh).
+# shellcheck source=/dev/null
+. "$HERE/gpu-env.sh" out-ch05 "$@"
 START=$(date +%s)
 SUMMARY=()
 FAILED=0
-export RUST_BACKTRACE=0
 
 elapsed() { echo $(($(date +%s) - START)); }
 step() { echo; echo "=== [$(elapsed)s] $*"; }

@@ -2,17 +2,18 @@
 //! `cargo run -p ch05` is [`Ch05`] and the chapter's options.
 
 use crate::progression::{Launch, Params};
-use crate::trace;
 use chapter::app::Progression;
 use chapter::cli::DeviceArg;
-use course::KernelSource;
-use gpu_host::Device;
 
 /// Chapter 5 for [`chapter::app`]: its steps, kernels, rows, table and trace.
 pub struct Ch05;
 
 impl Progression for Ch05 {
-    const TRACE_DEFAULTS: &'static [(&'static str, &'static str)] = trace::TRACE_DEFAULTS;
+    // The options' values a trace takes unless the student gives them: 1024 elements (a few
+    // blocks of warps, few enough that every warp step stays a visible column), 64 threads a
+    // block (two warps, so that the warps of one block can be told apart), a grid of 4
+    // blocks for 5.3, 4 words per thread for 5.6.
+    const TRACE_DEFAULTS: &'static str = "--n 1024 --block 64 --grid 4 --words-per-thread 4";
     chapter::conventional_progression!(Launch);
     const NAME: &'static str = "ch05";
     const ABOUT: &'static str = "Runs chapter 5's progression, from a loop turned into a \
@@ -57,23 +58,17 @@ Counters come from the emulator: a model of the hardware, not a GPU measurement.
         params.n as u64
     }
 
-    fn header(dev: &Device, source: KernelSource, p: &Params) -> String {
+    const LEGEND: &'static str = "counters are the emulator's model of the hardware \
+        (simt.eff = active lanes per warp instruction, diverg = divergent steps, ld/st = \
+        global load/store requests and sectors)";
+    const GBPS: &'static str = "bytes moved / time";
+
+    fn describe(p: &Params) -> String {
         let grid = p
             .grid
             .map_or("stride_grid of the SMs".to_string(), |g| g.to_string());
-        let measures = if dev.is_emulator() {
-            "counters are the emulator's model of the hardware (simt.eff = active lanes per \
-             warp instruction, diverg = divergent steps, ld/st = global load/store requests \
-             and sectors)"
-                .to_string()
-        } else {
-            chapter::app::gpu_measures(dev, "GB/s = bytes moved / time", Self::NAME)
-        };
         format!(
-            "Chapter 5 progression: {} kernels\ndevice: {} ({} SMs)\nn = {}, block {}, input {}, seed {}\n5.3 grid {grid}, 5.6 words per thread {}\n{measures}",
-            source.name(),
-            dev.props().name,
-            dev.props().sm_count,
+            "n = {}, block {}, input {}, seed {}\n5.3 grid {grid}, 5.6 words per thread {}",
             p.n,
             p.block,
             p.input.describe(),
@@ -95,6 +90,7 @@ Counters come from the emulator: a model of the hardware, not a GPU measurement.
 mod tests {
     use super::*;
     use crate::kernels::Kernels;
+    use gpu_host::Device;
 
     /// Stand-ins for unsolved exercises, so that this test never depends on what the
     /// student has (or has not yet) written in `kernels/`.

@@ -62,46 +62,20 @@ pub struct Kernels {
     pub histo_shared_n: HistoKernelN,
 }
 
-/// Builds a [`Kernels`] table of crate `$krate` (`kernels` or `solutions`).
-///
-/// Its kernels run in the emulator's sandbox (the `Kernel`s name their crate) and so do
-/// its host functions: each entry calls the function's `#[gpu::host]` export in a
-/// WebAssembly lane ([`gpu_host::lanes::host_call`]), never the native code.
-macro_rules! kernel_table {
-    ($source:expr, $krate:literal) => {
-        Kernels {
-            source: $source,
-            mul_one_block: chapter::sandboxed!($krate, ch05, mul_one_block),
-            mul_blocks: chapter::sandboxed!($krate, ch05, mul_blocks),
-            write_coords_2d: chapter::sandboxed!($krate, ch05, write_coords_2d),
-            write_coords_3d: chapter::sandboxed!($krate, ch05, write_coords_3d),
-            mul_grid_stride: chapter::sandboxed!($krate, ch05, mul_grid_stride),
-            stride_grid: {
-                fn f(sm_count: u32, n: u32, block: u32) -> u32 {
-                    gpu_host::lanes::host_call($krate, "stride_grid", (sm_count, n, block))
-                }
-                f
-            },
-            classify_divergent: chapter::sandboxed!($krate, ch05, classify_divergent),
-            classify_half_warp: chapter::sandboxed!($krate, ch05, classify_half_warp),
-            classify_uniform: chapter::sandboxed!($krate, ch05, classify_uniform),
-            warps_per_block: {
-                fn f(threads: u32) -> u32 {
-                    gpu_host::lanes::host_call($krate, "warps_per_block", (threads,))
-                }
-                f
-            },
-            smooth_in_place: chapter::sandboxed!($krate, ch05, smooth_in_place),
-            smooth: chapter::sandboxed!($krate, ch05, smooth),
-            histo_byte: chapter::sandboxed!($krate, ch05, histo_byte),
-            histo_word: chapter::sandboxed!($krate, ch05, histo_word),
-            histo_shared: chapter::sandboxed!($krate, ch05, histo_shared),
-            histo_shared_n: chapter::sandboxed!($krate, ch05, histo_shared_n),
-        }
-    };
+// `STUDENT`, `REFERENCE` and `kernels(source)`: every kernel and host function of the
+// exercises, from the student's crate or the reference one, run in the sandbox.
+chapter::kernel_tables! {
+    chapter ch05;
+    kernels [
+        mul_one_block, mul_blocks, write_coords_2d, write_coords_3d, mul_grid_stride,
+        classify_divergent, classify_half_warp, classify_uniform, smooth_in_place, smooth,
+        histo_byte, histo_word, histo_shared, histo_shared_n,
+    ];
+    host [
+        stride_grid(sm_count: u32, n: u32, block: u32) -> u32,
+        warps_per_block(threads: u32) -> u32,
+    ];
 }
-
-chapter::kernel_tables!(kernel_table, "ch05");
 
 /// The kernel source the tests use (`COURSE_KERNELS`), as every chapter reads it.
 pub use chapter::harness::source_from_env;

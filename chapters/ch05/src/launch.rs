@@ -23,8 +23,12 @@ pub struct Run {
 }
 
 impl chapter::checking::Launched for Run {
+    type Item = u32;
     fn report(&self) -> &LaunchReport {
         &self.report
+    }
+    fn output(&self) -> &[u32] {
+        &self.out
     }
 }
 

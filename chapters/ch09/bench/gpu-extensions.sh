@@ -16,18 +16,10 @@
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# The emulator runs every kernel as WebAssembly; with no cargo here, it reads the modules
-# prepare-gpu.sh built (crates/host/src/lanes.rs).
-export COURSE_LANES_DIR="$HERE/lanes"
-OUT_DIR=${1:-${OUT:-$HERE/out-extensions}}
-mkdir -p "$OUT_DIR"
-OUT_DIR=$(cd "$OUT_DIR" && pwd)
-for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin; do
-  [ -d "$d" ] && PATH=$PATH:$d
-done
-export PATH
-export CH09_GIT_COMMIT=$(cat "$HERE/COMMIT" 2>/dev/null || echo unknown)
-export RUST_BACKTRACE=0
+# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/out-extensions), CH09_GIT_COMMIT,
+# PATH and RUST_BACKTRACE, as every GPU script has them (crates/chapter/gpu-env.sh).
+# shellcheck source=/dev/null
+. "$HERE/gpu-env.sh" out-extensions "$@"
 
 echo "=== bench --extensions (commit $CH09_GIT_COMMIT, output in $OUT_DIR)"
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null ||

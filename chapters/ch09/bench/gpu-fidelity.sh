@@ -17,14 +17,10 @@
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-export COURSE_LANES_DIR="$HERE/lanes"
-OUT_DIR=${1:-${OUT:-$HERE/fidelity}}
-mkdir -p "$OUT_DIR"
-OUT_DIR=$(cd "$OUT_DIR" && pwd)
-for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin /opt/nvidia/nsight-compute/*; do
-  [ -d "$d" ] && PATH=$PATH:$d
-done
-export PATH RUST_BACKTRACE=0
+# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/fidelity), CH09_GIT_COMMIT,
+# PATH and RUST_BACKTRACE, as every GPU script has them (crates/chapter/gpu-env.sh).
+# shellcheck source=/dev/null
+. "$HERE/gpu-env.sh" fidelity "$@"
 START=$(date +%s)
 say() { echo "=== [$(($(date +%s) - START))s] $*"; }
 

@@ -19,17 +19,10 @@
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-export COURSE_LANES_DIR="$HERE/lanes"
-OUT_DIR=${1:-${OUT:-$HERE/limits}}
-mkdir -p "$OUT_DIR"
-OUT_DIR=$(cd "$OUT_DIR" && pwd)
-for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin /opt/nvidia/nsight-compute/*; do
-  [ -d "$d" ] && PATH=$PATH:$d
-done
-export PATH RUST_BACKTRACE=0
-# The bench's JSON names the commit prepare-gpu.sh built from (git there would see only
-# the copy of the working tree the GPU machine got).
-export CH09_GIT_COMMIT=$(head -n 1 "$HERE/COMMIT" 2>/dev/null || echo unknown)
+# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/limits), CH09_GIT_COMMIT,
+# PATH and RUST_BACKTRACE, as every GPU script has them (crates/chapter/gpu-env.sh).
+# shellcheck source=/dev/null
+. "$HERE/gpu-env.sh" limits "$@"
 START=$(date +%s)
 say() { echo "=== [$(($(date +%s) - START))s] $*"; }
 CH09="$HERE/ch09"

@@ -22,12 +22,10 @@
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# The emulator runs every kernel as WebAssembly; with no cargo here, it reads the modules
-# prepare-gpu.sh built (crates/host/src/lanes.rs).
-export COURSE_LANES_DIR="$HERE/lanes"
-OUT_DIR=${1:-${OUT:-$HERE/out-variants}}
-mkdir -p "$OUT_DIR"
-OUT_DIR=$(cd "$OUT_DIR" && pwd)
+# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/out-variants), CH09_GIT_COMMIT,
+# PATH and RUST_BACKTRACE, as every GPU script has them (crates/chapter/gpu-env.sh).
+# shellcheck source=/dev/null
+. "$HERE/gpu-env.sh" out-variants "$@"
 WORK=$(mktemp -d)
 START=$(date +%s)
 LIMIT_S=340 # the script's own limit, under 6 minutes
@@ -46,13 +44,6 @@ result() { SUMMARY+=("$1"); echo ">>> $1"; }
 must() { # must NAME STATUS
   if [ "$2" -eq 0 ]; then result "ok      $1"; else result "FAILED  $1 (exit $2)"; FAILED=1; fi
 }
-
-for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin; do
-  [ -d "$d" ] && PATH=$PATH:$d
-done
-export PATH
-export CH09_GIT_COMMIT=$(cat "$HERE/COMMIT" 2>/dev/null || echo unknown)
-export RUST_BACKTRACE=0
 
 # --- 1. versions -----------------------------------------------------------------------
 step "versions (commit $CH09_GIT_COMMIT, output in $OUT_DIR)"

@@ -140,6 +140,7 @@ cp chapters/ch09/bench/gpu-extensions.sh "$DEST/gpu-extensions.sh"
 cp chapters/ch09/bench/gpu-limits.sh "$DEST/gpu-limits.sh"
 cp chapters/ch09/bench/gpu-fidelity.sh chapters/ch09/bench/fidelity.py chapters/ch09/bench/atomics_probe.cu "$DEST/"
 cp chapters/ch05/bench/gpu-session.sh "$DEST/gpu-ch05.sh"
+cp crates/chapter/gpu-env.sh "$DEST/gpu-env.sh"
 # The same text the bench reads from the workspace: book/src/**/*.md in path order, each
 # followed by a newline.
 python3 - "$ROOT/book/src" "$DEST/bench-text.md" <<'EOF'

@@ -6,6 +6,7 @@ use ch09::bench::{Dtype, Options, Tool};
 // `--device`, printing, `--trace`, the table or JSON and the end of `bench` are the
 // same in every chapter: `cli::DeviceArg`, `cli::print`, ... are `chapter::cli`'s.
 pub use chapter::cli::*;
+use chapter::timing::MAX_BENCH_MIB;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -111,25 +112,14 @@ pub struct BenchArgs {
 /// The most `u32` bins the bench takes: its inputs' values are drawn from 16 random bits.
 pub const MAX_U32_BENCH_BINS: u32 = 1 << 16;
 
-/// The largest input the bench takes, in MiB: a buffer holds at most 2^32 - 1 elements.
-pub const MAX_BENCH_MIB: u64 = 4095;
-
 impl BenchArgs {
     /// The bench's options, checked. The error is one line.
     pub fn options(&self, command: String) -> Result<Options, String> {
-        if self.size_mib == 0 || self.size_mib > MAX_BENCH_MIB {
-            return Err(format!(
-                "--size-mib must be between 1 and {MAX_BENCH_MIB}, got {}",
-                self.size_mib
-            ));
-        }
+        let size_bytes = chapter::timing::bench_size(self.size_mib, self.reps)?;
         if let Some(bad) = self.sizes.iter().find(|&&s| s == 0 || s > MAX_BENCH_MIB) {
             return Err(format!(
                 "--sizes: every size must be between 1 and {MAX_BENCH_MIB} MiB, got {bad}"
             ));
-        }
-        if self.reps == 0 {
-            return Err("--reps must be at least 1".into());
         }
         if self.u32_bins == 0 || self.u32_bins > MAX_U32_BENCH_BINS {
             return Err(format!(
@@ -138,7 +128,7 @@ impl BenchArgs {
             ));
         }
         let mut o = Options {
-            size_bytes: self.size_mib << 20,
+            size_bytes,
             warmup: self.warmup,
             reps: self.reps,
             budget: Duration::from_millis(self.budget_ms.max(1)),
@@ -260,7 +250,7 @@ mod tests {
     /// `cargo run -p ch09 -- ARGS`, parsed.
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
         let all = std::iter::once("ch09").chain(args.iter().copied());
-        chapter::app::parse_from::<Ch09, Command>(&[], all)
+        chapter::app::parse_from::<Ch09, Command>("", all)
     }
 
     /// `cargo run -p ch09 -- ARGS`, parsed and checked as the progression checks it.

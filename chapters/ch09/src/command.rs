@@ -3,11 +3,8 @@
 
 use crate::inputs::InputKind;
 use crate::progression::{Bins, Params};
-use crate::trace;
 use chapter::app::Progression;
 use chapter::cli::DeviceArg;
-use course::KernelSource;
-use gpu_host::Device;
 
 /// Chapter 9 for [`chapter::app`]: its steps, kernels, rows, table and trace.
 pub struct Ch09;
@@ -28,7 +25,11 @@ pub const DEFAULT_GPU_N: usize = 1 << 26;
 const REHEARSAL_N: usize = 2048;
 
 impl Progression for Ch09 {
-    const TRACE_DEFAULTS: &'static [(&'static str, &'static str)] = trace::TRACE_DEFAULTS;
+    // The options' values a trace takes unless the student gives them: 2048 elements (enough
+    // for several blocks and warps, few enough that every warp step stays a visible column),
+    // 32 bins (so a hot bin shows), 64 threads a block (two warps, so warps of one block can
+    // be told apart), coarsening 4.
+    const TRACE_DEFAULTS: &'static str = "--n 2048 --bins 32 --block 64 --coarsen 4";
     chapter::conventional_progression!(Bins);
     const NAME: &'static str = "ch09";
     const ABOUT: &'static str = "Runs chapter 9's progression, from the naive kernel to the fastest, on the SIMT emulator, and prints per step whether the bins are right and what the step asks of the memory system: global and shared atomics, the worst serialization on one bin, global sectors, bank conflicts, divergent steps.";
@@ -98,21 +99,16 @@ Counters come from the emulator: a model of the hardware, not a GPU measurement.
         params.elements() as u64
     }
 
-    fn header(dev: &Device, source: KernelSource, p: &Params) -> String {
+    const LEGEND: &'static str = "counters are the emulator's model of the hardware \
+        (g. = global, s. = shared, worst.ser = most lanes of one atomic on one address)";
+    const GBPS: &'static str = "input bytes / time";
+
+    fn describe(p: &Params) -> String {
         let grid = p
             .grid
             .map_or("from the device".to_string(), |g| g.to_string());
-        let measures = if dev.is_emulator() {
-            "counters are the emulator's model of the hardware (g. = global, s. = shared, \
-             worst.ser = most lanes of one atomic on one address)"
-                .to_string()
-        } else {
-            chapter::app::gpu_measures(dev, "GB/s = input bytes / time", Self::NAME)
-        };
         format!(
-            "Chapter 9 progression: {} kernels\ndevice: {}\ninput {}, n = {}, {} bins, seed {}\nblock {}, grid {grid}, coarsening {}\n{measures}",
-            source.name(),
-            dev.props().name,
+            "input {}, n = {}, {} bins, seed {}\nblock {}, grid {grid}, coarsening {}",
             p.input.describe(),
             p.elements(),
             p.bins,
@@ -141,6 +137,7 @@ Counters come from the emulator: a model of the hardware, not a GPU measurement.
 mod tests {
     use super::*;
     use crate::kernels::Kernels;
+    use gpu_host::Device;
 
     /// A stand-in for an unsolved exercise, so that this test never depends on what the
     /// student has (or has not yet) written in `kernels/`.

@@ -104,82 +104,38 @@ pub struct Kernels {
     pub histo_u32_sliced: U32Kernel,
 }
 
-/// Builds a [`Kernels`] table of crate `$krate` (`kernels` or `solutions`). Its kernels run in the
-/// emulator's sandbox (the `Kernel`s name their crate) and so do its host functions: each
-/// entry calls the function's `#[gpu::host]` export in a WebAssembly lane
-/// ([`gpu_host::lanes::host_call`]), never the native code.
-macro_rules! kernel_table {
-    ($source:expr, $krate:literal) => {
-        Kernels {
-            source: $source,
-            histogram_sequential: {
-                fn f(data: &[u8]) -> [u32; 256] {
-                    gpu_host::lanes::host_call($krate, "histogram_sequential", (data,))
-                }
-                f
-            },
-            letter_histogram: {
-                fn f(text: &[u8], letters_per_bin: u32) -> [u32; 26] {
-                    gpu_host::lanes::host_call($krate, "letter_histogram", (text, letters_per_bin))
-                }
-                f
-            },
-            predict_naive_count: {
-                fn f() -> u32 {
-                    gpu_host::lanes::host_call($krate, "predict_naive_count", ())
-                }
-                f
-            },
-            histo_naive: chapter::sandboxed!($krate, ch09, histo_naive),
-            histo_atomic: chapter::sandboxed!($krate, ch09, histo_atomic),
-            histo_private_global: chapter::sandboxed!($krate, ch09, histo_private_global),
-            histo_private_shared: chapter::sandboxed!($krate, ch09, histo_private_shared),
-            histo_private_dynamic: chapter::sandboxed!($krate, ch09, histo_private_dynamic),
-            histo_coarse_contiguous: chapter::sandboxed!($krate, ch09, histo_coarse_contiguous),
-            histo_coarse_interleaved: chapter::sandboxed!($krate, ch09, histo_coarse_interleaved),
-            histo_aggregate: chapter::sandboxed!($krate, ch09, histo_aggregate),
-            histo_warp_aggregate: chapter::sandboxed!($krate, ch09, histo_warp_aggregate),
-            histo_fastest: chapter::sandboxed!($krate, ch09, histo_fastest),
-            histo_registers: chapter::sandboxed!($krate, ch09, histo_registers),
-            histo_rgb: chapter::sandboxed!($krate, ch09, histo_rgb),
-            histo_weighted: chapter::sandboxed!($krate, ch09, histo_weighted),
-            histo_joint: chapter::sandboxed!($krate, ch09, histo_joint),
-            histo_u32_global: chapter::sandboxed!($krate, ch09, histo_u32_global),
-            histo_u32_shared: chapter::sandboxed!($krate, ch09, histo_u32_shared),
-            privatized_worst_global_atomics: {
-                fn f(n: u32, bins: u32, block: u32) -> u32 {
-                    gpu_host::lanes::host_call(
-                        $krate,
-                        "privatized_worst_global_atomics",
-                        (n, bins, block),
-                    )
-                }
-                f
-            },
-            histo_cas: chapter::sandboxed!($krate, ch09, histo_cas),
-            predict_cas_failures: {
-                fn f(lanes: u32) -> u32 {
-                    gpu_host::lanes::host_call($krate, "predict_cas_failures", (lanes,))
-                }
-                f
-            },
-            choose_strategy: {
-                fn f(bins: u32) -> Strategy {
-                    use solutions::ch09::Strategy as S;
-                    match gpu_host::lanes::host_call::<_, S>($krate, "choose_strategy", (bins,)) {
-                        S::Registers => Strategy::Registers,
-                        S::Shared => Strategy::Shared,
-                        S::Global => Strategy::Global,
-                    }
-                }
-                f
-            },
-            histo_u32_sliced: chapter::sandboxed!($krate, ch09, histo_u32_sliced),
-        }
-    };
+// `STUDENT`, `REFERENCE` and `kernels(source)`: every kernel and host function of the
+// exercises, from the student's crate or the reference one, run in the sandbox.
+chapter::kernel_tables! {
+    chapter ch09;
+    kernels [
+        histo_naive, histo_atomic, histo_private_global, histo_private_shared,
+        histo_private_dynamic, histo_coarse_contiguous, histo_coarse_interleaved,
+        histo_aggregate, histo_warp_aggregate, histo_fastest, histo_registers, histo_rgb,
+        histo_weighted, histo_joint, histo_u32_global, histo_u32_shared, histo_cas,
+        histo_u32_sliced,
+    ];
+    host [
+        histogram_sequential(data: &[u8]) -> [u32; 256],
+        letter_histogram(text: &[u8], letters_per_bin: u32) -> [u32; 26],
+        predict_naive_count() -> u32,
+        privatized_worst_global_atomics(n: u32, bins: u32, block: u32) -> u32,
+        predict_cas_failures(lanes: u32) -> u32,
+        choose_strategy(bins: u32) -> Strategy = solutions::ch09::Strategy,
+    ];
 }
 
-chapter::kernel_tables!(kernel_table, "ch09");
+/// The reference crate's answer to 9.16, as the chapter names it.
+impl From<solutions::ch09::Strategy> for Strategy {
+    fn from(s: solutions::ch09::Strategy) -> Self {
+        use solutions::ch09::Strategy as S;
+        match s {
+            S::Registers => Strategy::Registers,
+            S::Shared => Strategy::Shared,
+            S::Global => Strategy::Global,
+        }
+    }
+}
 
 /// The kernel source the tests use (`COURSE_KERNELS`), as every chapter reads it.
 pub use chapter::harness::source_from_env;

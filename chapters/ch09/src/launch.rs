@@ -27,9 +27,13 @@ pub struct Run<T> {
     pub input_addrs: Vec<u64>,
 }
 
-impl<T> chapter::checking::Launched for Run<T> {
+impl<T: std::fmt::Display> chapter::checking::Launched for Run<T> {
+    type Item = T;
     fn report(&self) -> &LaunchReport {
         &self.report
+    }
+    fn output(&self) -> &[T] {
+        &self.bins
     }
 }
 

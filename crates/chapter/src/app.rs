@@ -56,15 +56,19 @@ pub trait Progression {
     /// Runs steps (all of them when none are given) with a table of kernels on a device,
     /// calling the progress callback before each; the rows in step order.
     const RUN: RunFn<Self>;
-    /// What the table is about: kernels, device, sizes.
-    fn header(dev: &Device, source: KernelSource, params: &Self::Params) -> String;
+    /// The header's lines about `params` (sizes, input, launch shape), under the kernels
+    /// and the device ([`header`]).
+    fn describe(params: &Self::Params) -> String;
+    /// The header's line on the emulator: what the table's counters are.
+    const LEGEND: &'static str;
+    /// What the GB/s column divides on a GPU (`"input bytes / time"`).
+    const GBPS: &'static str;
     /// A small copy of `params` for the rehearsal on the emulator: quick, and big enough
     /// to meet what would trap on a GPU.
     fn rehearsal_params(params: &Self::Params) -> Self::Params;
-    /// The values `--trace` gives the options the student did not (each an option's id
-    /// and its value as on the command line): a small input that makes a readable
-    /// picture.
-    const TRACE_DEFAULTS: &'static [(&'static str, &'static str)];
+    /// The options `--trace` takes unless the student gives them, as on the command line
+    /// (`"--n 2048 --block 64"`): a small input that makes a readable picture.
+    const TRACE_DEFAULTS: &'static str;
     /// Runs a step with the kernels of a source on a traced emulator and draws it.
     const DRAW: DrawFn<Self>;
 }
@@ -180,23 +184,32 @@ pub fn command<P: Progression, S: clap::Subcommand>() -> clap::Command {
         })
 }
 
-/// `cmd` with `defaults` (an option's id, a value as on the command line) in place of
-/// those options' own defaults.
-fn with_defaults(
-    mut cmd: clap::Command,
-    defaults: &[(&'static str, &'static str)],
-) -> clap::Command {
-    for &(id, value) in defaults {
-        cmd = cmd.mut_arg(id, |a| a.default_value(value));
+/// `cmd` with `defaults` (options and values as on the command line, `"--n 2048"`) in
+/// place of those options' own defaults. A chapter's own string: an option it does not
+/// have is a bug of the chapter, and panics.
+fn with_defaults(mut cmd: clap::Command, defaults: &'static str) -> clap::Command {
+    let words: Vec<&'static str> = defaults.split_whitespace().collect();
+    for pair in words.chunks(2) {
+        let [option, value] = pair else {
+            panic!("`{defaults}`: an option without its value");
+        };
+        let long = option.trim_start_matches("--");
+        let id = cmd
+            .get_arguments()
+            .find(|a| a.get_long() == Some(long))
+            .unwrap_or_else(|| panic!("`{defaults}`: no option {option}"))
+            .get_id()
+            .clone();
+        cmd = cmd.mut_arg(id, |a| a.default_value(*value));
     }
     cmd
 }
 
 /// Parses `args` (the program's name first) as chapter `P`'s command line, with
-/// `defaults` in place of the options' own (`&[]`: the command's; `P::TRACE_DEFAULTS`:
+/// `defaults` in place of the options' own (`""`: the command's; `P::TRACE_DEFAULTS`:
 /// what `--trace` draws).
 pub fn parse_from<P: Progression, S: clap::Subcommand>(
-    defaults: &[(&'static str, &'static str)],
+    defaults: &'static str,
     args: impl IntoIterator<Item = impl Into<std::ffi::OsString> + Clone>,
 ) -> Result<Cli<P::Params, S>, clap::Error> {
     use clap::FromArgMatches;
@@ -206,9 +219,7 @@ pub fn parse_from<P: Progression, S: clap::Subcommand>(
 
 /// A chapter's parameters (`A`) from no options: the defaults its `--help` shows, or
 /// `defaults` in their place. So that defaults are written once, on the options.
-pub fn defaults_with<A: clap::Args + clap::FromArgMatches>(
-    defaults: &[(&'static str, &'static str)],
-) -> A {
+pub fn defaults_with<A: clap::Args + clap::FromArgMatches>(defaults: &'static str) -> A {
     let cmd = with_defaults(A::augment_args(clap::Command::new("defaults")), defaults);
     let matches = cmd.get_matches_from(["defaults"]);
     A::from_arg_matches(&matches).expect("every option has a default or is optional")
@@ -216,7 +227,7 @@ pub fn defaults_with<A: clap::Args + clap::FromArgMatches>(
 
 /// [`defaults_with`] the options' own defaults.
 pub fn defaults<A: clap::Args + clap::FromArgMatches>() -> A {
-    defaults_with(&[])
+    defaults_with("")
 }
 
 /// The parameters and steps `cli` gives chapter `P`, checked ([`Progression::check`],
@@ -234,7 +245,7 @@ pub fn checked<P: Progression, S: clap::Subcommand>(
 /// one step drawn (the options the student did not give take `P::TRACE_DEFAULTS`).
 pub fn cli_main<P: Progression, S: clap::Subcommand>(sub: impl FnOnce(&S) -> ExitCode) -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let cli = parse_from::<P, S>(&[], &args).unwrap_or_else(|e| e.exit());
+    let cli = parse_from::<P, S>("", &args).unwrap_or_else(|e| e.exit());
     if let Some(s) = &cli.command {
         return sub(s);
     }
@@ -292,7 +303,7 @@ fn progression_main<P: Progression>(
                 gpu_student_rows::<P>(dev, k, params, steps, progress)
             }
         },
-        |dev| P::header(dev, source, params),
+        |dev| header::<P>(dev, source, params),
         |rows, columns| crate::table::progression(&P::LAYOUT, rows, true, columns),
     )
 }
@@ -319,14 +330,30 @@ pub fn gpu_student_rows<P: Progression>(
     )
 }
 
-/// The header's line on a GPU: how the times were taken (`gbps`, what GB/s divides) and
-/// the command for careful numbers, the chapter's `bench`.
-pub fn gpu_measures(dev: &Device, gbps: &str, chapter: &str) -> String {
+/// What the progression's table is about: the chapter, whose kernels, the device, the
+/// parameters ([`Progression::describe`]) and what the numbers are: the emulator's
+/// counters ([`Progression::LEGEND`]), or on a GPU how the times were taken and the
+/// command for careful numbers (the chapter's `bench`).
+pub fn header<P: Progression>(dev: &Device, source: KernelSource, params: &P::Params) -> String {
+    let number = P::NAME.trim_start_matches("ch").trim_start_matches('0');
+    let measures = if dev.is_emulator() {
+        P::LEGEND.to_string()
+    } else {
+        format!(
+            "times: one launch each, bracketed by CUDA events (driver's CUDA {}); GB/s = {}. \
+             For careful numbers: cargo run -p {} --release --features cuda -- bench",
+            dev.driver_version()
+                .map_or("?".into(), |(a, b)| format!("{a}.{b}")),
+            P::GBPS,
+            P::NAME
+        )
+    };
     format!(
-        "times: one launch each, bracketed by CUDA events (driver's CUDA {}); {gbps}. For \
-         careful numbers: cargo run -p {chapter} --release --features cuda -- bench",
-        dev.driver_version()
-            .map_or("?".into(), |(a, b)| format!("{a}.{b}"))
+        "Chapter {number} progression: {} kernels\ndevice: {}, {} SMs\n{}\n{measures}",
+        source.name(),
+        dev.props().name,
+        dev.props().sm_count,
+        P::describe(params),
     )
 }
 

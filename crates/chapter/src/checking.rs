@@ -12,10 +12,14 @@ use gpu_host::{Device, LaunchError, LaunchReport};
 pub type Checked = Result<String, Outcome>;
 
 /// What a chapter's launcher returns, as a check reads it: the launch's report
-/// (counters and findings on the emulator, time on a GPU) beside the chapter's output.
+/// (counters and findings on the emulator, time on a GPU) beside the launch's output.
 pub trait Launched {
+    /// An element of the output (`u32` bins, `f32` weighted bins).
+    type Item: std::fmt::Display;
     /// The launch's report.
     fn report(&self) -> &LaunchReport;
+    /// The output the launch downloaded.
+    fn output(&self) -> &[Self::Item];
 }
 
 /// The emulator's counters of a run, if it was emulated.
@@ -132,6 +136,38 @@ impl<'a, K> Ctx<'a, K> {
             return Err(self.on(case)(out));
         }
         Ok(run)
+    }
+
+    /// [`launched`](Self::launched), then the output must equal `expected` element by
+    /// element by `same(index, expected, got)` (each element named `what` in the
+    /// message). Returns the run for the technique checks.
+    pub fn verify_output_by<R: Launched>(
+        &self,
+        case: &str,
+        run: Result<R, LaunchError>,
+        what: &str,
+        expected: &[R::Item],
+        oob: &str,
+        same: impl Fn(usize, &R::Item, &R::Item) -> bool,
+    ) -> Result<R, Outcome> {
+        let run = self.launched(case, run, oob)?;
+        course::compare_by(what, expected, run.output(), same).map_err(self.on(case))?;
+        Ok(run)
+    }
+
+    /// [`verify_output_by`](Self::verify_output_by) with exact equality.
+    pub fn verify_output<R: Launched>(
+        &self,
+        case: &str,
+        run: Result<R, LaunchError>,
+        what: &str,
+        expected: &[R::Item],
+        oob: &str,
+    ) -> Result<R, Outcome>
+    where
+        R::Item: PartialEq,
+    {
+        self.verify_output_by(case, run, what, expected, oob, |_, a, b| a == b)
     }
 
     /// A [`Status::WrongTechnique`] failure on `case`: right output, but not by the

@@ -43,25 +43,50 @@ macro_rules! sandboxed {
 }
 
 /// Defines a chapter's two kernel tables, `STUDENT` (crate `kernels`) and `REFERENCE`
-/// (crate `solutions`), both built by the chapter's `$table!(source, crate)` macro, and
-/// `kernels(source)`, which picks one: checks, the progression and the grader go through
-/// it and never name a crate.
+/// (crate `solutions`), and `kernels(source)`, which picks one: checks, the progression
+/// and the grader go through it and never name a crate.
+///
+/// A table is the chapter's `Kernels` struct: `source`, then each of `kernels` run in the
+/// emulator's sandbox from that crate's WebAssembly build ([`sandboxed!`](crate::sandboxed)),
+/// and each `host` function, `name(arg: Type, ..) -> Return`, called as its `#[gpu::host]`
+/// export in a WebAssembly lane ([`gpu_host::lanes::host_call`]), never the native code;
+/// `-> Return = Export` when the export returns another type, converted with `From`. The
+/// same names and signatures are in both crates.
 #[macro_export]
 macro_rules! kernel_tables {
-    ($table:ident, $chapter:literal) => {
-        #[doc = concat!("The student's kernels (`kernels::", $chapter, "`).")]
-        pub static STUDENT: Kernels = $table!(KernelSource::Student, "kernels");
-        #[doc = concat!("The reference kernels (`solutions::", $chapter, "`).")]
-        pub static REFERENCE: Kernels = $table!(KernelSource::Reference, "solutions");
+    (
+        chapter $chapter:ident;
+        kernels [$($k:ident),* $(,)?];
+        host [$($h:ident($($a:ident: $t:ty),*) -> $r:ty $(= $e:ty)?),* $(,)?];
+    ) => {
+        $crate::kernel_tables!(@table STUDENT Student "kernels" $chapter [$($k),*] [$($h($($a: $t),*) -> $r $(= $e)?),*]);
+        $crate::kernel_tables!(@table REFERENCE Reference "solutions" $chapter [$($k),*] [$($h($($a: $t),*) -> $r $(= $e)?),*]);
 
         /// The table of `source`.
-        pub fn kernels(source: KernelSource) -> &'static Kernels {
+        pub fn kernels(source: course::KernelSource) -> &'static Kernels {
             match source {
-                KernelSource::Student => &STUDENT,
-                KernelSource::Reference => &REFERENCE,
+                course::KernelSource::Student => &STUDENT,
+                course::KernelSource::Reference => &REFERENCE,
             }
         }
     };
+    (@table $name:ident $source:ident $krate:literal $chapter:ident [$($k:ident),*] [$($h:ident($($a:ident: $t:ty),*) -> $r:ty $(= $e:ty)?),*]) => {
+        #[doc = concat!("The kernels of crate `", $krate, "` (`", $krate, "::", stringify!($chapter), "`).")]
+        pub static $name: Kernels = Kernels {
+            source: course::KernelSource::$source,
+            $($k: $crate::sandboxed!($krate, $chapter, $k),)*
+            $($h: {
+                fn f($($a: $t),*) -> $r {
+                    let value: $crate::kernel_tables!(@export $r $(= $e)?) =
+                        gpu_host::lanes::host_call($krate, stringify!($h), ($($a,)*));
+                    value.into()
+                }
+                f
+            },)*
+        };
+    };
+    (@export $r:ty) => { $r };
+    (@export $r:ty = $e:ty) => { $e };
 }
 
 #[cfg(test)]

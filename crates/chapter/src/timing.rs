@@ -53,9 +53,34 @@ pub fn plan(one: Duration, warmup: u32, reps: u32, budget: Duration) -> (u32, u3
     (warmup, reps)
 }
 
+/// The largest input a bench takes, in MiB: a buffer holds at most 2^32 - 1 elements.
+pub const MAX_BENCH_MIB: u64 = 4095;
+
+/// A bench's `--size-mib` and `--reps`, checked: the input's bytes, or the error (one
+/// line) that every chapter's bench gives.
+pub fn bench_size(size_mib: u64, reps: u32) -> Result<u64, String> {
+    if size_mib == 0 || size_mib > MAX_BENCH_MIB {
+        return Err(format!(
+            "--size-mib must be between 1 and {MAX_BENCH_MIB}, got {size_mib}"
+        ));
+    }
+    if reps == 0 {
+        return Err("--reps must be at least 1".into());
+    }
+    Ok(size_mib << 20)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bench_sizes_are_checked() {
+        assert_eq!(bench_size(1, 1), Ok(1 << 20));
+        assert!(bench_size(0, 1).unwrap_err().contains("--size-mib"));
+        assert!(bench_size(MAX_BENCH_MIB + 1, 1).is_err());
+        assert!(bench_size(1, 0).unwrap_err().contains("--reps"));
+    }
 
     #[test]
     fn medians_and_throughput() {

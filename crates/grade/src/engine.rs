@@ -70,10 +70,10 @@ pub enum Target {
     /// The SIMT emulator, with the grader's [`Limits`]: deterministic, with counters.
     Emulator,
     /// CUDA device 0 (the `cuda` feature), the PTX of the graded kernels loaded on a
-    /// fresh device per exercise (chapter 9's [`ch09::device::open_gpu`]). The GPU has no
+    /// fresh device per exercise (chapter 9's [`chapter::device::open_gpu`]). The GPU has no
     /// step budget, spin detector or watchdog: only [`Limits::exercise_timeout_ms`] stops
     /// a kernel that never ends. A failing check is run again on the emulator to explain
-    /// it ([`ch09::harness::explain_with`]).
+    /// it ([`chapter::harness::explain_with`]).
     Gpu {
         /// The GPU's name, as the driver reports it.
         name: String,
@@ -86,14 +86,14 @@ impl Target {
     /// Opens CUDA device 0 to learn its name and driver (and that it works), then closes
     /// it. `Err` (one line) without the `cuda` feature, a driver or a GPU.
     pub fn gpu() -> Result<Target, String> {
-        if !ch09::device::has_cuda() {
+        if !chapter::device::has_cuda() {
             return Err(
                 "this grader was built without the `cuda` feature (build it with \
                         `cargo build --release -p grade --features cuda`)"
                     .into(),
             );
         }
-        let dev = ch09::device::open_gpu(&[]).map_err(|e| one_line(&e.to_string()))?;
+        let dev = chapter::device::open_gpu(&[]).map_err(|e| one_line(&e.to_string()))?;
         let (major, minor) = dev.driver_version().unwrap_or_default();
         Ok(Target::Gpu {
             name: dev.props().name.clone(),
@@ -114,12 +114,12 @@ impl Target {
     fn open(&self, source: KernelSource, limits: &Limits) -> Result<Device, Outcome> {
         match self {
             Target::Emulator => Ok(Device::emulator_with(limits.simt_config())),
-            Target::Gpu { .. } => ch09::device::open_gpu(&[source]).map_err(|e| {
+            Target::Gpu { .. } => chapter::device::open_gpu(&[source]).map_err(|e| {
                 Outcome::fail(
                     Status::Error,
                     format!(
                         "{}: {}",
-                        ch09::harness::GPU_UNUSABLE,
+                        chapter::harness::GPU_UNUSABLE,
                         one_line(&e.to_string())
                     ),
                 )
@@ -309,9 +309,9 @@ impl Checked {
 }
 
 /// A GPU result explained by the emulator's (`emulate`), with chapter 9's
-/// [`ch09::harness::explain_with`]. An emulator run that cannot start is a detail.
+/// [`chapter::harness::explain_with`]. An emulator run that cannot start is a detail.
 fn explain(gpu: Checked, emulate: impl FnOnce() -> Result<Checked, String>) -> Checked {
-    let explained = ch09::harness::explain_with(gpu.clone().into_outcome(), || {
+    let explained = chapter::harness::explain_with(gpu.clone().into_outcome(), || {
         match emulate() {
             Ok(emulated) => emulated.into_outcome(),
             // Not a pass and not the GPU's reason: the GPU's report stands, with this.

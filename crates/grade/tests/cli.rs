@@ -258,7 +258,7 @@ fn the_manifest_workflow_on_a_scratch_workspace() {
 /// The tests below need a machine without a usable GPU (CI, this course's build machine);
 /// on one with a GPU they say so and pass.
 fn has_gpu() -> bool {
-    if ch09::device::gpu_count() > 0 {
+    if chapter::device::gpu_count() > 0 {
         eprintln!("note: this machine has a CUDA device: the no-GPU tests are skipped");
         return true;
     }
@@ -277,7 +277,7 @@ fn device_gpu_without_a_gpu_is_a_one_line_error() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("grade: error: --device gpu: "), "{err}");
     // Without the feature the error says how to build; with it, that there is no GPU.
-    if !ch09::device::has_cuda() {
+    if !chapter::device::has_cuda() {
         assert!(err.contains("--features cuda"), "{err}");
     }
 }

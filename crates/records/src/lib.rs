@@ -8,6 +8,8 @@
 //!   `course::Exercise` per record, its check the `checks::ex_<chapter>_<step>` that the
 //!   chapter's `check_registry!` defines), `CHAPTER`, and the `harness` module whose
 //!   `check_exercise(id)` a test calls;
+//! - `checks.rs`, included by the chapter's `checks` module: the `check_registry!` that
+//!   defines each `ex_<chapter>_<step>` from the record's `check` function;
 //! - `exercise_tests.rs`, included by the chapter's `tests/exercises.rs`: one `#[test]`
 //!   per exercise, named `ex_<chapter>_<step, two digits>_<topic>` (`ex_9_03_global_atomics`),
 //!   each calling the `check(id)` defined beside the include.
@@ -27,6 +29,8 @@ pub struct Records {
     pub id: String,
     /// The chapter's title.
     pub title: String,
+    /// The seed of a check's random inputs when `COURSE_SEED` is not set.
+    pub check_seed: u64,
     /// The exercises, in the order the book teaches them.
     pub exercise: Vec<Record>,
 }
@@ -42,6 +46,10 @@ pub struct Record {
     pub topic: String,
     /// Short title.
     pub title: String,
+    /// The check, a function of the chapter's `checks` module (`threads::check_5_1`).
+    pub check: String,
+    /// What the check verifies, in a sentence: the check function's documentation.
+    pub checks: String,
     /// The functions (kernels or host functions) the student writes.
     pub kernels: Vec<String>,
     /// Points for the grader.
@@ -110,6 +118,15 @@ pub fn parse(text: &str) -> Result<Records, String> {
             return Err(format!(
                 "exercise {}: topic `{}` must be lowercase letters, digits and `_` (a test's name)",
                 e.id, e.topic
+            ));
+        }
+        let path_ok = e.check.split("::").all(|part| {
+            !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        if !path_ok {
+            return Err(format!(
+                "exercise {}: check `{}` is not a path in the checks module (`module::function`)",
+                e.id, e.check
             ));
         }
         for n in &e.needs {
@@ -221,6 +238,31 @@ pub fn registry_rs(r: &Records) -> String {
     out
 }
 
+/// The chapter's check registry as Rust (`checks.rs`, included by its checks module): a
+/// `chapter::check_registry!` of every record's check.
+pub fn checks_rs(r: &Records) -> String {
+    let mut out =
+        String::from("// Generated from exercises.toml by chapter-records: edit that file.\n");
+    let _ = writeln!(
+        out,
+        "chapter::check_registry! {{\n    chapter {}, seed {};",
+        lit(&r.id),
+        r.check_seed
+    );
+    for e in &r.exercise {
+        let _ = writeln!(
+            out,
+            "    {} ex_{} => {}: {};",
+            lit(&e.id),
+            e.id.replace('.', "_"),
+            e.check,
+            lit(&format!("{}: {}", e.id, e.checks))
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
 /// The chapter's tests as Rust (`exercise_tests.rs`, see the crate's docs).
 pub fn tests_rs(r: &Records) -> String {
     let mut out =
@@ -256,6 +298,7 @@ pub fn generate() {
         std::fs::write(&p, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", p.display()));
     };
     write("registry.rs", registry_rs(&records));
+    write("checks.rs", checks_rs(&records));
     write("exercise_tests.rs", tests_rs(&records));
 }
 
@@ -266,11 +309,14 @@ mod tests {
     const GOOD: &str = r#"
 id = "ch07"
 title = "Convolution"
+check_seed = 2007
 
 [[exercise]]
 id = "7.1"
 topic = "basic"
 title = "a 1-D convolution"
+check = "basic::check_7_1"
+checks = "right on every length."
 kernels = ["conv_1d"]
 points = 10
 book = "01-basic.md"
@@ -284,6 +330,8 @@ hint = "Tiles."
 id = "7.2"
 topic = "tiled_2"
 title = "tiled"
+check = "tiled::check_7_2"
+checks = "tiles."
 kernels = ["conv_tiled"]
 points = 15
 needs = ["7.1"]
@@ -308,6 +356,12 @@ hints = []
         assert!(
             reg.contains(r#""`\"quoted\"` and a \\ backslash""#),
             "{reg}"
+        );
+        let checks = checks_rs(&r);
+        assert!(checks.contains("chapter \"ch07\", seed 2007;"), "{checks}");
+        assert!(
+            checks.contains("\"7.2\" ex_7_2 => tiled::check_7_2: \"7.2: tiles.\";"),
+            "{checks}"
         );
         let tests = tests_rs(&r);
         assert!(

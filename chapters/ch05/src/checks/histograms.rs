@@ -1,6 +1,6 @@
 //! 5.6: the chapter's four histogram kernels, each with the counters of its technique.
 
-use super::{Checked, Ctx, Verify, counters};
+use super::{Checked, Ctx, counters};
 use crate::inputs::{Case, bytes, random_len, skewed_bytes, sorted_runs};
 use crate::launch::{self, Run, word_grid, word_grid_n};
 use crate::reference::{self, Access};
@@ -226,7 +226,7 @@ pub(super) fn check_5_6(ctx: &mut Ctx) -> Checked {
                 };
                 let label = format!("{name}, {}, <<<{}, {block}>>>", case.name, cfg.grid.x);
                 let run = launch::histo(ctx.dev, kernel, &case.data, cfg);
-                let run = ctx.verify(
+                let run = ctx.verify_output(
                     &label,
                     run,
                     "bin",
@@ -238,7 +238,7 @@ pub(super) fn check_5_6(ctx: &mut Ctx) -> Checked {
             let cfg = LaunchConfig::linear(word_grid(n, block), block);
             let label = format!("histo_shared, {}, <<<{}, {block}>>>", case.name, cfg.grid.x);
             let run = launch::histo(ctx.dev, &k.histo_shared, &case.data, cfg);
-            let run = ctx.verify(&label, run, "bin", &expected, "guard the word index")?;
+            let run = ctx.verify_output(&label, run, "bin", &expected, "guard the word index")?;
             technique(ctx, &label, 3, &case.data, &run, 1)?;
             for per_thread in [1, 4, 7] {
                 let cfg = LaunchConfig::linear(word_grid_n(n, block, per_thread), block);
@@ -247,7 +247,7 @@ pub(super) fn check_5_6(ctx: &mut Ctx) -> Checked {
                     case.name, cfg.grid.x
                 );
                 let run = launch::histo_n(ctx.dev, &k.histo_shared_n, &case.data, per_thread, cfg);
-                let run = ctx.verify(
+                let run = ctx.verify_output(
                     &label,
                     run,
                     "bin",

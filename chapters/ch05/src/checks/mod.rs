@@ -14,51 +14,13 @@ mod warps;
 
 pub use warps::{BLOCK_ORDER_SEEDS, order_dependence};
 
-// One check function per exercise and `check_with`: `chapter::check_registry`.
-chapter::check_registry! {
-    chapter "ch05", seed 2005;
-    "5.1" ex_5_1 => threads::check_5_1: "5.1: one block, then two, then any length: right, guarded, one store per element.";
-    "5.2" ex_5_2 => threads::check_5_2: "5.2: every element of 2-D and 3-D grids holds its own coordinates, written once.";
-    "5.3" ex_5_3 => threads::check_5_3: "5.3: any n on a fixed grid, loads and stores exactly as coalesced as the model; the grid from the SM count.";
-    "5.4" ex_5_4 => warps::check_5_4: "5.4: the warp-uniform kernel has no divergent step and 32 active lanes per instruction; warps per block predicted.";
-    "5.5" ex_5_5 => warps::check_5_5: "5.5: the same right output whatever order the blocks run in.";
-    "5.6" ex_5_6 => histograms::check_5_6: "5.6: the four histogram kernels: right bins, and the loads, shared and global atomics of each technique.";
-}
+// One check function per exercise (`ex_<chapter>_<step>`, named by the records of
+// `exercises.toml`) and `check_with`: `chapter::check_registry`.
+include!(concat!(env!("OUT_DIR"), "/checks.rs"));
 
 use crate::kernels::{Kernels, kernels};
-use crate::launch::Run;
 use course::{KernelSource, Outcome};
-use gpu_host::{Device, LaunchError};
-
-/// How this chapter verifies a launch: what its kernels output, compared with the CPU
-/// references.
-pub(crate) trait Verify {
-    /// [`Ctx::launched`](chapter::checking::Ctx::launched), then the output must equal
-    /// `expected` (each element named `what` in the message).
-    fn verify(
-        &self,
-        case: &str,
-        run: Result<Run, LaunchError>,
-        what: &str,
-        expected: &[u32],
-        oob: &str,
-    ) -> Result<Run, Outcome>;
-}
-
-impl Verify for Ctx<'_> {
-    fn verify(
-        &self,
-        case: &str,
-        run: Result<Run, LaunchError>,
-        what: &str,
-        expected: &[u32],
-        oob: &str,
-    ) -> Result<Run, Outcome> {
-        let run = self.launched(case, run, oob)?;
-        course::compare(what, expected, &run.out).map_err(self.on(case))?;
-        Ok(run)
-    }
-}
+use gpu_host::Device;
 
 /// The emulator's counters of a run, if it was emulated.
 pub(crate) use chapter::checking::counters;

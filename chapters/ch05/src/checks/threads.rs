@@ -1,7 +1,7 @@
 //! 5.1 to 5.3: from the loop to a kernel, indices in 1, 2 and 3 dimensions, and the
 //! grid-stride loop.
 
-use super::{Checked, Ctx, Verify, counters};
+use super::{Checked, Ctx, counters};
 use crate::inputs::{random_len, values};
 use crate::launch::{self, one_per_thread};
 use crate::reference::{self, Access};
@@ -73,7 +73,7 @@ pub(super) fn check_5_1(ctx: &mut Ctx) -> Checked {
         let c = values(n, VALUE_LIMIT, seed + 1);
         let cfg = LaunchConfig::linear(1, n as u32);
         let run = launch::mul(ctx.dev, &ctx.k.mul_one_block, &b, &c, cfg);
-        let run = ctx.verify(case, run, "a", &reference::mul(&b, &c), "")?;
+        let run = ctx.verify_output(case, run, "a", &reference::mul(&b, &c), "")?;
         mul_technique(
             ctx,
             case,
@@ -99,7 +99,7 @@ pub(super) fn check_5_1(ctx: &mut Ctx) -> Checked {
         let cfg = LaunchConfig::linear(grid, block);
         let run = launch::mul(ctx.dev, &ctx.k.mul_blocks, &b, &c, cfg);
         let guard = if n % block as usize != 0 { GUARD } else { "" };
-        let run = ctx.verify(&case, run, "a", &reference::mul(&b, &c), guard)?;
+        let run = ctx.verify_output(&case, run, "a", &reference::mul(&b, &c), guard)?;
         mul_technique(
             ctx,
             &case,
@@ -275,7 +275,7 @@ pub(super) fn check_5_3(ctx: &mut Ctx) -> Checked {
             &c,
             LaunchConfig::linear(grid, block),
         );
-        let run = ctx.verify(&case, run, "a", &reference::mul(&b, &c), GUARD)?;
+        let run = ctx.verify_output(&case, run, "a", &reference::mul(&b, &c), GUARD)?;
         mul_technique(
             ctx,
             &case,

@@ -1,6 +1,6 @@
 //! 5.4 and 5.5: warps and divergence, and the order of blocks.
 
-use super::{Checked, Ctx, Verify, counters};
+use super::{Checked, Ctx, counters};
 use crate::inputs::{random_len, values};
 use crate::kernels::{MapKernel, OutKernel};
 use crate::launch::{self, Run, one_per_thread};
@@ -58,7 +58,7 @@ pub(super) fn check_5_4(ctx: &mut Ctx) -> Checked {
         let case = format!("classify_uniform, n = {n}, <<<{grid}, {block}>>>");
         let data = values(n, VALUE_LIMIT, seed + n as u64);
         let run = launch::map(ctx.dev, &k, &data, LaunchConfig::linear(grid, block));
-        let run = ctx.verify(
+        let run = ctx.verify_output(
             &case,
             run,
             "out",
