@@ -35,18 +35,13 @@ pub const BLOCK: u32 = 256;
 /// What to measure and how.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Bytes of each histogram input; 5.5's arrays hold `size_bytes / 4` elements each.
-    pub size_bytes: u64,
-    /// Untimed launches before the timed ones.
-    pub warmup: u32,
-    /// Timed launches per case.
-    pub reps: u32,
+    /// Input size (each histogram's bytes; 5.5's arrays hold `size_bytes / 4` elements
+    /// each), launches and seed.
+    pub runs: chapter::timing::BenchRuns,
     /// Blocks per SM of the 5.5 sweep.
     pub blocks_per_sm: Vec<u32>,
     /// Words per thread of 5.6's kernel 4.
     pub words_per_thread: Vec<u32>,
-    /// Seed of the random input.
-    pub seed: u64,
     /// Where `bench.json` goes.
     pub out_dir: PathBuf,
     /// The command line, for the record.
@@ -56,12 +51,9 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            size_bytes: 256 << 20,
-            warmup: 3,
-            reps: 20,
+            runs: chapter::timing::BenchRuns::of(256 << 20),
             blocks_per_sm: vec![1, 2, 4, 8, 16],
             words_per_thread: vec![4, 16, 64],
-            seed: 9,
             out_dir: PathBuf::from("ch05-bench"),
             command: String::new(),
         }
@@ -83,13 +75,11 @@ pub struct Row {
     pub words_per_thread: Option<u32>,
     /// Blocks launched.
     pub grid: u32,
-    /// Bytes the rate counts: 12 per element for 5.5, the input's bytes for 5.6.
-    pub bytes: u64,
-    /// Median time of one launch, milliseconds.
-    pub median_ms: Option<f64>,
-    /// `bytes / median`, in GB/s (10^9).
-    pub gbps: Option<f64>,
-    /// `bytes / median`, in MB/s (10^6): the source text's unit.
+    /// The bytes the rate counts (12 per element for 5.5, the input's bytes for 5.6), the
+    /// median time of one launch and GB/s.
+    #[serde(flatten)]
+    pub rate: chapter::timing::Rate,
+    /// The rate in MB/s (10^6): the source text's unit.
     pub mbps: Option<f64>,
     /// Whether the result equals the CPU's.
     pub correct: bool,
@@ -144,9 +134,7 @@ impl Row {
             blocks_per_sm: None,
             words_per_thread: None,
             grid,
-            bytes,
-            median_ms: None,
-            gbps: None,
+            rate: chapter::timing::Rate::of(bytes),
             mbps: None,
             correct: false,
             note: None,
@@ -162,9 +150,8 @@ impl Row {
         match (times, correct) {
             (Ok(t), Ok(ok)) => {
                 let ns = median(&t).as_nanos().max(1) as f64;
-                self.median_ms = Some(ns / 1e6);
-                self.gbps = Some(self.bytes as f64 / ns);
-                self.mbps = Some(self.bytes as f64 / ns * 1e3);
+                self.rate.measured(ns / 1e6);
+                self.mbps = self.rate.gbps.map(|g| g * 1e3);
                 self.correct = ok;
                 if !ok {
                     self.note = Some("the result differs from the CPU's".into());
@@ -182,10 +169,10 @@ pub fn run(
     opts: &Options,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Report, String> {
-    if opts.size_bytes < 4 || opts.size_bytes > u32::MAX as u64 {
+    if opts.runs.size_bytes < 4 || opts.runs.size_bytes > u32::MAX as u64 {
         return Err(format!(
             "the input must be 4 bytes to 4 GiB, got {}",
-            opts.size_bytes
+            opts.runs.size_bytes
         ));
     }
     let err = |e: gpu_host::LaunchError| e.to_string();
@@ -193,10 +180,10 @@ pub fn run(
     let sm = dev.props().sm_count;
 
     // 5.5: blocks per SM.
-    let n = (opts.size_bytes / 4) as usize;
+    let n = (opts.runs.size_bytes / 4) as usize;
     progress(&format!("5.5: {n} elements, {} SMs", sm));
-    let b = inputs::values(n, 1 << 15, opts.seed);
-    let c = inputs::values(n, 1 << 15, opts.seed + 1);
+    let b = inputs::values(n, 1 << 15, opts.runs.seed);
+    let c = inputs::values(n, 1 << 15, opts.runs.seed + 1);
     let expected = reference::mul(&b, &c);
     let (db, dc) = (dev.upload(&b).map_err(err)?, dev.upload(&c).map_err(err)?);
     let da = dev.alloc::<u32>(n).map_err(err)?;
@@ -211,8 +198,8 @@ pub fn run(
                 &REFERENCE.mul_grid_stride,
                 cfg,
                 (da.slice(), db.slice(), dc.slice()),
-                opts.warmup,
-                opts.reps,
+                opts.runs.warmup,
+                opts.runs.reps,
             )
             .map_err(err);
         let correct = dev.download(&da).map(|a| a == expected).map_err(err);
@@ -225,9 +212,9 @@ pub fn run(
     }
 
     // 5.6: the four histogram kernels.
-    let size = opts.size_bytes as usize;
+    let size = opts.runs.size_bytes as usize;
     for (input, data) in [
-        ("uniform", inputs::bytes(size, opts.seed + 2)),
+        ("uniform", inputs::bytes(size, opts.runs.seed + 2)),
         ("zeros", vec![0u8; size]),
     ] {
         let expected = reference::histogram(&data);
@@ -245,15 +232,15 @@ pub fn run(
                     } else {
                         REFERENCE.histo_shared
                     };
-                    dev.time_launches_zeroed(&k, cfg, args, &h, opts.warmup, opts.reps)
+                    dev.time_launches_zeroed(&k, cfg, args, &h, opts.runs.warmup, opts.runs.reps)
                 }
                 Some(p) => dev.time_launches_zeroed(
                     &REFERENCE.histo_shared_n,
                     cfg,
                     (d.slice(), h.slice(), p),
                     &h,
-                    opts.warmup,
-                    opts.reps,
+                    opts.runs.warmup,
+                    opts.runs.reps,
                 ),
             }
             .map_err(err);
@@ -300,9 +287,9 @@ pub fn run(
             cuda_version: chapter::provenance::cuda_version(dev),
             date_utc: chapter::provenance::utc_now(),
             command: opts.command.clone(),
-            input_bytes: opts.size_bytes,
-            warmup: opts.warmup,
-            reps: opts.reps,
+            input_bytes: opts.runs.size_bytes,
+            warmup: opts.runs.warmup,
+            reps: opts.runs.reps,
             method: "median of event-timed launches after warm-ups, each launch timed alone; \
                      histograms zeroed before every launch outside the events; uploads not \
                      timed. GB/s = 10^9 B/s, MB/s = 10^6 B/s."
@@ -351,9 +338,9 @@ impl Report {
                 r.input,
                 r.grid,
                 per,
-                r.bytes >> 20,
-                f(r.median_ms, 3),
-                f(r.gbps, 1),
+                r.rate.bytes >> 20,
+                f(r.rate.median_ms, 3),
+                f(r.rate.gbps, 1),
                 f(r.mbps, 0),
                 if r.correct {
                     "yes".to_string()
@@ -384,9 +371,12 @@ mod tests {
     #[test]
     fn the_bench_runs_on_the_emulator() {
         let opts = Options {
-            size_bytes: 4099,
-            warmup: 0,
-            reps: 1,
+            runs: chapter::timing::BenchRuns {
+                size_bytes: 4099,
+                warmup: 0,
+                reps: 1,
+                ..Options::default().runs
+            },
             blocks_per_sm: vec![1, 2],
             words_per_thread: vec![4],
             ..Options::default()

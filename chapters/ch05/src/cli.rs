@@ -57,17 +57,14 @@ pub struct BenchArgs {
 impl BenchArgs {
     /// The bench's options, checked. The error is one line.
     pub fn options(&self, command: String) -> Result<Options, String> {
-        let size_bytes = chapter::timing::bench_size(self.size_mib, self.reps)?;
+        let runs = chapter::timing::bench_runs(self.size_mib, self.warmup, self.reps, self.seed)?;
         if self.blocks_per_sm.contains(&0) || self.words_per_thread.contains(&0) {
             return Err("--blocks-per-sm and --words-per-thread must be at least 1".into());
         }
         Ok(Options {
-            size_bytes,
-            warmup: self.warmup,
-            reps: self.reps,
+            runs,
             blocks_per_sm: self.blocks_per_sm.clone(),
             words_per_thread: self.words_per_thread.clone(),
-            seed: self.seed,
             out_dir: self.out.clone(),
             command,
         })

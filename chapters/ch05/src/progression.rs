@@ -13,6 +13,7 @@ use crate::inputs;
 use crate::kernels::Kernels;
 use crate::launch::{self, Run, one_per_thread, word_grid, word_grid_n};
 use crate::reference;
+use chapter::app::Steps;
 use chapter::inputs::InputKind;
 use chapter::row::Counters;
 use course::Outcome;
@@ -193,15 +194,10 @@ impl Rowed<'_> {
     }
 }
 
-/// Runs `steps` (all of [`STEPS`] when empty) with the kernels `k` on `dev`, calling
-/// `progress` before each step. The rows come in step order.
-pub fn run(
-    dev: &mut Device,
-    k: &Kernels,
-    p: &Params,
-    steps: &[&str],
-    progress: &mut dyn FnMut(&str),
-) -> Vec<Row> {
+/// Runs the steps `s` asks for (all of [`STEPS`] when none), saying each before it
+/// starts. The rows come in step order.
+pub fn run(mut s: Steps<'_, Kernels, Params>) -> Vec<Row> {
+    let (k, p) = (s.kernels, s.params);
     let mut rows = Vec::new();
     let n = p.n;
     let block = p.block.max(1);
@@ -209,14 +205,14 @@ pub fn run(
     let c = inputs::of_kind(&p.input, n, 1 << 15, p.seed + 1);
     let mul_expected = reference::mul(&b, &c);
     let linear = LaunchConfig::linear(one_per_thread(n, block), block);
-    for record in PROGRESSION
-        .iter()
-        .filter(|r| steps.is_empty() || steps.contains(&r.id))
-    {
+    for record in &PROGRESSION {
         let step = record.id;
-        progress(&format!("step {step}"));
+        if !s.wants(step) {
+            continue;
+        }
+        s.say(&format!("step {step}"));
         (record.run)(Ctx {
-            dev: &mut *dev,
+            dev: &mut *s.dev,
             k,
             p,
             n,

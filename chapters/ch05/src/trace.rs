@@ -10,6 +10,7 @@
 use crate::command::Ch05;
 use crate::kernels::{Kernels, kernels};
 use crate::progression::{self, Params};
+use chapter::app::Steps;
 use course::KernelSource;
 
 /// The step a trace draws unless asked otherwise: 5.3, the grid-stride loop, whose
@@ -39,7 +40,7 @@ pub fn draw_table(k: &Kernels, step: &str, params: &Params) -> Result<Drawn, Str
     chapter::trace::draw(
         &progression::STEPS,
         step,
-        |dev, step| progression::run(dev, k, params, &[step], &mut |_| {}),
+        |dev, step| progression::run(Steps::all(dev, k, params).only(&[step])),
         |step, rows| {
             let status = rows.first().map_or("no row", |r| r.status.as_str());
             format!(

@@ -12,7 +12,11 @@ use ch05::progression::{self, Params, Row};
 use gpu_host::Device;
 
 fn rows(p: &Params) -> Vec<Row> {
-    progression::run(&mut Device::emulator(), &REFERENCE, p, &[], &mut |_| {})
+    progression::run(chapter::app::Steps::all(
+        &mut Device::emulator(),
+        &REFERENCE,
+        p,
+    ))
 }
 
 /// Asserts every row is right, and 5.5's in-place kernel is caught.

@@ -115,7 +115,7 @@ pub const MAX_U32_BENCH_BINS: u32 = 1 << 16;
 impl BenchArgs {
     /// The bench's options, checked. The error is one line.
     pub fn options(&self, command: String) -> Result<Options, String> {
-        let size_bytes = chapter::timing::bench_size(self.size_mib, self.reps)?;
+        let runs = chapter::timing::bench_runs(self.size_mib, self.warmup, self.reps, self.seed)?;
         if let Some(bad) = self.sizes.iter().find(|&&s| s == 0 || s > MAX_BENCH_MIB) {
             return Err(format!(
                 "--sizes: every size must be between 1 and {MAX_BENCH_MIB} MiB, got {bad}"
@@ -128,11 +128,8 @@ impl BenchArgs {
             ));
         }
         let mut o = Options {
-            size_bytes,
-            warmup: self.warmup,
-            reps: self.reps,
+            runs,
             budget: Duration::from_millis(self.budget_ms.max(1)),
-            seed: self.seed,
             u32_bins: self.u32_bins,
             python: self.python.clone(),
             out_dir: self.out.clone(),
@@ -348,8 +345,8 @@ mod tests {
             panic!("{cli:?}")
         };
         let o = b.options("ch09 bench".into()).unwrap();
-        assert_eq!(o.size_bytes, 64 << 20);
-        assert_eq!((o.reps, o.warmup), (5, 3));
+        assert_eq!(o.runs.size_bytes, 64 << 20);
+        assert_eq!((o.runs.reps, o.runs.warmup), (5, 3));
         assert_eq!(
             (o.cub.clone(), o.torch.clone(), o.cpu),
             (Tool::Off, Tool::Off, true)

@@ -104,17 +104,17 @@ Counters come from the emulator: a model of the hardware, not a GPU measurement.
     const GBPS: &'static str = "input bytes / time";
 
     fn describe(p: &Params) -> String {
-        let grid = p
-            .grid
-            .map_or("from the device".to_string(), |g| g.to_string());
+        let shape = match p.grid {
+            Some(g) => format!("block {}, grid {g}", p.block),
+            None => format!("block {}, grid from the device", p.block),
+        };
         format!(
-            "input {}, n = {}, {} bins, seed {}\nblock {}, grid {grid}, coarsening {}",
+            "input {}, n = {}, {} bins, seed {}\n{shape}, coarsening {}",
             p.input.describe(),
             p.elements(),
             p.bins,
             p.seed,
-            p.block,
-            p.coarsen,
+            p.coarsen
         )
     }
 
@@ -129,52 +129,6 @@ Counters come from the emulator: a model of the hardware, not a GPU measurement.
             },
             grid: None,
             ..params.clone()
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::kernels::Kernels;
-    use gpu_host::Device;
-
-    /// A stand-in for an unsolved exercise, so that this test never depends on what the
-    /// student has (or has not yet) written in `kernels/`.
-    #[gpu::kernel]
-    fn unsolved(data: gpu::GlobalSlice<u8>, histo: gpu::GlobalSlice<u32>) {
-        let _ = (data, histo);
-        todo!("9.x: an unsolved stand-in")
-    }
-
-    /// The rehearsal keeps a stub off the GPU: a step whose kernel is still a `todo!` is
-    /// "not implemented" on the emulator, so it never reaches the device (here an emulator
-    /// standing in for it), and each row says why.
-    #[test]
-    fn stubs_are_not_launched_on_the_gpu() {
-        let params = Params {
-            n: Some(1 << 20),
-            ..Params::default()
-        };
-        let stubs = Kernels {
-            histo_atomic: unsolved::KERNEL,
-            histo_fastest: unsolved::KERNEL,
-            ..crate::kernels::REFERENCE
-        };
-        let mut dev = Device::emulator();
-        let rows = chapter::app::gpu_student_rows::<Ch09>(
-            &mut dev,
-            &stubs,
-            &params,
-            &["9.3", "9.9"],
-            &mut |_| {},
-        );
-        assert_eq!(rows.len(), 2);
-        for r in &rows {
-            assert_eq!(r.status, "not implemented");
-            assert_eq!(r.n, 1 << 20);
-            let note = r.note.as_deref().unwrap_or_default();
-            assert!(note.contains("not launched on the GPU"), "{note}");
         }
     }
 }

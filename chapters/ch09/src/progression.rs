@@ -11,6 +11,7 @@ use crate::inputs::{self, InputKind};
 use crate::kernels::{Kernels, Strategy};
 use crate::launch::{self, Run, Shape, coarsened, device_grid, one_per_thread};
 use crate::reference;
+use chapter::app::Steps;
 use chapter::row::Counters;
 use course::{Outcome, Rng, catch_host};
 use gpu_host::{Device, LaunchError};
@@ -186,30 +187,25 @@ pub type Row = chapter::row::Row<Bins>;
 /// A GPU launch's time and the bytes it moved ([`chapter::timing::GpuTime`]).
 pub use chapter::timing::GpuTime;
 
-/// Runs `steps` (all of [`STEPS`] when empty) with the kernels `k` on `dev`, calling
-/// `progress` before each step. The rows come in step order.
-pub fn run(
-    dev: &mut Device,
-    k: &Kernels,
-    p: &Params,
-    steps: &[&str],
-    progress: &mut dyn FnMut(&str),
-) -> Vec<Row> {
+/// Runs the steps `s` asks for (all of [`STEPS`] when none), saying each before it
+/// starts. The rows come in step order.
+pub fn run(mut s: Steps<'_, Kernels, Params>) -> Vec<Row> {
+    let (k, p) = (s.kernels, s.params);
     let n = p.elements();
     let bytes = inputs::bytes(&p.input, n, p.seed);
     let mut rows = Vec::new();
     for (i, record) in PROGRESSION.iter().enumerate() {
         let step = record.id;
-        if !steps.is_empty() && !steps.contains(&step) {
+        if !s.wants(step) {
             continue;
         }
-        progress(&format!(
+        s.say(&format!(
             "[{}/{}] step {step} (n = {n})",
             i + 1,
             STEPS.len()
         ));
         let mut r = Runner {
-            dev: &mut *dev,
+            dev: &mut *s.dev,
             k,
             p,
             n,

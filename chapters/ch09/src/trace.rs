@@ -10,6 +10,7 @@
 use crate::command::Ch09;
 use crate::kernels::kernels;
 use crate::progression::{self, Params};
+use chapter::app::Steps;
 use course::KernelSource;
 
 /// The step a trace draws unless asked otherwise: 9.3, global atomics, the contention
@@ -32,7 +33,7 @@ pub fn draw(source: KernelSource, step: &str, params: &Params) -> Result<Drawn, 
     chapter::trace::draw(
         &progression::STEPS,
         step,
-        |dev, step| progression::run(dev, kernels(source), params, &[step], &mut |_| {}),
+        |dev, step| progression::run(Steps::all(dev, kernels(source), params).only(&[step])),
         |step, _| {
             format!(
                 "step {step} launched no kernel on the device (9.1 is host code), so there is \

@@ -11,7 +11,11 @@ use ch09::progression::{self, Params, Row};
 use gpu_host::Device;
 
 fn rows(p: &Params) -> Vec<Row> {
-    progression::run(&mut Device::emulator(), &REFERENCE, p, &[], &mut |_| {})
+    progression::run(chapter::app::Steps::all(
+        &mut Device::emulator(),
+        &REFERENCE,
+        p,
+    ))
 }
 
 /// Uniform bytes, a length that is a multiple of nothing, 256 bins.

@@ -40,7 +40,7 @@ pub trait Progression {
     /// defaults are [`defaults`]).
     type Params: Clone + clap::Args + clap::FromArgMatches;
     /// The chapter's own columns of a row ([`Row`]'s `extra`).
-    type Extra: Serialize;
+    type Extra: Serialize + std::fmt::Debug;
     /// A table of the chapter's kernels (the student's or the reference).
     type Kernels: Sync + 'static;
 
@@ -53,8 +53,7 @@ pub trait Progression {
     /// The elements a run of `params` counts: the progress threshold and the size a
     /// rehearsed row reports.
     fn elements(params: &Self::Params) -> u64;
-    /// Runs steps (all of them when none are given) with a table of kernels on a device,
-    /// calling the progress callback before each; the rows in step order.
+    /// Runs the steps asked for ([`Steps`]); the rows in step order.
     const RUN: RunFn<Self>;
     /// The header's lines about `params` (sizes, input, launch shape), under the kernels
     /// and the device ([`header`]).
@@ -76,15 +75,63 @@ pub trait Progression {
 /// A chapter's trace: `(source, step, params)` to a drawing ([`Progression::DRAW`]).
 pub type DrawFn<P> = fn(KernelSource, &str, &<P as Progression>::Params) -> Result<Drawn, String>;
 
-/// A chapter's progression run: `(device, kernels, params, steps, progress)` to rows
-/// ([`Progression::RUN`]).
+/// A chapter's progression run: the [`Steps`] asked for, to rows ([`Progression::RUN`]).
 pub type RunFn<P> = fn(
-    &mut Device,
-    &<P as Progression>::Kernels,
-    &<P as Progression>::Params,
-    &[&'static str],
-    &mut dyn FnMut(&str),
+    Steps<'_, <P as Progression>::Kernels, <P as Progression>::Params>,
 ) -> Vec<Row<<P as Progression>::Extra>>;
+
+/// What a chapter's progression runs with: the device, a table of kernels `K`, the
+/// parameters `P`, the steps asked for, and where progress lines go.
+pub struct Steps<'a, K, P> {
+    /// The device the kernels run on.
+    pub dev: &'a mut Device,
+    /// The kernels: the student's, the reference, or a table with stand-ins.
+    pub kernels: &'a K,
+    /// The parameters.
+    pub params: &'a P,
+    /// The steps to run, by id; every step when empty.
+    pub only: &'a [&'a str],
+    /// Called before each step with a line for the student, if anyone is watching.
+    pub progress: Option<&'a mut dyn FnMut(&str)>,
+}
+
+impl<'a, K, P> Steps<'a, K, P> {
+    /// Every step of `kernels` on `dev` with `params`, quietly.
+    pub fn all(dev: &'a mut Device, kernels: &'a K, params: &'a P) -> Self {
+        Steps {
+            dev,
+            kernels,
+            params,
+            only: &[],
+            progress: None,
+        }
+    }
+
+    /// Only the steps `only` (every step when empty).
+    pub fn only(self, only: &'a [&'a str]) -> Self {
+        Steps { only, ..self }
+    }
+
+    /// Progress lines to `progress`.
+    pub fn progress(self, progress: &'a mut dyn FnMut(&str)) -> Self {
+        Steps {
+            progress: Some(progress),
+            ..self
+        }
+    }
+
+    /// Whether step `id` was asked for.
+    pub fn wants(&self, id: &str) -> bool {
+        self.only.is_empty() || self.only.contains(&id)
+    }
+
+    /// Says `line` to whoever watches the progress.
+    pub fn say(&mut self, line: &str) {
+        if let Some(p) = self.progress.as_mut() {
+            p(line);
+        }
+    }
+}
 
 /// Whose kernels (`--kernels`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -298,7 +345,7 @@ fn progression_main<P: Progression>(
         show_progress,
         |dev, progress| {
             if dev.is_emulator() || source == KernelSource::Reference {
-                (P::RUN)(dev, k, params, steps, progress)
+                (P::RUN)(Steps::all(dev, k, params).only(steps).progress(progress))
             } else {
                 gpu_student_rows::<P>(dev, k, params, steps, progress)
             }
@@ -324,8 +371,8 @@ pub fn gpu_student_rows<P: Progression>(
         all,
         P::elements(&small) as usize,
         P::elements(params),
-        |step| (P::RUN)(&mut Device::emulator(), k, &small, &[step], &mut |_| {}),
-        |step, progress| (P::RUN)(dev, k, params, &[step], progress),
+        |step| (P::RUN)(Steps::all(&mut Device::emulator(), k, &small).only(&[step])),
+        |step, progress| (P::RUN)(Steps::all(dev, k, params).only(&[step]).progress(progress)),
         progress,
     )
 }

@@ -141,3 +141,29 @@ macro_rules! registry_tests {
         }
     };
 }
+
+/// Asserts that the rehearsal keeps a chapter's stubs off the GPU: with `stubs` (a
+/// reference table but for stand-ins of unsolved exercises), the student's GPU rows of
+/// `steps` ([`crate::app::gpu_student_rows`], on an emulator standing in for the GPU)
+/// have the kernels `stubbed` "not implemented", each at the size `params` asked for and
+/// saying why it was not launched.
+pub fn assert_stubs_stay_off_the_gpu<P: crate::app::Progression>(
+    stubs: &P::Kernels,
+    params: &P::Params,
+    steps: &[&'static str],
+    stubbed: &[&str],
+) {
+    let mut dev = Device::emulator();
+    let rows = crate::app::gpu_student_rows::<P>(&mut dev, stubs, params, steps, &mut |_| {});
+    let unsolved: Vec<_> = rows
+        .iter()
+        .filter(|r| r.status == "not implemented")
+        .collect();
+    let kernels: Vec<&str> = unsolved.iter().map(|r| r.kernel.as_str()).collect();
+    assert_eq!(kernels, stubbed, "{rows:#?}");
+    for r in unsolved {
+        assert_eq!(r.n, P::elements(params), "{r:?}");
+        let note = r.note.as_deref().unwrap_or_default();
+        assert!(note.contains("not launched on the GPU"), "{note}");
+    }
+}

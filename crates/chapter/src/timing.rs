@@ -53,12 +53,74 @@ pub fn plan(one: Duration, warmup: u32, reps: u32, budget: Duration) -> (u32, u3
     (warmup, reps)
 }
 
+/// A bench row's measure: the bytes a run moves, the median time of one run, and the
+/// throughput they make; no time while unmeasured, or when the result was wrong or the
+/// run failed. Flattened into every bench's JSON rows (`bytes`, `median_ms`, `gbps`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Rate {
+    /// Bytes one run moves: what the GB/s are computed from.
+    pub bytes: u64,
+    /// Median time of the timed runs, in milliseconds.
+    pub median_ms: Option<f64>,
+    /// `bytes / median`, in GB/s (10^9 bytes per second).
+    pub gbps: Option<f64>,
+}
+
+impl Rate {
+    /// `bytes` a run, not measured yet.
+    pub fn of(bytes: u64) -> Self {
+        Rate {
+            bytes,
+            ..Rate::default()
+        }
+    }
+
+    /// Records a median time and the GB/s it makes (none for a time of zero).
+    pub fn measured(&mut self, median_ms: f64) {
+        self.median_ms = Some(median_ms);
+        self.gbps = (median_ms > 0.0).then(|| self.bytes as f64 / (median_ms * 1e6));
+    }
+
+    /// Forgets the time: a run that failed, or a wrong result.
+    pub fn clear(&mut self) {
+        self.median_ms = None;
+        self.gbps = None;
+    }
+}
+
+/// How much every bench of the course measures, and with what input: what its
+/// `--size-mib`, `--warmup`, `--reps` and `--seed` say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BenchRuns {
+    /// Bytes of each input.
+    pub size_bytes: u64,
+    /// Untimed launches before the timed ones (at most, for a bench with a time budget).
+    pub warmup: u32,
+    /// Timed launches per case (at most, for a bench with a time budget).
+    pub reps: u32,
+    /// Seed of the random inputs.
+    pub seed: u64,
+}
+
+impl BenchRuns {
+    /// Inputs of `size_bytes`, with every bench's defaults: 3 warm-up launches, 20 timed
+    /// ones, seed 9 (what the benches' `--warmup`, `--reps` and `--seed` default to).
+    pub fn of(size_bytes: u64) -> Self {
+        BenchRuns {
+            size_bytes,
+            warmup: 3,
+            reps: 20,
+            seed: 9,
+        }
+    }
+}
+
 /// The largest input a bench takes, in MiB: a buffer holds at most 2^32 - 1 elements.
 pub const MAX_BENCH_MIB: u64 = 4095;
 
-/// A bench's `--size-mib` and `--reps`, checked: the input's bytes, or the error (one
-/// line) that every chapter's bench gives.
-pub fn bench_size(size_mib: u64, reps: u32) -> Result<u64, String> {
+/// A bench's `--size-mib` and `--reps`, checked, with its `--warmup` and `--seed`: what
+/// it runs, or the error (one line) that every chapter's bench gives.
+pub fn bench_runs(size_mib: u64, warmup: u32, reps: u32, seed: u64) -> Result<BenchRuns, String> {
     if size_mib == 0 || size_mib > MAX_BENCH_MIB {
         return Err(format!(
             "--size-mib must be between 1 and {MAX_BENCH_MIB}, got {size_mib}"
@@ -67,7 +129,12 @@ pub fn bench_size(size_mib: u64, reps: u32) -> Result<u64, String> {
     if reps == 0 {
         return Err("--reps must be at least 1".into());
     }
-    Ok(size_mib << 20)
+    Ok(BenchRuns {
+        size_bytes: size_mib << 20,
+        warmup,
+        reps,
+        seed,
+    })
 }
 
 #[cfg(test)]
@@ -75,11 +142,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_rate_is_bytes_over_the_median() {
+        let mut r = Rate::of(2_000_000);
+        r.measured(0.5);
+        assert_eq!((r.median_ms, r.gbps), (Some(0.5), Some(4.0)));
+        r.measured(0.0);
+        assert_eq!(r.gbps, None);
+        r.clear();
+        assert_eq!(r, Rate::of(2_000_000));
+    }
+
+    #[test]
     fn bench_sizes_are_checked() {
-        assert_eq!(bench_size(1, 1), Ok(1 << 20));
-        assert!(bench_size(0, 1).unwrap_err().contains("--size-mib"));
-        assert!(bench_size(MAX_BENCH_MIB + 1, 1).is_err());
-        assert!(bench_size(1, 0).unwrap_err().contains("--reps"));
+        let runs = bench_runs(1, 3, 5, 9).unwrap();
+        assert_eq!(
+            (runs.size_bytes, runs.warmup, runs.reps, runs.seed),
+            (1 << 20, 3, 5, 9)
+        );
+        assert!(bench_runs(0, 3, 1, 9).unwrap_err().contains("--size-mib"));
+        assert!(bench_runs(MAX_BENCH_MIB + 1, 3, 1, 9).is_err());
+        assert!(bench_runs(1, 3, 0, 9).unwrap_err().contains("--reps"));
     }
 
     #[test]

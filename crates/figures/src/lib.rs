@@ -538,7 +538,7 @@ pub const ATOMIC_STEPS: [&str; 7] = ["9.3", "9.4", "9.5", "9.6", "9.7", "9.8", "
 /// Runs `steps` of the progression with the reference kernels on the emulator.
 fn emulate(p: &Params, steps: &[&str]) -> Vec<Row> {
     let mut dev = Device::emulator();
-    progression::run(&mut dev, &REFERENCE, p, steps, &mut |_| {})
+    progression::run(chapter::app::Steps::all(&mut dev, &REFERENCE, p).only(steps))
 }
 
 /// Global and shared atomics per step, at the progression's default input.
@@ -753,13 +753,9 @@ fn ch05_rows(
     p: &ch05::progression::Params,
     steps: &[&str],
 ) -> Result<Vec<ch05::progression::Row>, String> {
-    let rows = ch05::progression::run(
-        &mut Device::emulator(),
-        &ch05::kernels::REFERENCE,
-        p,
-        steps,
-        &mut |_| {},
-    );
+    let mut dev = Device::emulator();
+    let run = chapter::app::Steps::all(&mut dev, &ch05::kernels::REFERENCE, p).only(steps);
+    let rows = ch05::progression::run(run);
     for r in &rows {
         if r.counters.warp_instructions.is_none() || !r.correct {
             return Err(format!("step {} ({}) is {}", r.step, r.kernel, r.status));

@@ -1,6 +1,7 @@
 //! The toy chapter's progression: one step, one launch.
 
 use crate::kernels::Kernels;
+use chapter::app::Steps;
 use chapter::row::Counters;
 use gpu_host::{Device, LaunchConfig};
 use serde::Serialize;
@@ -52,18 +53,13 @@ pub const LAYOUT: chapter::table::Layout<Row> = chapter::table::Layout {
     tail: |_| Vec::new(),
 };
 
-/// Runs the toy's step on `dev` (when `steps` asks for it).
-pub fn run(
-    dev: &mut Device,
-    k: &Kernels,
-    p: &Params,
-    steps: &[&str],
-    progress: &mut dyn FnMut(&str),
-) -> Vec<Row> {
-    if !steps.is_empty() && !steps.contains(&"1.1") {
+/// Runs the toy's step (when `s` asks for it).
+pub fn run(mut s: Steps<'_, Kernels, Params>) -> Vec<Row> {
+    let (k, p) = (s.kernels, s.params);
+    if !s.wants("1.1") {
         return Vec::new();
     }
-    progress("step 1.1");
+    s.say("step 1.1");
     let b: Vec<u32> = (0..p.n as u32).collect();
     let c: Vec<u32> = (0..p.n as u32).map(|x| x % 7).collect();
     let expected: Vec<u32> = b.iter().zip(&c).map(|(x, y)| x.wrapping_mul(*y)).collect();
@@ -73,7 +69,7 @@ pub fn run(
         block: p.block,
         ..Row::new("1.1", k.mul_blocks.name, "", p.n as u64, NoExtra {})
     };
-    match multiply(dev, k, &b, &c, cfg) {
+    match multiply(s.dev, k, &b, &c, cfg) {
         Ok((out, report)) => {
             row.correct = out == expected;
             row.status = if row.correct { "correct" } else { "wrong" }.into();

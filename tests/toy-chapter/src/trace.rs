@@ -2,6 +2,7 @@
 
 use crate::kernels::kernels;
 use crate::progression::{self, Params};
+use chapter::app::Steps;
 use course::KernelSource;
 
 /// The step a trace draws unless asked otherwise.
@@ -16,7 +17,7 @@ pub fn draw(
     chapter::trace::draw(
         &progression::STEPS,
         step,
-        |dev, step| progression::run(dev, kernels(source), params, &[step], &mut |_| {}),
+        |dev, step| progression::run(Steps::all(dev, kernels(source), params).only(&[step])),
         |step, _| format!("{step} launched no kernel"),
         |step, kernel, status| format!("{step} {kernel}: {status}"),
     )

@@ -69,13 +69,11 @@ fn the_command_line_parses_checks_and_lists_the_steps() {
 fn the_progression_runs_and_prints_its_table() {
     let mut dev = Device::emulator();
     let p = app::defaults::<Params>();
-    let rows = (Toy::RUN)(
-        &mut dev,
-        (Toy::KERNELS)(KernelSource::Reference),
-        &p,
-        &[],
-        &mut |_| {},
-    );
+    let k = (Toy::KERNELS)(KernelSource::Reference);
+    let mut said = Vec::new();
+    let mut progress = |line: &str| said.push(line.to_string());
+    let rows = (Toy::RUN)(app::Steps::all(&mut dev, k, &p).progress(&mut progress));
+    assert_eq!(said, ["step 1.1"]);
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].status, "correct");
     assert_eq!(rows[0].counters.global_store_requests, Some(4096 / 32));

@@ -49,7 +49,7 @@ pub(super) fn anchors(
                     "{WRONG}: the read kernel's XOR is {xor:#010x}, the input's {want_xor:#010x}"
                 ));
             }
-            let (warmup, reps) = plan(probe, opts.warmup, opts.reps, opts.budget);
+            let (warmup, reps) = plan(probe, opts.runs.warmup, opts.runs.reps, opts.budget);
             let times = dev
                 .time_launches(&k, cfg, args, warmup, reps)
                 .map_err(|e| first_line(&e))?;
@@ -110,7 +110,7 @@ pub(super) fn anchors(
         };
         let result = (|| {
             let probe = median(&timed(dev, 0, 1).map_err(|e| first_line(&e))?);
-            let (warmup, reps) = plan(probe, opts.warmup, opts.reps, opts.budget);
+            let (warmup, reps) = plan(probe, opts.runs.warmup, opts.runs.reps, opts.budget);
             let times = timed(dev, warmup, reps).map_err(|e| first_line(&e))?;
             let same = match &dst {
                 Uploaded::U8(a) => dev.download(a).map(|v| HostData::U8(v).vector_xor()),
@@ -132,7 +132,7 @@ pub(super) fn anchors(
     row = match copied {
         Ok((t, reps)) => {
             let r = row.measured(t.as_secs_f64() * 1e3, reps);
-            report.header.copy_gbps = r.gbps;
+            report.header.copy_gbps = r.rate.gbps;
             r
         }
         Err(why) => row.failed(why),

@@ -112,7 +112,7 @@ pub(super) fn measure_checked<A: KernelArgs, T: gpu_host::DeviceValue>(
             )),
         };
     }
-    let (warmup, reps) = plan(probe, opts.warmup, opts.reps, opts.budget);
+    let (warmup, reps) = plan(probe, opts.runs.warmup, opts.runs.reps, opts.budget);
     let times = match dev.time_launches_zeroed(k, cfg, args, out, warmup, reps) {
         Ok(t) => t,
         Err(e) => return Measured::Failed(format!("timed launches failed: {}", first_line(&e))),
@@ -257,7 +257,7 @@ pub(super) fn measure_cpu(f: &dyn Fn() -> Vec<u32>, expected: &[u32], opts: &Opt
     if let Some(d) = difference(expected, &got) {
         return Measured::Wrong(d);
     }
-    let (_, planned) = plan(first, 0, opts.reps, opts.budget.saturating_sub(first));
+    let (_, planned) = plan(first, 0, opts.runs.reps, opts.budget.saturating_sub(first));
     let more = planned.max(CPU_MIN_RUNS - 1);
     let mut times: Vec<Duration> = (0..more)
         .map(|_| {

@@ -138,19 +138,22 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
         }
         for &input in &opts.inputs {
             let tag = format!("[{} {}]", dtype.name(), input.name());
-            progress(&format!("{tag} generating {} MiB", opts.size_bytes >> 20));
+            progress(&format!(
+                "{tag} generating {} MiB",
+                opts.runs.size_bytes >> 20
+            ));
             let data = match dtype {
                 Dtype::U8 => HostData::U8(data::bytes(
                     input,
-                    opts.size_bytes as usize,
-                    opts.seed,
+                    opts.runs.size_bytes as usize,
+                    opts.runs.seed,
                     &opts.text.0,
                 )),
                 Dtype::U32 => HostData::U32(data::values(
                     input,
-                    (opts.size_bytes / 4) as usize,
+                    (opts.runs.size_bytes / 4) as usize,
                     opts.u32_bins,
-                    opts.seed,
+                    opts.runs.seed,
                     &opts.text.0,
                 )),
             };
@@ -269,8 +272,8 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                                 &file,
                                 dtype.name(),
                                 bins,
-                                opts.warmup,
-                                opts.reps,
+                                opts.runs.warmup,
+                                opts.runs.reps,
                             ));
                             let r = match external::run(cmd) {
                                 external::Outcome::Ran {
@@ -305,7 +308,7 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
 
 /// A row in a few words, for progress lines.
 fn summary(r: &Row) -> String {
-    match (r.median_ms, r.gbps) {
+    match (r.rate.median_ms, r.rate.gbps) {
         (Some(ms), Some(g)) => format!("{ms:.3} ms, {g:.1} GB/s ({} runs)", r.reps),
         _ => r.note.clone().unwrap_or_else(|| "no result".into()),
     }
@@ -402,9 +405,12 @@ mod tests {
     fn the_bench_runs_on_the_emulator() {
         let dir = std::env::temp_dir().join(format!("ch09-bench-test-{}", std::process::id()));
         let opts = Options {
-            size_bytes: 8 << 10,
-            warmup: 0,
-            reps: 1,
+            runs: chapter::timing::BenchRuns {
+                size_bytes: 8 << 10,
+                warmup: 0,
+                reps: 1,
+                ..Options::default().runs
+            },
             budget: Duration::from_secs(60),
             inputs: vec![Input::Skewed90, Input::Text],
             cub: Tool::Off,
@@ -451,9 +457,12 @@ mod tests {
             // 9.9's grid gives each thread about four vectors: 5 * 16 KiB + 5000 bytes is
             // 6 blocks (stride 1536 vectors) over 5432 vectors, so the first threads do a
             // round of four, the others single vectors, and 8 bytes are a tail.
-            size_bytes: 5 * 16384 + 5000,
-            warmup: 0,
-            reps: 1,
+            runs: chapter::timing::BenchRuns {
+                size_bytes: 5 * 16384 + 5000,
+                warmup: 0,
+                reps: 1,
+                ..Options::default().runs
+            },
             budget: Duration::from_secs(60),
             variants: true,
             cpu: false,
@@ -497,9 +506,12 @@ mod tests {
     fn the_extension_sweep_runs_on_the_emulator() {
         let dir = std::env::temp_dir().join(format!("ch09-ext-test-{}", std::process::id()));
         let opts = Options {
-            size_bytes: 3 * 4096 + 44,
-            warmup: 0,
-            reps: 1,
+            runs: chapter::timing::BenchRuns {
+                size_bytes: 3 * 4096 + 44,
+                warmup: 0,
+                reps: 1,
+                ..Options::default().runs
+            },
             budget: Duration::from_secs(60),
             extensions: true,
             dtypes: vec![Dtype::U8],

@@ -58,16 +58,10 @@ pub enum Tool {
 /// What to measure and how.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Bytes of every input (`--size-mib`, default 1 GiB).
-    pub size_bytes: u64,
-    /// Untimed launches before the timed ones, at most.
-    pub warmup: u32,
-    /// Timed launches, at most.
-    pub reps: u32,
+    /// Input size (`--size-mib`, default 1 GiB), launches at most, and seed.
+    pub runs: chapter::timing::BenchRuns,
     /// Time to spend per case, about (at least one timed run each).
     pub budget: Duration,
-    /// Seed of the random inputs.
-    pub seed: u64,
     /// The element types to run.
     pub dtypes: Vec<Dtype>,
     /// The inputs to run.
@@ -112,11 +106,8 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            size_bytes: 1 << 30,
-            warmup: 3,
-            reps: 20,
+            runs: chapter::timing::BenchRuns::of(1 << 30),
             budget: Duration::from_millis(2000),
-            seed: 9,
             dtypes: Dtype::ALL.to_vec(),
             inputs: Input::ALL.to_vec(),
             u32_bins: U32_BINS,

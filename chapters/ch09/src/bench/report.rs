@@ -21,14 +21,11 @@ pub struct Row {
     pub dtype: String,
     /// Bins of the histogram (0 for the references).
     pub bins: u32,
-    /// Input bytes: what the GB/s are computed from.
-    pub bytes: u64,
-    /// Median time of the timed runs, in milliseconds; `None` when the result was wrong
-    /// or the run failed (such a row is reported and excluded).
-    pub median_ms: Option<f64>,
-    /// `bytes / median`, in GB/s (10^9 bytes per second).
-    pub gbps: Option<f64>,
-    /// [`gbps`](Self::gbps) as a percentage of the read bandwidth measured in the same run.
+    /// Input bytes, the median time and GB/s; no time when the result was wrong or the
+    /// run failed (such a row is reported and excluded).
+    #[serde(flatten)]
+    pub rate: chapter::timing::Rate,
+    /// The rate's GB/s as a percentage of the read bandwidth measured in the same run.
     pub pct_read_bw: Option<f64>,
     /// Whether every checked result equalled the CPU histogram.
     pub correct: bool,
@@ -54,9 +51,7 @@ impl Row {
             input: input.into(),
             dtype: dtype.into(),
             bins,
-            bytes,
-            median_ms: None,
-            gbps: None,
+            rate: chapter::timing::Rate::of(bytes),
             pct_read_bw: None,
             correct: false,
             reps: 0,
@@ -67,8 +62,7 @@ impl Row {
     /// Records a right result measured at `median_ms` over `reps` runs.
     pub fn measured(mut self, median_ms: f64, reps: u32) -> Row {
         self.correct = true;
-        self.median_ms = Some(median_ms);
-        self.gbps = (median_ms > 0.0).then(|| self.bytes as f64 / (median_ms * 1e6));
+        self.rate.measured(median_ms);
         self.reps = reps;
         self
     }
@@ -76,8 +70,7 @@ impl Row {
     /// Records a failure or a wrong result: no time.
     pub fn failed(mut self, why: impl Into<String>) -> Row {
         self.correct = false;
-        self.median_ms = None;
-        self.gbps = None;
+        self.rate.clear();
         self.note = Some(why.into());
         self
     }
@@ -182,7 +175,7 @@ impl Report {
             return;
         };
         for r in &mut self.rows {
-            r.pct_read_bw = r.gbps.map(|g| 100.0 * g / reference);
+            r.pct_read_bw = r.rate.gbps.map(|g| 100.0 * g / reference);
         }
     }
 
@@ -198,7 +191,7 @@ impl Report {
                 .iter()
                 .filter(here)
                 .filter(|r| r.step.starts_with("9."))
-                .filter_map(|r| r.gbps.map(|g| (g, r)))
+                .filter_map(|r| r.rate.gbps.map(|g| (g, r)))
                 .max_by(|a, b| a.0.total_cmp(&b.0));
             let Some((gbps, row)) = best else {
                 lines.push(format!("{dtype} {input}: no kernel measured"));
@@ -220,7 +213,7 @@ impl Report {
                 .iter()
                 .filter(here)
                 .find(|r| r.step == "cub")
-                .and_then(|r| r.gbps);
+                .and_then(|r| r.rate.gbps);
             match (cub, over_cub) {
                 (Some(c), Some(t)) if c > 0.0 => line.push_str(&format!(
                     ", {:.2}x CUB (target >= {t:.1}x: {})",
@@ -259,9 +252,9 @@ impl Report {
                 csv_field(&r.input),
                 csv_field(&r.dtype),
                 r.bins.to_string(),
-                r.bytes.to_string(),
-                num(r.median_ms, 6),
-                num(r.gbps, 3),
+                r.rate.bytes.to_string(),
+                num(r.rate.median_ms, 6),
+                num(r.rate.gbps, 3),
                 num(r.pct_read_bw, 2),
                 r.correct.to_string(),
                 r.reps.to_string(),
@@ -320,8 +313,8 @@ impl Report {
                 r.step.clone(),
                 r.implementation.clone(),
                 r.reps.to_string(),
-                r.median_ms.map_or("-".into(), |m| format!("{m:.3}")),
-                gbps(r.gbps),
+                r.rate.median_ms.map_or("-".into(), |m| format!("{m:.3}")),
+                gbps(r.rate.gbps),
                 r.pct_read_bw.map_or("-".into(), |p| format!("{p:.1}")),
                 if r.correct {
                     "yes".into()
@@ -470,7 +463,7 @@ mod tests {
         assert_eq!(report.header.targets[1], "u8 one-value: no kernel measured");
         report.rows.pop();
         let r = &report.rows[0];
-        assert!((r.gbps.unwrap() - 2147.483648).abs() < 1e-6);
+        assert!((r.rate.gbps.unwrap() - 2147.483648).abs() < 1e-6);
         assert!((r.pct_read_bw.unwrap() - 107.374).abs() < 1e-3);
         assert!(!report.all_correct());
         let csv = report.csv();

@@ -41,7 +41,10 @@ pub fn sweep(
     for &bytes in sizes {
         progress(&format!("size {}", describe(bytes)));
         let o = Options {
-            size_bytes: bytes,
+            runs: chapter::timing::BenchRuns {
+                size_bytes: bytes,
+                ..opts.runs
+            },
             out_dir: opts.out_dir.join(format!("size-{}", describe(bytes))),
             ..opts.clone()
         };
@@ -67,10 +70,11 @@ pub fn describe(bytes: u64) -> String {
 /// The fastest correct row of `rows` for which `pick` holds, by median time.
 fn fastest(rows: &[Row], pick: impl Fn(&Row) -> bool) -> Option<&Row> {
     rows.iter()
-        .filter(|r| r.correct && r.median_ms.is_some() && pick(r))
+        .filter(|r| r.correct && r.rate.median_ms.is_some() && pick(r))
         .min_by(|a, b| {
-            a.median_ms
-                .partial_cmp(&b.median_ms)
+            a.rate
+                .median_ms
+                .partial_cmp(&b.rate.median_ms)
                 .expect("times are numbers")
         })
 }
@@ -107,7 +111,7 @@ impl SizeSweep {
                 let here = |r: &Row| r.dtype == dtype && r.input == input;
                 let best = fastest(rows, |r| here(r) && r.step.starts_with("9."));
                 let cub = fastest(rows, |r| here(r) && r.step == "cub");
-                let us = |r: Option<&Row>| r.and_then(|r| r.median_ms).map(|ms| ms * 1e3);
+                let us = |r: Option<&Row>| r.and_then(|r| r.rate.median_ms).map(|ms| ms * 1e3);
                 let (t_read, t_best) = (us(read), us(best));
                 let f1 = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
                 cells.push(vec![
@@ -159,8 +163,11 @@ mod tests {
     fn the_sweep_runs_every_size_and_writes_them() {
         let dir = std::env::temp_dir().join(format!("ch09-sizes-test-{}", std::process::id()));
         let opts = Options {
-            warmup: 0,
-            reps: 1,
+            runs: chapter::timing::BenchRuns {
+                warmup: 0,
+                reps: 1,
+                ..Options::default().runs
+            },
             budget: Duration::from_secs(60),
             dtypes: vec![Dtype::U8, Dtype::U32],
             inputs: vec![Input::Uniform],
@@ -189,7 +196,7 @@ mod tests {
                 .filter(|r| r.step.starts_with("9."))
                 .collect();
             assert_eq!(kernels.len(), 4, "{:?}", run.report.rows);
-            assert!(kernels.iter().all(|r| r.bytes == bytes), "{kernels:?}");
+            assert!(kernels.iter().all(|r| r.rate.bytes == bytes), "{kernels:?}");
         }
         let table = sweep.table();
         // Which kernel is fastest on the emulator says nothing: only that each size and
