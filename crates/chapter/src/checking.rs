@@ -22,6 +22,11 @@ pub trait Launched {
     fn output(&self) -> &[Self::Item];
 }
 
+/// Exact equality, for [`Ctx::verify_output`]: the output must be the reference's.
+pub fn exactly<T: PartialEq>(_index: usize, expected: &T, got: &T) -> bool {
+    expected == got
+}
+
 /// The emulator's counters of a run, if it was emulated.
 pub fn counters<R: Launched>(run: &R) -> Option<&gpu_host::Counters> {
     run.report().counters()
@@ -141,7 +146,7 @@ impl<'a, K> Ctx<'a, K> {
     /// [`launched`](Self::launched), then the output must equal `expected` element by
     /// element by `same(index, expected, got)` (each element named `what` in the
     /// message). Returns the run for the technique checks.
-    pub fn verify_output_by<R: Launched>(
+    pub fn verify_output<R: Launched>(
         &self,
         case: &str,
         run: Result<R, LaunchError>,
@@ -153,21 +158,6 @@ impl<'a, K> Ctx<'a, K> {
         let run = self.launched(case, run, oob)?;
         course::compare_by(what, expected, run.output(), same).map_err(self.on(case))?;
         Ok(run)
-    }
-
-    /// [`verify_output_by`](Self::verify_output_by) with exact equality.
-    pub fn verify_output<R: Launched>(
-        &self,
-        case: &str,
-        run: Result<R, LaunchError>,
-        what: &str,
-        expected: &[R::Item],
-        oob: &str,
-    ) -> Result<R, Outcome>
-    where
-        R::Item: PartialEq,
-    {
-        self.verify_output_by(case, run, what, expected, oob, |_, a, b| a == b)
     }
 
     /// A [`Status::WrongTechnique`] failure on `case`: right output, but not by the

@@ -4,6 +4,7 @@ use super::{Checked, Ctx, counters};
 use crate::inputs::{Case, bytes, random_len, skewed_bytes, sorted_runs};
 use crate::launch::{self, Run, word_grid, word_grid_n};
 use crate::reference::{self, Access};
+use chapter::checking::exactly;
 use course::Outcome;
 use gpu_host::{Counters, LaunchConfig};
 
@@ -232,13 +233,21 @@ pub(super) fn check_5_6(ctx: &mut Ctx) -> Checked {
                     "bin",
                     &expected,
                     "guard the index: threads past the last byte (or word) must not load",
+                    exactly,
                 )?;
                 technique(ctx, &label, which, &case.data, &run, 1)?;
             }
             let cfg = LaunchConfig::linear(word_grid(n, block), block);
             let label = format!("histo_shared, {}, <<<{}, {block}>>>", case.name, cfg.grid.x);
             let run = launch::histo(ctx.dev, &k.histo_shared, &case.data, cfg);
-            let run = ctx.verify_output(&label, run, "bin", &expected, "guard the word index")?;
+            let run = ctx.verify_output(
+                &label,
+                run,
+                "bin",
+                &expected,
+                "guard the word index",
+                exactly,
+            )?;
             technique(ctx, &label, 3, &case.data, &run, 1)?;
             for per_thread in [1, 4, 7] {
                 let cfg = LaunchConfig::linear(word_grid_n(n, block, per_thread), block);
@@ -253,6 +262,7 @@ pub(super) fn check_5_6(ctx: &mut Ctx) -> Checked {
                     "bin",
                     &expected,
                     "guard the word index in every round",
+                    exactly,
                 )?;
                 technique(ctx, &label, 4, &case.data, &run, per_thread)?;
             }

@@ -5,6 +5,7 @@ use super::{Checked, Ctx, counters};
 use crate::inputs::{random_len, values};
 use crate::launch::{self, one_per_thread};
 use crate::reference::{self, Access};
+use chapter::checking::exactly;
 use course::{Outcome, Status, catch_host};
 use gpu_host::LaunchConfig;
 use solutions::ch05::{BLOCKS_PER_SM, SPMD_HALF, SPMD_N, UNWRITTEN};
@@ -73,7 +74,7 @@ pub(super) fn check_5_1(ctx: &mut Ctx) -> Checked {
         let c = values(n, VALUE_LIMIT, seed + 1);
         let cfg = LaunchConfig::linear(1, n as u32);
         let run = launch::mul(ctx.dev, &ctx.k.mul_one_block, &b, &c, cfg);
-        let run = ctx.verify_output(case, run, "a", &reference::mul(&b, &c), "")?;
+        let run = ctx.verify_output(case, run, "a", &reference::mul(&b, &c), "", exactly)?;
         mul_technique(
             ctx,
             case,
@@ -99,7 +100,7 @@ pub(super) fn check_5_1(ctx: &mut Ctx) -> Checked {
         let cfg = LaunchConfig::linear(grid, block);
         let run = launch::mul(ctx.dev, &ctx.k.mul_blocks, &b, &c, cfg);
         let guard = if n % block as usize != 0 { GUARD } else { "" };
-        let run = ctx.verify_output(&case, run, "a", &reference::mul(&b, &c), guard)?;
+        let run = ctx.verify_output(&case, run, "a", &reference::mul(&b, &c), guard, exactly)?;
         mul_technique(
             ctx,
             &case,
@@ -275,7 +276,7 @@ pub(super) fn check_5_3(ctx: &mut Ctx) -> Checked {
             &c,
             LaunchConfig::linear(grid, block),
         );
-        let run = ctx.verify_output(&case, run, "a", &reference::mul(&b, &c), GUARD)?;
+        let run = ctx.verify_output(&case, run, "a", &reference::mul(&b, &c), GUARD, exactly)?;
         mul_technique(
             ctx,
             &case,

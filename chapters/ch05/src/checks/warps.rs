@@ -5,6 +5,7 @@ use crate::inputs::{random_len, values};
 use crate::kernels::{MapKernel, OutKernel};
 use crate::launch::{self, Run, one_per_thread};
 use crate::reference;
+use chapter::checking::exactly;
 use course::{Outcome, Status, catch_host};
 use gpu_host::{Device, LaunchConfig, LaunchError};
 
@@ -64,6 +65,7 @@ pub(super) fn check_5_4(ctx: &mut Ctx) -> Checked {
             "out",
             &reference::classify(&data),
             "the last pair of warps has lanes past the end: guard the element index",
+            exactly,
         )?;
         let Some(c) = counters(&run) else { continue };
         if !whole {

@@ -59,7 +59,7 @@ impl Verify for Ctx<'_> {
         expected: &[T],
         same: impl Fn(usize, &T, &T) -> bool,
     ) -> Result<Run<T>, Outcome> {
-        self.verify_output_by(case, run, "bin", expected, "", same)
+        self.verify_output(case, run, "bin", expected, "", same)
     }
 
     fn verify_eq<T: Display + PartialEq>(
