@@ -88,21 +88,8 @@ Counters come from the emulator: a model of the hardware, not a GPU measurement.
 mod tests {
     use super::*;
     use crate::kernels::Kernels;
+    use crate::kernels::stand_ins::{unsolved_histo_n, unsolved_mul};
     use chapter::check_tests::assert_stubs_stay_off_the_gpu;
-
-    /// Stand-ins for unsolved exercises, so that this test never depends on what the
-    /// student has (or has not yet) written in `kernels/`.
-    #[gpu::kernel]
-    fn unsolved_mul(a: gpu::GlobalSlice<u32>, b: gpu::GlobalSlice<u32>, c: gpu::GlobalSlice<u32>) {
-        let _ = (a, b, c);
-        todo!("5.x: an unsolved stand-in")
-    }
-
-    #[gpu::kernel]
-    fn unsolved_histo_n(data: gpu::GlobalSlice<u8>, histo: gpu::GlobalSlice<u32>, n: u32) {
-        let _ = (data, histo, n);
-        todo!("5.x: an unsolved stand-in")
-    }
 
     /// The rehearsal keeps 5.3's and 5.6's stubs off the GPU, and says why.
     #[test]

@@ -79,3 +79,27 @@ chapter::kernel_tables! {
 
 /// The kernel source the tests use (`COURSE_KERNELS`), as every chapter reads it.
 pub use chapter::harness::source_from_env;
+
+/// Stand-ins for unsolved exercises in this crate's tests (a reference table with one of
+/// them is a half-solved course), so that no test depends on what the student has (or has
+/// not yet) written in `kernels/`.
+#[cfg(test)]
+pub(crate) mod stand_ins {
+    /// An unsolved `a[i] = b[i] * c[i]` (5.1, 5.3).
+    #[gpu::kernel]
+    pub fn unsolved_mul(
+        a: gpu::GlobalSlice<u32>,
+        b: gpu::GlobalSlice<u32>,
+        c: gpu::GlobalSlice<u32>,
+    ) {
+        let _ = (a, b, c);
+        todo!("5.x: an unsolved stand-in")
+    }
+
+    /// An unsolved histogram of `n` words per thread (5.6's fourth kernel).
+    #[gpu::kernel]
+    pub fn unsolved_histo_n(data: gpu::GlobalSlice<u8>, histo: gpu::GlobalSlice<u32>, n: u32) {
+        let _ = (data, histo, n);
+        todo!("5.x: an unsolved stand-in")
+    }
+}

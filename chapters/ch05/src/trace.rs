@@ -61,13 +61,7 @@ pub fn draw_table(k: &Kernels, step: &str, params: &Params) -> Result<Drawn, Str
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A stand-in for the unsolved 5.3.
-    #[gpu::kernel]
-    fn unsolved(a: gpu::GlobalSlice<u32>, b: gpu::GlobalSlice<u32>, c: gpu::GlobalSlice<u32>) {
-        let _ = (a, b, c);
-        todo!("5.3: an unsolved stand-in")
-    }
+    use crate::kernels::stand_ins::unsolved_mul;
 
     #[test]
     fn the_reference_grid_stride_loop_is_drawn() {
@@ -91,7 +85,7 @@ mod tests {
         // here, so that the test does not depend on what is in `kernels/`.
         let stubs = Kernels {
             source: KernelSource::Student,
-            mul_grid_stride: unsolved::KERNEL,
+            mul_grid_stride: unsolved_mul::KERNEL,
             ..crate::kernels::REFERENCE
         };
         let d = draw_table(&stubs, "5.3", &trace_params()).unwrap();

@@ -327,7 +327,9 @@ fn trace_main<P: Progression>(
 }
 
 /// The progression: every step (or those of `--step`) on the device asked for, printed
-/// as a table or JSON. It reports, it does not judge (`cargo test -p chNN` does).
+/// as a table or JSON (`--columns` checked against the table's heads first; the `ncu`
+/// counters only with `--ncu-names`). It reports, it does not judge (`cargo test -p
+/// chNN` does): a wrong row still exits 0.
 fn progression_main<P: Progression>(
     args: &RunArgs,
     params: &P::Params,
@@ -336,23 +338,40 @@ fn progression_main<P: Progression>(
     let source = KernelsArg::or(args.kernels, KernelSource::Reference);
     // Only for a person watching, or for a run long enough to need it.
     let show_progress = std::io::stderr().is_terminal() || P::elements(params) >= 1 << 20;
+    if let Err(e) = crate::table::check_columns(&args.output.columns, &P::LAYOUT.heads()) {
+        return cli::usage_error(e);
+    }
+    let mut dev = match cli::open_device(args.device, source) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
     let k = (P::KERNELS)(source);
-    cli::progression(
-        args.device,
-        source,
-        &args.output,
-        &P::LAYOUT.heads(),
-        show_progress,
-        |dev, progress| {
-            if dev.is_emulator() || source == KernelSource::Reference {
-                (P::RUN)(Steps::all(dev, k, params).only(steps).progress(progress))
-            } else {
-                gpu_student_rows::<P>(dev, k, params, steps, progress)
-            }
-        },
-        |dev| header::<P>(dev, source, params),
-        |rows, columns| crate::table::progression(&P::LAYOUT, rows, true, columns),
-    )
+    let mut progress = cli::progress(show_progress);
+    let mut rows = if dev.is_emulator() || source == KernelSource::Reference {
+        (P::RUN)(
+            Steps::all(&mut dev, k, params)
+                .only(steps)
+                .progress(&mut progress),
+        )
+    } else {
+        gpu_student_rows::<P>(&mut dev, k, params, steps, &mut progress)
+    };
+    if !args.output.ncu_names {
+        rows.iter_mut().for_each(|r| r.ncu = None);
+    }
+    let out = cli::rows_output(
+        &rows,
+        args.output.json,
+        || crate::table::wrap_lines(&header::<P>(&dev, source, params), crate::table::NOTE_WIDTH),
+        || crate::table::progression(&P::LAYOUT, &rows, true, &args.output.columns),
+    );
+    match out {
+        Ok(out) => {
+            cli::print(&out);
+            ExitCode::SUCCESS
+        }
+        Err(code) => code,
+    }
 }
 
 /// The student's kernels `k` on a GPU, step by step, each rehearsed first on the

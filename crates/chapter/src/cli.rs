@@ -1,13 +1,8 @@
-//! The pieces of `cargo run -p ch05` and `cargo run -p ch09` that are the same contract:
-//! the `--device` choice, printing to a pipe, the `--trace` file, the table or JSON of
-//! the progression, and how the `bench` subcommand ends.
-//!
-//! Each chapter keeps its own options and help text (its knobs and file names differ);
-//! what the two commands do with them alike, and the messages they print, live here so
-//! that they cannot drift apart.
+//! The small pieces of every chapter's command ([`crate::app`]) and of its `bench`: the
+//! `--device` choice, printing to a pipe, the `--trace` file, the rows as JSON or text,
+//! and how `bench` starts and ends, with the messages they print.
 
 use crate::device;
-use crate::row::StepRow;
 use crate::trace::Drawn;
 use clap::ValueEnum;
 use course::KernelSource;
@@ -94,7 +89,7 @@ pub fn write_trace(path: &Path, drawn: Result<Drawn, String>) -> ExitCode {
 
 /// The device `--device` names, with the PTX of `source` loaded on a GPU; an error
 /// already printed (status 2) when no GPU can be opened.
-fn open_device(arg: DeviceArg, source: KernelSource) -> Result<Device, ExitCode> {
+pub(crate) fn open_device(arg: DeviceArg, source: KernelSource) -> Result<Device, ExitCode> {
     match arg {
         DeviceArg::Emulator => Ok(Device::emulator()),
         DeviceArg::Gpu => device::open_gpu(&[source]).map_err(usage_error),
@@ -114,7 +109,7 @@ pub fn progress(show: bool) -> impl FnMut(&str) {
 /// The progression's output: `rows` as one pretty JSON array with `--json`, else
 /// `header` and the table `table()` renders. An error already printed (status 1) when
 /// the rows cannot be written as JSON.
-fn rows_output<R: Serialize>(
+pub(crate) fn rows_output<R: Serialize>(
     rows: &[R],
     json: bool,
     header: impl FnOnce() -> String,
@@ -178,47 +173,5 @@ pub fn finish_bench(
     } else {
         eprintln!("bench: some results were wrong or failed (rows with correct = false)");
         ExitCode::FAILURE
-    }
-}
-
-/// The progression command: checks `output.columns` against the table's possible
-/// `heads` (on the emulator and on a GPU), opens the device `device_arg` names, runs the
-/// rows by `run(dev, progress)` (progress to stderr when `show_progress`), drops their
-/// `ncu` counters unless `--ncu-names` asked for them, and prints them as JSON with
-/// `--json`, else as `header(dev)` and `table(rows, columns)`. It reports, it does not
-/// judge (`cargo test -p ch05` does): a wrong row still exits 0.
-#[allow(clippy::too_many_arguments)]
-pub fn progression<R: Serialize + StepRow>(
-    device_arg: DeviceArg,
-    source: KernelSource,
-    output: &RowsOutput,
-    heads: &[&[&str]],
-    show_progress: bool,
-    run: impl FnOnce(&mut Device, &mut dyn FnMut(&str)) -> Vec<R>,
-    header: impl FnOnce(&Device) -> String,
-    table: impl FnOnce(&[R], &[String]) -> String,
-) -> ExitCode {
-    if let Err(e) = crate::table::check_columns(&output.columns, heads) {
-        return usage_error(e);
-    }
-    let mut dev = match open_device(device_arg, source) {
-        Ok(d) => d,
-        Err(code) => return code,
-    };
-    let mut rows = run(&mut dev, &mut progress(show_progress));
-    if !output.ncu_names {
-        rows.iter_mut().for_each(StepRow::drop_ncu);
-    }
-    match rows_output(
-        &rows,
-        output.json,
-        || crate::table::wrap_lines(&header(&dev), crate::table::NOTE_WIDTH),
-        || table(&rows, &output.columns),
-    ) {
-        Ok(out) => {
-            print(&out);
-            ExitCode::SUCCESS
-        }
-        Err(code) => code,
     }
 }

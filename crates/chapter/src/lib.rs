@@ -10,7 +10,7 @@
 //!   every chapter's kernels.
 //! - [`harness`]: `cargo test -p ch09` (or `ch05`) on the emulator or a GPU, each GPU check
 //!   in its own process, a failing GPU check explained by the emulator.
-//! - [`row`]: the little a shared piece reads of a chapter's progression row.
+//! - [`row`]: the progression's row and counters, one type for every chapter.
 //! - [`table`]: the progression's aligned text table and its notes.
 //! - [`timing`]: a GPU launch's time and throughput, a bench's median and repetitions.
 //! - [`provenance`]: the driver version and UTC date a bench report records.
@@ -18,7 +18,8 @@
 //! - [`trace`]: one step traced on the emulator and its busiest launch drawn.
 //! - [`inputs`]: one named input of a check.
 //! - [`launch`]: the grid of one element per thread, the download-and-free of a launch.
-//! - [`cli`]: `--device`, printing, `--trace`, the table or JSON, the end of `bench`.
+//! - [`cli`]: `--device`, printing, `--trace`, JSON or text output, the start and end of
+//!   `bench`.
 //! - [`check_tests`]: what a chapter's tests of its checks share.
 //! - [`checking`]: what every check context does: a seeded block order, the replay line.
 //!

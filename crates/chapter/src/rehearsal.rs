@@ -5,7 +5,7 @@
 //! `cargo run -p ch05 -- --device gpu --kernels student` (and `ch09`) runs each step on
 //! the emulator with a small input first, and only a step that ran there goes to the GPU.
 
-use crate::row::StepRow;
+use crate::row::Row;
 
 /// The statuses of a rehearsal that keep a step off the GPU: what would trap or hang
 /// there (a wrong answer does not, and is worth timing).
@@ -22,37 +22,36 @@ pub const UNSAFE_ON_GPU: [&str; 5] = [
 /// `run(step, progress)` on the GPU. A step kept off the GPU keeps the rehearsal's rows,
 /// reporting `n` (the size asked for) and saying why in their notes, so that the table
 /// still has a row for every kernel.
-pub fn rehearse_then_run<R: StepRow>(
+pub fn rehearse_then_run<E>(
     steps: &[&'static str],
     small_n: usize,
     n: u64,
-    mut rehearse: impl FnMut(&'static str) -> Vec<R>,
-    mut run: impl FnMut(&'static str, &mut dyn FnMut(&str)) -> Vec<R>,
+    mut rehearse: impl FnMut(&'static str) -> Vec<Row<E>>,
+    mut run: impl FnMut(&'static str, &mut dyn FnMut(&str)) -> Vec<Row<E>>,
     progress: &mut dyn FnMut(&str),
-) -> Vec<R> {
+) -> Vec<Row<E>> {
     let mut rows = Vec::new();
     for &step in steps {
         let rehearsal = rehearse(step);
         if let Some(bad) = rehearsal
             .iter()
-            .find(|r| UNSAFE_ON_GPU.contains(&r.status()))
+            .find(|r| UNSAFE_ON_GPU.contains(&r.status.as_str()))
         {
             progress(&format!(
                 "step {step}: {} on the emulator, not run on the GPU",
-                bad.status()
+                bad.status
             ));
             rows.extend(rehearsal.into_iter().map(|mut r| {
                 let why = format!(
                     "{} on the emulator (n = {small_n}), so not launched on the GPU, where a \
                      fault ends every later launch of the process",
-                    r.status()
+                    r.status
                 );
-                r.set_n(n);
-                let note = match r.note() {
+                r.n = n;
+                r.note = Some(match r.note.take() {
                     Some(n) => format!("{why}: {n}"),
                     None => why,
-                };
-                r.set_note(Some(note));
+                });
                 r
             }));
             continue;

@@ -5,7 +5,7 @@
 //! the snapshot tests and the book quote the result, so the layout lives in one place:
 //! a chapter chooses its columns and cells, this module lines them up.
 
-use crate::row::{Row, StepRow};
+use crate::row::Row;
 use crate::timing::GpuTime;
 
 /// A counter's cell: its value, or `-` where there is none (on a GPU, or for host code),
@@ -106,15 +106,15 @@ pub fn check_columns(keep: &[String], heads: &[&[&str]]) -> Result<(), String> {
 /// The notes of `rows` (errors, races, why a step was skipped), one indented line each
 /// after a `notes:` line; empty when no row has one. They come after the table because
 /// they are too long for a column.
-pub fn notes<R: StepRow>(rows: &[R]) -> String {
+pub fn notes<E>(rows: &[Row<E>]) -> String {
     let mut out = String::new();
     for r in rows {
-        if let Some(n) = r.note() {
+        if let Some(n) = &r.note {
             if out.is_empty() {
                 out.push_str("notes:\n");
             }
             out.push_str(&wrap(
-                &format!("  {} {}: {n}", r.step(), r.kernel()),
+                &format!("  {} {}: {n}", r.step, r.kernel),
                 NOTE_WIDTH,
             ));
         }

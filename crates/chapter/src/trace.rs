@@ -5,7 +5,7 @@
 //! (and the runner's key `t`) draw this way; a chapter says how to run a step and how to
 //! title the picture, this module does the tracing and picks the launch.
 
-use crate::row::StepRow;
+use crate::row::Row;
 use gpu_host::{Config, Device};
 use simt::trace::{Trace, TraceSink};
 
@@ -24,11 +24,11 @@ pub struct Drawn {
 /// (else the first): the one with the contention the chapter is about. The picture is titled
 /// `title(step, kernel, status)`. `Err` (one line) for an unknown step, or
 /// `nothing_to_draw(step, rows)` for a step that launched no kernel.
-pub fn draw<R: StepRow>(
+pub fn draw<E>(
     steps: &[&'static str],
     step: &str,
-    run: impl FnOnce(&mut Device, &'static str) -> Vec<R>,
-    nothing_to_draw: impl FnOnce(&'static str, &[R]) -> String,
+    run: impl FnOnce(&mut Device, &'static str) -> Vec<Row<E>>,
+    nothing_to_draw: impl FnOnce(&'static str, &[Row<E>]) -> String,
     title: impl Fn(&'static str, &str, &str) -> String,
 ) -> Result<Drawn, String> {
     let Some(&step) = steps.iter().find(|&&s| s == step) else {
@@ -53,11 +53,11 @@ pub fn draw<R: StepRow>(
         let parts: Vec<String> = traces
             .iter()
             .zip(&rows)
-            .map(|(t, r)| crate::trace_svg::render_svg(t, &title(step, r.kernel(), r.status())))
+            .map(|(t, r)| crate::trace_svg::render_svg(t, &title(step, &r.kernel, &r.status)))
             .collect();
         let names: Vec<String> = rows
             .iter()
-            .map(|r| format!("{} ({})", r.kernel(), r.status()))
+            .map(|r| format!("{} ({})", &r.kernel, &r.status))
             .collect();
         return Ok(Drawn {
             svg: crate::trace_svg::side_by_side(&parts),
@@ -69,8 +69,8 @@ pub fn draw<R: StepRow>(
         });
     }
     let row = rows.get(i.min(rows.len().saturating_sub(1)));
-    let kernel = row.map_or("?", |r| r.kernel());
-    let status = row.map_or("?", |r| r.status());
+    let kernel = row.map_or("?", |r| r.kernel.as_str());
+    let status = row.map_or("?", |r| r.status.as_str());
     let title = title(step, kernel, status);
     let summary = format!(
         "{step} {kernel}: {status}; traced launch {} of {} ({} warp steps touched memory, {} atomic lanes)",
