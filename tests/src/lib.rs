@@ -30,3 +30,22 @@ pub fn workspace_root() -> PathBuf {
         .expect("invariant: tests/ has a parent")
         .to_path_buf()
 }
+
+/// Makes the pristine stubs (`crates/learn/pristine`, what a fresh clone's `kernels/src`
+/// holds) the `kernels` module this process runs, built as `grade --student` builds a
+/// student's sources, so that a test of the untouched stubs sees them whatever
+/// `kernels/` holds now (a course test must not depend on it). Once per process, and
+/// first: it sets the environment variable the sandbox reads, so call it before the test
+/// starts any thread.
+pub fn use_pristine_stubs() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let root = workspace_root();
+        let dest = root
+            .join("target")
+            .join("course-tests")
+            .join("pristine-stubs");
+        let src = learn::cargo::write_pristine_sources(&root, &dest).expect("the pristine stubs");
+        gpu_host::lanes::use_student(&src, &root).expect("the pristine stubs build");
+    });
+}

@@ -8,23 +8,9 @@ use grade::render::{Format, render};
 use grade::report::{Integrity, Report};
 use grade::{Isolation, Limits, Selection};
 
-/// Makes the pristine stubs (`crates/learn/pristine`, what a fresh clone's `kernels/src`
-/// holds) the `kernels` module this process grades, built as `grade --student` builds a
-/// student's sources: the report is that of untouched stubs whatever `kernels/` holds now
-/// (a course test must not depend on it).
-fn grade_the_pristine_stubs() {
-    let root = course_tests::workspace_root();
-    let dest = root
-        .join("target")
-        .join("course-tests")
-        .join("pristine-stubs");
-    let src = learn::cargo::write_pristine_sources(&root, &dest).expect("the pristine stubs");
-    gpu_host::lanes::use_student(&src, &root).expect("the pristine stubs build");
-}
-
 #[test]
 fn the_grade_report_of_the_untouched_stubs() {
-    grade_the_pristine_stubs();
+    course_tests::use_pristine_stubs();
     let chapters = grade::chapters();
     let exercises = grade::grade(
         &chapters,
