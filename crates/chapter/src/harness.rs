@@ -23,7 +23,6 @@
 use crate::device::{self, Selected};
 use course::{Chapter, Exercise, KernelSource, Outcome, Status};
 use gpu_host::Device;
-use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -44,14 +43,6 @@ pub const DEFAULT_TIMEOUT_S: u64 = 120;
 /// failure of the machine, not of the kernels, so the emulator is not asked to explain it.
 /// Public for the grader (`crates/grade`), which reports such a failure the same way.
 pub const GPU_UNUSABLE: &str = "cannot use the GPU";
-
-/// An outcome as the child writes it for the parent.
-#[derive(Debug, Serialize, Deserialize)]
-struct Wire {
-    status: Status,
-    reason: String,
-    details: Vec<String>,
-}
 
 /// Prints past the test harness's output capture, so the note shows in a plain
 /// `cargo test` run (once per test binary).
@@ -130,15 +121,10 @@ fn child(ex: &Exercise, source: KernelSource) {
         Ok(mut dev) => ex.run(&mut dev, source),
         Err(e) => Outcome::fail(Status::Error, format!("{GPU_UNUSABLE}: {e}")),
     };
-    let wire = Wire {
-        status: out.status,
-        reason: out.reason,
-        details: out.details,
-    };
     let Ok(path) = std::env::var(CHILD_OUT_ENV) else {
         panic!("{CHILD_OUT_ENV} is not set in the GPU check's child process");
     };
-    let json = serde_json::to_string(&wire).unwrap_or_default();
+    let json = serde_json::to_string(&out).unwrap_or_default();
     if let Err(e) = std::fs::write(&path, json) {
         panic!("cannot write the GPU check's outcome to {path}: {e}");
     }
@@ -183,10 +169,9 @@ fn run_isolated(ex: &Exercise, test_name: &str) -> Outcome {
                 timeout.as_secs()
             ),
         ),
-        (_, Ok(text)) => match serde_json::from_str::<Wire>(&text) {
-            Ok(w) => {
-                let mut o = Outcome::fail(w.status, w.reason);
-                o.details = w.details;
+        (_, Ok(text)) => match serde_json::from_str::<Outcome>(&text) {
+            Ok(mut o) => {
+                o.exercise = ex.id;
                 o
             }
             Err(e) => error(format!(

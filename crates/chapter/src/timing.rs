@@ -4,7 +4,7 @@
 //! Both chapters time kernels the same way (CUDA events around a launch, the median of
 //! repeated runs), so that their numbers can be compared; the arithmetic lives here.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// A GPU launch's time and the bytes the chapter counts for it: its throughput. Which
@@ -56,13 +56,15 @@ pub fn plan(one: Duration, warmup: u32, reps: u32, budget: Duration) -> (u32, u3
 /// A bench row's measure: the bytes a run moves, the median time of one run, and the
 /// throughput they make; no time while unmeasured, or when the result was wrong or the
 /// run failed. Flattened into every bench's JSON rows (`bytes`, `median_ms`, `gbps`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Rate {
     /// Bytes one run moves: what the GB/s are computed from.
     pub bytes: u64,
     /// Median time of the timed runs, in milliseconds.
+    #[serde(deserialize_with = "course::json::present")]
     pub median_ms: Option<f64>,
     /// `bytes / median`, in GB/s (10^9 bytes per second).
+    #[serde(deserialize_with = "course::json::present")]
     pub gbps: Option<f64>,
 }
 

@@ -59,12 +59,13 @@ impl std::fmt::Debug for Exercise {
 }
 
 impl Exercise {
-    /// Runs the check and fills in the exercise id, hint and book section of a failure,
+    /// Runs the check and fills in the exercise id, hint and book section of a failure
+    /// (its reason on one line: [`Outcome::one_line_reason`]),
     /// so every failure names the exercise, what went wrong, the first hint and where to read.
     /// A replay line (`replay with COURSE_SEED=N cargo test -p ch09`) gets this exercise's
     /// [test filter](Self::test_filter), so that it reruns this exercise alone.
     pub fn run(&self, device: &mut Device, source: KernelSource) -> Outcome {
-        let mut out = (self.check)(device, source);
+        let mut out = (self.check)(device, source).one_line_reason();
         out.exercise = self.id;
         if let Some(dep) = self.blocked_by(out.status, &out.reason) {
             out.reason = format!(

@@ -10,6 +10,7 @@
 
 mod check;
 mod exercise;
+pub mod json;
 mod limits;
 mod outcome;
 pub mod regions;

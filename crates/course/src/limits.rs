@@ -3,7 +3,7 @@
 //! the grader), so a kernel gets the same verdict from each.
 
 use gpu_host::Config;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// The limits of a check: knobs of the emulator for every launch, and a wall-clock limit
@@ -24,7 +24,7 @@ use std::time::Duration;
 /// registers: [`gpu_host::LaneLimits`], a fixed number of WebAssembly instructions
 /// between two device calls). The wall-clock limits remain as a last resort and say so
 /// when they fire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
     /// Most warp steps one launch may take ([`Config::step_budget`]): catches an
     /// infinite loop that touches memory, deterministically (the same step every run).

@@ -71,9 +71,18 @@ impl Status {
 }
 
 /// The outcome of a check: a status, a one-line reason and details.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+///
+/// The course's one result type, from the check to every report: the test harness's
+/// failure message, the GPU check's child process (which writes it as JSON for its
+/// parent), the grader's child process (one JSON line), the grader's report lines (which
+/// carry it, flattened, beside the score) and, through that report, the runner. Its JSON
+/// form is `{"status": "wrong_result", "reason": "...", "details": ["..."]}`: the status
+/// key is serde's snake_case of the variant, the same key in every report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
-    /// The exercise id (filled in by [`Exercise::run`](crate::Exercise::run)).
+    /// The exercise id (filled in by [`Exercise::run`](crate::Exercise::run)). Not part
+    /// of the JSON form: every report that carries an outcome names its exercise itself.
+    #[serde(skip)]
     pub exercise: &'static str,
     /// The verdict.
     pub status: Status,
@@ -107,6 +116,21 @@ impl Outcome {
     /// Adds a detail line.
     pub fn detail(mut self, line: impl Into<String>) -> Self {
         self.details.push(line.into());
+        self
+    }
+
+    /// This outcome with a one-line reason: a reason of several lines keeps its first
+    /// line, and the others (trimmed) go before the details. Every report shows the reason
+    /// on one line ("9.4 (...): race - <reason>"), the details below it.
+    pub fn one_line_reason(mut self) -> Self {
+        if !self.reason.contains('\n') {
+            return self;
+        }
+        let text = std::mem::take(&mut self.reason);
+        let mut lines = text.lines();
+        self.reason = lines.next().unwrap_or_default().trim_end().to_string();
+        let rest: Vec<String> = lines.map(|l| l.trim().to_string()).collect();
+        self.details.splice(0..0, rest);
         self
     }
 
@@ -158,5 +182,48 @@ fn is_todo(message: &str) -> bool {
 impl From<LaunchError> for Outcome {
     fn from(e: LaunchError) -> Self {
         Outcome::from_launch_error(&e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_multi_line_reason_keeps_its_first_line() {
+        let out = Outcome::fail(Status::BarrierError, "synccheck: first\n    a\n b")
+            .detail("input: x")
+            .one_line_reason();
+        assert_eq!(out.reason, "synccheck: first");
+        assert_eq!(out.details, vec!["a", "b", "input: x"]);
+        let single = Outcome::fail(Status::Race, "r").detail("d");
+        assert_eq!(single.clone().one_line_reason(), single);
+    }
+
+    #[test]
+    fn the_json_form_round_trips_with_one_key_per_status() {
+        let mut keys = Vec::new();
+        for status in Status::ALL {
+            let out = Outcome::fail(status, "why").detail("a").detail("b");
+            let json = serde_json::to_string(&out).unwrap();
+            let back: Outcome = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, out, "{json}");
+            let key = serde_json::to_value(status).unwrap();
+            let key = key.as_str().unwrap().to_string();
+            // The key is the label with underscores: one vocabulary, two spellings.
+            assert_eq!(key.replace('_', " "), status.label());
+            keys.push(key);
+        }
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), Status::ALL.len());
+        // The exercise is not part of the JSON form.
+        let mut named = Outcome::pass("ok");
+        named.exercise = "9.3";
+        assert!(!serde_json::to_string(&named).unwrap().contains("9.3"));
+        assert!(
+            serde_json::from_str::<Outcome>(r#"{"status":"deadlock","reason":"","details":[]}"#)
+                .is_err()
+        );
     }
 }

@@ -25,7 +25,6 @@ use ch09::inputs::{self, InputKind};
 use ch09::kernels::REFERENCE;
 use ch09::progression::{self, Params, Row};
 use gpu_host::Device;
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use svg::{COLOURS, LogAxis, Svg, num, y_log_axis};
 
@@ -133,7 +132,9 @@ pub fn driver_from_notes(notes: &str, gpu: &str) -> Option<String> {
         })
 }
 
-/// Parses the bench JSON `text`. The driver is `driver` when given, else the header's
+/// Parses the bench JSON `text` into the bench's own report type
+/// (`ch09::bench::report::Report`: a field missing or renamed is an error, not a zero).
+/// The driver is `driver` when given, else the header's
 /// `driver_version` when it is a version, else the one `gpu_runs` (the text of
 /// `notes/gpu-runs.md`) records for the GPU.
 pub fn parse_bench(
@@ -142,11 +143,11 @@ pub fn parse_bench(
     driver: Option<&str>,
     gpu_runs: Option<&str>,
 ) -> Result<Bench, String> {
-    let v: Value = serde_json::from_str(text).map_err(|e| format!("{source}: {e}"))?;
-    let h = &v["header"];
-    let s = |k: &str| h[k].as_str().unwrap_or("").to_string();
-    let gpu = s("gpu");
-    let header_driver = s("driver_version");
+    let report: ch09::bench::report::Report =
+        serde_json::from_str(text).map_err(|e| format!("{source}: {e}"))?;
+    let h = report.header;
+    let gpu = h.gpu;
+    let header_driver = h.driver_version;
     let driver = match driver {
         Some(d) => d.to_string(),
         None if is_version(&header_driver) => header_driver,
@@ -158,34 +159,34 @@ pub fn parse_bench(
                 )
             })?,
     };
-    let read_bw_gbps = h["read_bw_gbps"]
-        .as_f64()
-        .ok_or_else(|| format!("{source}: no header.read_bw_gbps"))?;
-    let rows = v["rows"]
-        .as_array()
-        .ok_or_else(|| format!("{source}: no rows"))?
-        .iter()
+    let read_bw_gbps = h
+        .read_bw_gbps
+        .ok_or_else(|| format!("{source}: the header has no read bandwidth (read_bw_gbps)"))?;
+    let rows = report
+        .rows
+        .into_iter()
         .map(|r| BenchRow {
-            implementation: r["impl"].as_str().unwrap_or("").to_string(),
-            step: r["step"].as_str().unwrap_or("").to_string(),
-            input: r["input"].as_str().unwrap_or("").to_string(),
-            dtype: r["dtype"].as_str().unwrap_or("").to_string(),
-            bins: r["bins"].as_u64().unwrap_or(0) as u32,
-            gbps: r["gbps"].as_f64().unwrap_or(0.0),
-            correct: r["correct"].as_bool().unwrap_or(false),
-            bytes: r["bytes"].as_u64().unwrap_or(0),
+            implementation: r.implementation,
+            step: r.step,
+            input: r.input,
+            dtype: r.dtype,
+            bins: r.bins,
+            // A row without a time (a failed or wrong run) has no bar.
+            gbps: r.rate.gbps.unwrap_or(0.0),
+            correct: r.correct,
+            bytes: r.rate.bytes,
         })
         .collect();
     Ok(Bench {
         gpu,
         driver,
-        cuda: s("cuda_version"),
-        date: s("date_utc").chars().take(10).collect(),
+        cuda: h.cuda_version,
+        date: h.date_utc.chars().take(10).collect(),
         read_bw_gbps,
-        host_cpu: match (s("host_cpu"), h["host_threads"].as_u64()) {
+        host_cpu: match (h.host_cpu, h.host_threads) {
             (cpu, _) if cpu.is_empty() => String::new(),
-            (cpu, Some(t)) => format!("{cpu}, {t} threads"),
-            (cpu, None) => cpu,
+            (cpu, 0) => cpu,
+            (cpu, t) => format!("{cpu}, {t} threads"),
         },
         source: source.to_string(),
         rows,

@@ -4,7 +4,8 @@
 
 use crate::Figure;
 use crate::svg::{COLOURS, LogAxis, Svg, num, y_log_axis};
-use serde_json::Value;
+use ch09::bench::report::Row;
+use ch09::bench::sizes::SizeSweep;
 use std::path::{Path, PathBuf};
 
 /// The two sweeps of one GPU session, parsed: `notes/sizes-u8-*.json` and
@@ -12,9 +13,9 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug)]
 pub struct Sweeps {
     /// The bytes' sweep (9.9).
-    pub u8: Value,
+    pub u8: SizeSweep,
     /// The `u32` sweep (9.14's kernels).
-    pub u32: Value,
+    pub u32: SizeSweep,
     /// The files' names, for the caption.
     pub sources: [String; 2],
 }
@@ -24,7 +25,7 @@ pub struct Sweeps {
 pub fn load_sizes(notes: &Path) -> Option<Result<Sweeps, String>> {
     let u8 = crate::newest_named(notes, "sizes-u8-")?;
     let u32 = crate::newest_named(notes, "sizes-u32-")?;
-    let read = |p: &PathBuf| -> Result<Value, String> {
+    let read = |p: &PathBuf| -> Result<SizeSweep, String> {
         let text =
             std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
@@ -45,30 +46,29 @@ pub fn load_sizes(notes: &Path) -> Option<Result<Sweeps, String>> {
 
 /// Per size of a sweep: (MiB, best GPU step over the read kernel, CUB over the read
 /// kernel), uniform input, correct rows only.
-pub fn ratios(sweep: &Value) -> Result<Vec<(f64, f64, f64)>, String> {
-    let runs = sweep["runs"]
-        .as_array()
-        .ok_or("a sizes.json without runs")?;
+pub fn ratios(sweep: &SizeSweep) -> Result<Vec<(f64, f64, f64)>, String> {
+    if sweep.runs.is_empty() {
+        return Err("a sizes.json without runs".into());
+    }
     let mut out = Vec::new();
-    for run in runs {
-        let mib = run["bytes"].as_f64().ok_or("a run without bytes")? / (1u64 << 20) as f64;
-        let rows: Vec<&Value> = run["report"]["rows"]
-            .as_array()
-            .ok_or("a run without rows")?
+    for run in &sweep.runs {
+        let mib = run.bytes as f64 / (1u64 << 20) as f64;
+        let rows: Vec<&Row> = run
+            .report
+            .rows
             .iter()
-            .filter(|r| r["input"] == "uniform" && r["correct"] == true)
+            .filter(|r| r.input == "uniform" && r.correct)
             .collect();
-        let fastest = |pick: &dyn Fn(&Value) -> bool| {
+        let fastest = |pick: &dyn Fn(&Row) -> bool| {
             rows.iter()
                 .filter(|r| pick(r))
-                .filter_map(|r| r["median_ms"].as_f64())
+                .filter_map(|r| r.rate.median_ms)
                 .min_by(f64::total_cmp)
                 .ok_or_else(|| format!("no row for it at {mib} MiB"))
         };
-        let s = |r: &Value, k: &str| r[k].as_str().unwrap_or("").to_string();
-        let read = fastest(&|r| s(r, "impl").starts_with("read_bandwidth"))?;
-        let best = fastest(&|r| s(r, "step").starts_with("9."))?;
-        let cub = fastest(&|r| s(r, "step") == "cub")?;
+        let read = fastest(&|r| r.implementation.starts_with("read_bandwidth"))?;
+        let best = fastest(&|r| r.step.starts_with("9."))?;
+        let cub = fastest(&|r| r.step == "cub")?;
         out.push((mib, best / read, cub / read));
     }
     Ok(out)
@@ -77,18 +77,17 @@ pub fn ratios(sweep: &Value) -> Result<Vec<(f64, f64, f64)>, String> {
 /// The figure: four lines over the sizes (log scale both ways), the 1.25x target dashed.
 pub fn sizes_figure(s: &Sweeps) -> Result<Figure, String> {
     let (u8, u32) = (ratios(&s.u8)?, ratios(&s.u32)?);
-    let h = &s.u8["runs"][0]["report"]["header"];
-    let text = |k: &str| h[k].as_str().unwrap_or("?").to_string();
+    let h = &s.u8.runs[0].report.header;
     let title = format!(
         "Chapter 9 on the {}: time against the read kernel, by input size",
-        text("gpu")
+        h.gpu
     );
     let caption = format!(
         "{}, driver {}, CUDA {}, {} ({}, {}; uniform input; each point: a kernel's median launch time over the read kernel's in the same run)",
-        text("gpu"),
-        text("driver_version"),
-        text("cuda_version"),
-        text("date_utc").chars().take(10).collect::<String>(),
+        h.gpu,
+        h.driver_version,
+        h.cuda_version,
+        h.date_utc.chars().take(10).collect::<String>(),
         s.sources[0],
         s.sources[1]
     );
@@ -166,34 +165,68 @@ pub fn sizes_figure(s: &Sweeps) -> Result<Figure, String> {
 mod tests {
     use super::*;
 
+    use ch09::bench::report::Report;
+    use ch09::bench::sizes::SizeRun;
+
+    fn run(bytes: u64, rows: &[(&str, &str, f64, bool)]) -> SizeRun {
+        let rows = rows
+            .iter()
+            .map(|&(imp, step, ms, correct)| {
+                let row = Row::new(imp, step, "uniform", "u8", 256, bytes);
+                if correct {
+                    row.measured(ms, 5)
+                } else {
+                    row.failed("wrong bins")
+                }
+            })
+            .collect();
+        SizeRun {
+            bytes,
+            report: Report {
+                rows,
+                ..Report::default()
+            },
+        }
+    }
+
     #[test]
     fn ratios_take_the_fastest_correct_rows_of_each_kind() {
-        let row = |imp: &str, step: &str, ms: f64, correct: bool| {
-            serde_json::json!({"impl": imp, "step": step, "input": "uniform", "median_ms": ms,
-                               "correct": correct})
+        let sweep = SizeSweep {
+            runs: vec![
+                run(
+                    1 << 20,
+                    &[
+                        ("read_bandwidth (16-byte loads)", "ref", 0.005, true),
+                        ("histo_fastest", "9.9", 0.010, true),
+                        ("broken", "9.9", 0.001, false),
+                        ("cub::DeviceHistogram::HistogramEven", "cub", 0.020, true),
+                    ],
+                ),
+                run(
+                    4 << 20,
+                    &[
+                        ("read_bandwidth (16-byte loads)", "ref", 0.010, true),
+                        ("u32_vectors", "9.14", 0.015, true),
+                        ("histo_u32_shared", "9.14", 0.030, true),
+                        ("cub::DeviceHistogram::HistogramEven", "cub", 0.040, true),
+                    ],
+                ),
+            ],
         };
-        let sweep = serde_json::json!({"runs": [
-            {"bytes": 1 << 20, "report": {"rows": [
-                row("read_bandwidth (16-byte loads)", "ref", 0.005, true),
-                row("histo_fastest", "9.9", 0.010, true),
-                row("broken", "9.9", 0.001, false),
-                row("cub::DeviceHistogram::HistogramEven", "cub", 0.020, true),
-            ]}},
-            {"bytes": 4u64 << 20, "report": {"rows": [
-                row("read_bandwidth (16-byte loads)", "ref", 0.010, true),
-                row("u32_vectors", "9.14", 0.015, true),
-                row("histo_u32_shared", "9.14", 0.030, true),
-                row("cub::DeviceHistogram::HistogramEven", "cub", 0.040, true),
-            ]}},
-        ]});
         assert_eq!(
             ratios(&sweep).unwrap(),
             vec![(1.0, 2.0, 4.0), (4.0, 1.5, 4.0)]
         );
-        let no_cub = serde_json::json!({"runs": [{"bytes": 1 << 20, "report": {"rows": [
-            row("read_bandwidth (16-byte loads)", "ref", 0.005, true),
-            row("histo_fastest", "9.9", 0.010, true),
-        ]}}]});
+        let no_cub = SizeSweep {
+            runs: vec![run(
+                1 << 20,
+                &[
+                    ("read_bandwidth (16-byte loads)", "ref", 0.005, true),
+                    ("histo_fastest", "9.9", 0.010, true),
+                ],
+            )],
+        };
         assert!(ratios(&no_cub).is_err());
+        assert!(ratios(&SizeSweep::default()).is_err());
     }
 }

@@ -133,11 +133,10 @@ fn fixture_figures_are_well_formed_and_captioned() {
 /// CPU they ran on.
 #[test]
 fn the_caption_names_the_cpu_of_the_cpu_rows() {
-    let named = FIXTURE.replacen(
-        "\"gpu\":",
-        "\"host_cpu\": \"Fixture CPU\", \"host_threads\": 8, \"gpu\":",
-        1,
-    );
+    let named = FIXTURE
+        .replacen("\"host_cpu\": \"\"", "\"host_cpu\": \"Fixture CPU\"", 1)
+        .replacen("\"host_threads\": 0", "\"host_threads\": 8", 1);
+    assert_ne!(named, FIXTURE);
     let bench = parse_bench(&named, "fixture.json", None, Some(RUNS)).unwrap();
     assert_eq!(bench.host_cpu, "Fixture CPU, 8 threads");
     // The caption may wrap anywhere: read the figure's text with its lines joined.
@@ -206,4 +205,16 @@ fn the_strategy_figure_has_a_group_per_bin_count_and_a_bar_per_strategy_run() {
         assert!(svg.contains(series), "no legend entry {series}");
     }
     assert!(svg.contains(&ext.gpu) && svg.contains(&ext.driver));
+}
+
+/// The bench's JSON is read into the bench's own types: a field renamed on either side is
+/// an error that names it, not a bar of height zero.
+#[test]
+fn a_renamed_field_of_the_bench_is_an_error() {
+    let renamed = FIXTURE.replace("\"gbps\"", "\"gb_per_s\"");
+    let err = parse_bench(&renamed, "fixture.json", None, Some(RUNS)).unwrap_err();
+    assert!(err.contains("gbps"), "{err}");
+    let no_header_field = FIXTURE.replacen("\"sm_count\": 132, ", "", 1);
+    let err = parse_bench(&no_header_field, "fixture.json", None, Some(RUNS)).unwrap_err();
+    assert!(err.contains("sm_count"), "{err}");
 }

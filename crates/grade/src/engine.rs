@@ -22,7 +22,7 @@
 //! Exercises run `jobs` at a time; the report lists them in course order whatever
 //! order they finished in.
 
-use crate::report::{Checked, ExerciseReport, status_from_key, status_key};
+use crate::report::ExerciseReport;
 use course::Limits;
 use course::{Chapter, Exercise, KernelSource, Outcome, Status};
 use gpu_host::Device;
@@ -240,7 +240,7 @@ pub fn grade_on(
         }
     });
     drop(tx);
-    let mut results: Vec<Option<Checked>> = vec![None; work.len()];
+    let mut results: Vec<Option<Outcome>> = vec![None; work.len()];
     for (i, checked) in rx {
         results[i] = Some(checked?);
     }
@@ -286,48 +286,29 @@ fn install_panic_hook() {
 }
 
 /// The result of an exercise whose check outlived [`Limits::exercise_timeout_ms`].
-fn exercise_timed_out(limits: &Limits) -> Checked {
-    Checked::new(
+fn exercise_timed_out(limits: &Limits) -> Outcome {
+    Outcome::fail(
         Status::TimedOut,
         format!(
             "timed out: the check did not finish within {} s",
             limits.exercise_timeout_ms as f64 / 1000.0
         ),
     )
-    .with_detail(
+    .detail(
         "a host function that never returns (a loop whose condition never changes), or \
          launches that each stay under the emulator's limits but are too many or too slow",
     )
 }
 
-impl Checked {
-    /// Adds a detail line.
-    fn with_detail(mut self, line: impl Into<String>) -> Self {
-        self.details.push(line.into());
-        self
-    }
-}
-
 /// A GPU result explained by the emulator's (`emulate`), with chapter 9's
 /// [`chapter::harness::explain_with`]. An emulator run that cannot start is a detail.
-fn explain(gpu: Checked, emulate: impl FnOnce() -> Result<Checked, String>) -> Checked {
-    let explained = chapter::harness::explain_with(gpu.clone().into_outcome(), || {
-        match emulate() {
-            Ok(emulated) => emulated.into_outcome(),
-            // Not a pass and not the GPU's reason: the GPU's report stands, with this.
-            Err(e) => Outcome::fail(Status::Error, format!("the emulator could not run: {e}")),
-        }
-    });
-    Checked::from_outcome(explained)
-}
-
-impl Checked {
-    /// The [`Outcome`] with this status, reason and details.
-    fn into_outcome(self) -> Outcome {
-        let mut out = Outcome::fail(self.status, self.reason);
-        out.details = self.details;
-        out
-    }
+fn explain(gpu: Outcome, emulate: impl FnOnce() -> Result<Outcome, String>) -> Outcome {
+    chapter::harness::explain_with(gpu, || match emulate() {
+        Ok(emulated) => emulated,
+        // Not a pass and not the GPU's reason: the GPU's report stands, with this.
+        Err(e) => Outcome::fail(Status::Error, format!("the emulator could not run: {e}")),
+    })
+    .one_line_reason()
 }
 
 /// [`check_in_process_on`] the emulator.
@@ -335,7 +316,7 @@ pub fn check_in_process(
     exercise: &'static Exercise,
     source: KernelSource,
     limits: &Limits,
-) -> Checked {
+) -> Outcome {
     check_in_process_on(exercise, source, limits, &Target::Emulator)
 }
 
@@ -352,7 +333,7 @@ pub fn check_in_process_on(
     source: KernelSource,
     limits: &Limits,
     target: &Target,
-) -> Checked {
+) -> Outcome {
     install_panic_hook();
     let (tx, rx) = mpsc::channel();
     let (target, limits_of_device) = (target.clone(), *limits);
@@ -367,18 +348,18 @@ pub fn check_in_process_on(
                 }
             }));
             let checked = match result {
-                Ok(outcome) => Checked::from_outcome(outcome),
+                Ok(outcome) => outcome.one_line_reason(),
                 Err(payload) => {
                     let recorded = LAST_PANIC.with(|p| p.borrow_mut().take());
                     let message = recorded.unwrap_or_else(|| {
                         gpu_host::panic_message(payload.as_ref())
                             .unwrap_or_else(|| "(a panic without a message)".into())
                     });
-                    Checked::new(
+                    Outcome::fail(
                         Status::Error,
                         format!("the check itself panicked: {message}"),
                     )
-                    .with_detail(
+                    .detail(
                         "a bug in the check or in a host function it called: tell the instructor",
                     )
                 }
@@ -386,7 +367,7 @@ pub fn check_in_process_on(
             let _ = tx.send(checked);
         });
     if let Err(e) = spawned {
-        return Checked::new(
+        return Outcome::fail(
             Status::Error,
             format!("could not start the check's thread: {e}"),
         );
@@ -395,7 +376,7 @@ pub fn check_in_process_on(
         Ok(checked) => checked,
         Err(mpsc::RecvTimeoutError::Timeout) => exercise_timed_out(limits),
         Err(mpsc::RecvTimeoutError::Disconnected) => {
-            Checked::new(Status::Error, "the check's thread ended without a result")
+            Outcome::fail(Status::Error, "the check's thread ended without a result")
         }
     }
 }
@@ -407,7 +388,7 @@ pub fn check_isolated(
     exercise: &'static Exercise,
     source: KernelSource,
     limits: &Limits,
-) -> Result<Checked, String> {
+) -> Result<Outcome, String> {
     check_isolated_on(exe, chapter, exercise, source, limits, &Target::Emulator)
 }
 
@@ -423,7 +404,7 @@ pub fn check_isolated_on(
     source: KernelSource,
     limits: &Limits,
     target: &Target,
-) -> Result<Checked, String> {
+) -> Result<Outcome, String> {
     let mut cmd = Command::new(exe);
     cmd.arg(CHILD_COMMAND)
         .arg(chapter.id)
@@ -460,11 +441,8 @@ pub fn child_main(
         .and_then(|c| c.exercise(id))
         .ok_or_else(|| format!("no exercise {id} in chapter {chapter}"))?;
     let checked = check_in_process_on(exercise, source, limits, target);
-    let line = serde_json::json!({
-        "status": status_key(checked.status),
-        "reason": checked.reason,
-        "details": checked.details,
-    });
+    let line =
+        serde_json::to_string(&checked).map_err(|e| format!("cannot encode the result: {e}"))?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "\n{RESULT_PREFIX}{line}")
         .and_then(|()| out.flush())
@@ -476,7 +454,7 @@ pub fn child_main(
 /// `Ok(Some(_))`: its result, or [`Status::Error`] if it died without one (a crash: its
 /// exit status and the end of its standard error are the details). `Ok(None)`: it was
 /// killed at the limit. `Err`: it could not be started.
-pub fn run_child(mut cmd: Command, limit: Duration) -> Result<Option<Checked>, String> {
+pub fn run_child(mut cmd: Command, limit: Duration) -> Result<Option<Outcome>, String> {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -529,7 +507,7 @@ pub fn run_child(mut cmd: Command, limit: Duration) -> Result<Option<Checked>, S
     if let Some(checked) = parse_result(&stdout) {
         return Ok(Some(checked));
     }
-    let mut crashed = Checked::new(
+    let mut crashed = Outcome::fail(
         Status::Error,
         format!(
             "the exercise's process died without a result ({}): a kernel or host function \
@@ -545,25 +523,12 @@ pub fn run_child(mut cmd: Command, limit: Duration) -> Result<Option<Checked>, S
 }
 
 /// The last [`RESULT_PREFIX`] line of `stdout`, parsed.
-fn parse_result(stdout: &str) -> Option<Checked> {
+fn parse_result(stdout: &str) -> Option<Outcome> {
     let json = stdout
         .lines()
         .rev()
         .find_map(|l| l.strip_prefix(RESULT_PREFIX))?;
-    let v: serde_json::Value = serde_json::from_str(json).ok()?;
-    let status = status_from_key(v.get("status")?.as_str()?)?;
-    let reason = v.get("reason")?.as_str()?.to_string();
-    let details = v
-        .get("details")?
-        .as_array()?
-        .iter()
-        .map(|d| d.as_str().map(str::to_string))
-        .collect::<Option<Vec<String>>>()?;
-    Some(Checked {
-        status,
-        reason,
-        details,
-    })
+    serde_json::from_str(json).ok()
 }
 
 /// "exit code 3" or "killed by signal 11 (SIGSEGV)".
@@ -611,7 +576,7 @@ mod tests {
         )
         .unwrap()
         .unwrap();
-        assert_eq!(out, Checked::new(Status::Race, "r").with_detail("d"));
+        assert_eq!(out, Outcome::fail(Status::Race, "r").detail("d"));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! (the formats are locked with `insta` snapshots in `tests/`). None prints a time,
 //! a duration or a path of the machine.
 
-use crate::report::{ExerciseReport, Integrity, Report, status_key};
+use crate::report::{ExerciseReport, Integrity, Report};
 use course::Status;
 use std::fmt::Write as _;
 
@@ -103,7 +103,7 @@ pub fn table(report: &Report) -> String {
                 e.title,
                 e.status_label,
                 points(e),
-                e.reason
+                e.outcome.reason
             );
         }
         let _ = writeln!(
@@ -166,8 +166,8 @@ fn xml(text: &str) -> String {
 
 /// The body of a failing exercise: reason, details, hint, book section.
 fn failure_body(e: &ExerciseReport) -> String {
-    let mut lines = vec![e.reason.clone()];
-    lines.extend(e.details.iter().cloned());
+    let mut lines = vec![e.outcome.reason.clone()];
+    lines.extend(e.outcome.details.iter().cloned());
     if let Some(h) = &e.hint {
         lines.push(format!("hint: {h}"));
     }
@@ -186,10 +186,10 @@ pub fn junit(report: &Report) -> String {
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let failures = |es: &[&ExerciseReport]| {
         es.iter()
-            .filter(|e| !e.passed && e.status != Status::Error)
+            .filter(|e| !e.passed && e.status() != Status::Error)
             .count()
     };
-    let errors = |es: &[&ExerciseReport]| es.iter().filter(|e| e.status == Status::Error).count();
+    let errors = |es: &[&ExerciseReport]| es.iter().filter(|e| e.status() == Status::Error).count();
     let all: Vec<&ExerciseReport> = report.exercises.iter().collect();
     let tampered = usize::from(report.tampered);
     let integrity_tests = usize::from(report.integrity.is_some());
@@ -209,7 +209,7 @@ pub fn junit(report: &Report) -> String {
         let _ = writeln!(
             s,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\">",
-            xml(ch.id),
+            xml(&ch.id),
             mine.len(),
             failures(&mine),
             errors(&mine)
@@ -247,14 +247,14 @@ pub fn junit(report: &Report) -> String {
             );
             let open = format!(
                 "    <testcase classname=\"{}\" name=\"{}\"",
-                xml(e.chapter),
+                xml(&e.chapter),
                 xml(&name)
             );
             if e.passed {
                 let _ = writeln!(s, "{open}/>");
                 continue;
             }
-            let tag = if e.status == Status::Error {
+            let tag = if e.status() == Status::Error {
                 "error"
             } else {
                 "failure"
@@ -263,7 +263,7 @@ pub fn junit(report: &Report) -> String {
             let _ = writeln!(
                 s,
                 "      <{tag} type=\"{}\" message=\"{}\">{}</{tag}>",
-                status_key(e.status),
+                status_key(e.status()),
                 xml(&junit_message(e)),
                 xml_text(&failure_body(e))
             );
@@ -298,13 +298,22 @@ pub fn junit(report: &Report) -> String {
     s
 }
 
+/// The key of `status` in the JSON report, which JUnit's `type` attribute repeats: serde's
+/// own spelling of [`Status`] (`wrong_result`), so the two reports cannot drift apart.
+fn status_key(status: Status) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 /// A failure's `message`: the status, then the reason (once, if the reason already
 /// starts with the status, as "timed out: …" does).
 fn junit_message(e: &ExerciseReport) -> String {
-    if e.reason.starts_with(e.status_label) {
-        e.reason.clone()
+    if e.outcome.reason.starts_with(&e.status_label) {
+        e.outcome.reason.clone()
     } else {
-        format!("{}: {}", e.status_label, e.reason)
+        format!("{}: {}", e.status_label, e.outcome.reason)
     }
 }
 
@@ -392,10 +401,10 @@ pub fn markdown(report: &Report) -> String {
             "| {} | {} {} | {} | {} | {} |",
             if e.passed { "✅" } else { "❌" },
             e.id,
-            md_cell(e.title),
+            md_cell(&e.title),
             e.status_label,
             points(e),
-            md_cell(&e.reason)
+            md_cell(&e.outcome.reason)
         );
     }
     let failing: Vec<&ExerciseReport> = report.exercises.iter().filter(|e| !e.passed).collect();
@@ -406,12 +415,12 @@ pub fn markdown(report: &Report) -> String {
                 s,
                 "<details>\n<summary><b>{} {}</b>: {}</summary>\n",
                 e.id,
-                md_cell(e.title),
+                md_cell(&e.title),
                 e.status_label
             );
             let _ = writeln!(s, "~~~text");
-            let _ = writeln!(s, "{}", e.reason);
-            for d in &e.details {
+            let _ = writeln!(s, "{}", e.outcome.reason);
+            for d in &e.outcome.details {
                 let _ = writeln!(s, "{d}");
             }
             let _ = writeln!(s, "~~~\n");
@@ -423,7 +432,7 @@ pub fn markdown(report: &Report) -> String {
                 "**Read:** `{}`, then run `cargo test -p {} {}`\n",
                 e.book,
                 e.chapter,
-                course::test_filter(e.id)
+                course::test_filter(&e.id)
             );
             let _ = writeln!(s, "</details>\n");
         }

@@ -7,41 +7,14 @@
 
 use crate::engine::Target;
 use course::Limits;
-use course::{Chapter, Exercise, KernelSource, Status};
-use serde::Serialize;
+use course::{Chapter, Exercise, KernelSource, Outcome, Status};
+use serde::{Deserialize, Serialize};
 
 /// The version of the JSON report's schema (the `schema_version` field).
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// The stable key of a status in the JSON report and the JUnit `type` attribute:
-/// `pass`, `wrong_result`, `wrong_technique`, `race`, `barrier_error`, `out_of_bounds`,
-/// `panicked`, `timed_out`, `not_implemented`, `error`. (The table and Markdown use
-/// [`Status::label`], which has spaces.)
-pub fn status_key(status: Status) -> &'static str {
-    match status {
-        Status::Pass => "pass",
-        Status::WrongResult => "wrong_result",
-        Status::WrongTechnique => "wrong_technique",
-        Status::Race => "race",
-        Status::BarrierError => "barrier_error",
-        Status::OutOfBounds => "out_of_bounds",
-        Status::Panicked => "panicked",
-        Status::TimedOut => "timed_out",
-        Status::NotImplemented => "not_implemented",
-        Status::Error => "error",
-    }
-}
-
-/// Every status, in the order of [`Status`]'s declaration.
-pub const ALL_STATUSES: [Status; 10] = Status::ALL;
-
-/// The status whose [`status_key`] is `key`.
-pub fn status_from_key(key: &str) -> Option<Status> {
-    ALL_STATUSES.into_iter().find(|s| status_key(*s) == key)
-}
-
 /// Points earned out of points possible.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Points {
     /// Points earned.
     pub earned: u32,
@@ -57,111 +30,72 @@ impl Points {
     }
 }
 
-/// What the check of an exercise found: a status, a one-line reason, details.
-///
-/// The grader's own copy of [`course::Outcome`], which it can also read back from a
-/// child process.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Checked {
-    /// The verdict.
-    pub status: Status,
-    /// What went wrong (or what passed), one line.
-    pub reason: String,
-    /// Further lines: expected vs got, the emulator's report, the input.
-    pub details: Vec<String>,
-}
-
-impl Checked {
-    /// A result of `status` with `reason` and no details.
-    pub fn new(status: Status, reason: impl Into<String>) -> Self {
-        Checked {
-            status,
-            reason: reason.into(),
-            details: Vec::new(),
-        }
-    }
-
-    /// The result of a check's outcome. A reason of several lines keeps its first line
-    /// as the reason; the others go before the details.
-    pub fn from_outcome(out: course::Outcome) -> Self {
-        let mut lines = out.reason.lines();
-        let reason = lines.next().unwrap_or_default().trim_end().to_string();
-        let mut details: Vec<String> = lines.map(|l| l.trim().to_string()).collect();
-        details.extend(out.details);
-        Checked {
-            status: out.status,
-            reason,
-            details,
-        }
-    }
-}
-
-/// One exercise's line of the report.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// One exercise's line of the report: what its check found ([`Outcome`], the course's one
+/// result type, flattened: `status`, `reason`, `details`) and its score.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExerciseReport {
     /// The chapter's id, e.g. `"ch09"`.
-    pub chapter: &'static str,
+    pub chapter: String,
     /// The exercise's id, e.g. `"9.4"`.
-    pub id: &'static str,
+    pub id: String,
     /// Its title.
-    pub title: &'static str,
+    pub title: String,
     /// The functions the student writes for it.
-    pub kernels: Vec<&'static str>,
-    /// The status key ([`status_key`]).
-    #[serde(serialize_with = "ser_status")]
-    pub status: Status,
+    pub kernels: Vec<String>,
+    /// What the check found: the status key (serde's snake_case of [`Status`]:
+    /// `wrong_result`), the first line of the reason, the rest of the check's report.
+    #[serde(flatten)]
+    pub outcome: Outcome,
     /// The status as the table prints it ([`Status::label`]).
-    pub status_label: &'static str,
+    pub status_label: String,
     /// Did the check pass?
     pub passed: bool,
     /// All or nothing: `earned` is `possible` on a pass, else 0.
     pub points: Points,
-    /// The first line of the reason.
-    pub reason: String,
-    /// The rest of the check's report.
-    pub details: Vec<String>,
     /// The hint that answers the failure (`null` on a pass).
+    #[serde(deserialize_with = "course::json::present")]
     pub hint: Option<String>,
     /// The book section to read, relative to the workspace root.
     pub book: String,
 }
 
-fn ser_status<S: serde::Serializer>(status: &Status, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(status_key(*status))
-}
-
 impl ExerciseReport {
     /// The report line of `exercise` of `chapter`, scored from what its check found.
-    pub fn new(chapter: &'static Chapter, exercise: &'static Exercise, checked: Checked) -> Self {
-        let passed = checked.status == Status::Pass;
-        let hint = (!passed).then(|| exercise.hint_for(checked.status, &checked.reason));
+    pub fn new(chapter: &'static Chapter, exercise: &'static Exercise, outcome: Outcome) -> Self {
+        let mut outcome = outcome.one_line_reason();
+        outcome.exercise = exercise.id;
+        let passed = outcome.passed();
+        let hint = (!passed).then(|| exercise.hint_for(outcome.status, &outcome.reason));
         ExerciseReport {
-            chapter: chapter.id,
-            id: exercise.id,
-            title: exercise.title,
-            kernels: exercise.kernels.to_vec(),
-            status: checked.status,
-            status_label: checked.status.label(),
+            chapter: chapter.id.to_string(),
+            id: exercise.id.to_string(),
+            title: exercise.title.to_string(),
+            kernels: exercise.kernels.iter().map(|k| k.to_string()).collect(),
+            status_label: outcome.status.label().to_string(),
+            outcome,
             passed,
             points: Points {
                 earned: if passed { exercise.points } else { 0 },
                 possible: exercise.points,
             },
-            reason: checked.reason,
-            details: checked.details,
             hint,
             book: format!("book/src/{}", exercise.book),
         }
     }
+
+    /// The verdict.
+    pub fn status(&self) -> Status {
+        self.outcome.status
+    }
 }
 
 /// A chapter's line of the report: its points.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChapterReport {
     /// The chapter's id.
-    pub id: &'static str,
+    pub id: String,
     /// Its title.
-    pub title: &'static str,
+    pub title: String,
     /// Exercises graded in this chapter.
     pub exercises: usize,
     /// Exercises passed.
@@ -171,7 +105,7 @@ pub struct ChapterReport {
 }
 
 /// How a covered file differs from the manifest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Change {
     /// The file's hash differs from the manifest's.
@@ -194,7 +128,7 @@ impl Change {
 }
 
 /// One file that differs from the manifest.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct FileChange {
     /// Relative to the workspace root, `/`-separated.
     pub path: String,
@@ -203,7 +137,7 @@ pub struct FileChange {
 }
 
 /// The result of the tamper check: the course's files against the manifest.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Integrity {
     /// The manifest compared with, as given (relative to the root when it is inside it).
     pub manifest: String,
@@ -212,6 +146,7 @@ pub struct Integrity {
     /// Every file that differs, sorted by path.
     pub files: Vec<FileChange>,
     /// Why the check could not be made (no manifest, an unreadable file), if so.
+    #[serde(deserialize_with = "course::json::present")]
     pub error: Option<String>,
 }
 
@@ -240,26 +175,29 @@ impl Integrity {
     }
 }
 
-/// The whole report of a grading run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// The whole report of a grading run. It reads back from its JSON form (the runner,
+/// `learn`, reads the grader's `--json` report into it): a field renamed on one side is
+/// an error on the other, not a silent zero.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
     /// [`SCHEMA_VERSION`].
     pub schema_version: u32,
     /// `"grade <version>"`.
     pub grader: String,
     /// Whose kernels were graded: `"student"` or `"reference"`.
-    pub kernels: &'static str,
+    pub kernels: String,
     /// Where they ran: `"emulator"` or `"gpu"` (`--device`).
-    pub device: &'static str,
+    pub device: String,
     /// The device's name: the emulator's, or the GPU's as its driver reports it (e.g.
     /// `"NVIDIA H100 80GB HBM3"`). Added in schema 1 without a bump.
     pub device_name: String,
     /// On a GPU, the CUDA version its driver supports (`"CUDA 12.8"`); `null` on the
     /// emulator. Added in schema 1 without a bump.
+    #[serde(deserialize_with = "course::json::present")]
     pub device_driver: Option<String>,
     /// `"all_or_nothing"`: an exercise earns all its points when its check passes, none
     /// otherwise.
-    pub scoring: &'static str,
+    pub scoring: String,
     /// The limits every exercise ran under.
     pub limits: Limits,
     /// The total.
@@ -271,6 +209,7 @@ pub struct Report {
     /// Did the tamper check find anything (or fail to run)? `false` when it was not run.
     pub tampered: bool,
     /// The tamper check; `null` when it was not run (the library's callers, tests).
+    #[serde(deserialize_with = "course::json::present")]
     pub integrity: Option<Integrity>,
     /// Points per chapter.
     pub chapters: Vec<ChapterReport>,
@@ -301,8 +240,8 @@ impl Report {
             }
             points.add(p);
             per_chapter.push(ChapterReport {
-                id: ch.id,
-                title: ch.title,
+                id: ch.id.to_string(),
+                title: ch.title.to_string(),
                 exercises: mine.len(),
                 passed: mine.iter().filter(|e| e.passed).count(),
                 points: p,
@@ -311,11 +250,11 @@ impl Report {
         Report {
             schema_version: SCHEMA_VERSION,
             grader: concat!("grade ", env!("CARGO_PKG_VERSION")).to_string(),
-            kernels: source.name(),
-            device: "emulator",
+            kernels: source.name().to_string(),
+            device: "emulator".to_string(),
             device_name: emulator_name(),
             device_driver: None,
-            scoring: "all_or_nothing",
+            scoring: "all_or_nothing".to_string(),
             limits,
             points,
             passed: exercises.iter().filter(|e| e.passed).count(),
@@ -332,7 +271,7 @@ impl Report {
     /// This report, recording that its checks ran on `target` (the default, from
     /// [`Report::new`], is the emulator).
     pub fn on(mut self, target: &Target) -> Self {
-        self.device = target.key();
+        self.device = target.key().to_string();
         match target {
             Target::Emulator => {
                 self.device_name = emulator_name();
@@ -355,28 +294,4 @@ impl Report {
 /// The emulator's name, as its device properties give it.
 fn emulator_name() -> String {
     gpu_host::DeviceProps::emulated_h100().name
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn status_keys_round_trip_and_are_distinct() {
-        for s in ALL_STATUSES {
-            assert_eq!(status_from_key(status_key(s)), Some(s));
-            // The key is the label with underscores: one vocabulary, two spellings.
-            assert_eq!(status_key(s).replace('_', " "), s.label());
-        }
-        assert_eq!(status_from_key("deadlock"), None);
-    }
-
-    #[test]
-    fn a_multi_line_reason_keeps_its_first_line() {
-        let out = course::Outcome::fail(Status::BarrierError, "synccheck: first\n    a\n b")
-            .detail("input: x");
-        let c = Checked::from_outcome(out);
-        assert_eq!(c.reason, "synccheck: first");
-        assert_eq!(c.details, vec!["a", "b", "input: x"]);
-    }
 }

@@ -22,19 +22,22 @@ fn every_outcome_gets_its_status_reason_and_points() {
     for (r, (id, status, says)) in results.iter().zip(fixtures::EXPECTED) {
         assert_eq!(r.id, id, "the report keeps the registry's order");
         assert_eq!(
-            r.status,
+            r.status(),
             status,
             "{id}: {} - {}\n{}",
             r.status_label,
-            r.reason,
-            r.details.join("\n")
+            r.outcome.reason,
+            r.outcome.details.join("\n")
         );
         assert!(
-            r.reason.contains(says),
+            r.outcome.reason.contains(says),
             "{id}: `{}` does not say `{says}`",
-            r.reason
+            r.outcome.reason
         );
-        assert!(!r.reason.contains('\n'), "{id}: the reason is one line");
+        assert!(
+            !r.outcome.reason.contains('\n'),
+            "{id}: the reason is one line"
+        );
         let exercise = fixtures::CHAPTER.exercise(id).expect("a fixture");
         assert_eq!(r.points.possible, exercise.points, "{id}");
         let earned = if status == Status::Pass {
@@ -73,7 +76,7 @@ fn a_selection_grades_only_its_exercises() {
         1,
     )
     .expect("in-process grading always runs");
-    let ids: Vec<&str> = results.iter().map(|r| r.id).collect();
+    let ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, ["fx.1", "fx.11"], "course order, not the selection's");
     assert_eq!(
         Selection::only(["fx.1", "9.99"]).unknown(&[&fixtures::CHAPTER]),

@@ -7,6 +7,7 @@
 //! [`Backend`](crate::Backend) to carry out; [`App::render`] draws the screen as text.
 
 use crate::progress::Progress;
+use course::{Outcome, Status};
 use std::fmt::Write as _;
 
 /// One exercise as the runner shows it: the registry's data, owned, so that tests can
@@ -26,9 +27,9 @@ pub struct ExerciseInfo {
     pub points: u32,
     /// Hints for any failure, gentlest first.
     pub hints: Vec<String>,
-    /// Hints that answer one kind of failure, by the status's label (`"race"`): shown
-    /// before the general ones when the check fails that way.
-    pub hints_by_failure: Vec<(String, String)>,
+    /// Hints that answer one kind of failure: shown before the general ones when the
+    /// check fails that way.
+    pub hints_by_failure: Vec<(Status, String)>,
     /// The book section, relative to `book/src/`.
     pub book: String,
 }
@@ -46,19 +47,19 @@ impl ExerciseInfo {
             hints_by_failure: e
                 .hints_by_failure
                 .iter()
-                .map(|(status, h)| (status.label().to_string(), h.to_string()))
+                .map(|(status, h)| (*status, h.to_string()))
                 .collect(),
             book: e.book.to_string(),
         }
     }
 
-    /// The hints for a failure labelled `status` (`None`: not failing), in the order
-    /// they are shown: those that answer it, then the general ones (as
+    /// The hints for a failure of `status` (`None`: not failing), in the order they are
+    /// shown: those that answer it, then the general ones (as
     /// `course::Exercise::hints_for`).
-    pub fn hints_for(&self, status: Option<&str>) -> Vec<&str> {
+    pub fn hints_for(&self, status: Option<Status>) -> Vec<&str> {
         self.hints_by_failure
             .iter()
-            .filter(|(on, _)| Some(on.as_str()) == status)
+            .filter(|(on, _)| Some(*on) == status)
             .map(|(_, h)| h.as_str())
             .chain(self.hints.iter().map(String::as_str))
             .collect()
@@ -85,12 +86,10 @@ pub enum Verdict {
     },
     /// The check failed (wrong result, race, not implemented, ...).
     Fail {
-        /// The status, as the grader labels it (`"race"`).
-        status: String,
-        /// The first line of the reason.
-        reason: String,
-        /// Expected vs got, the emulator's findings, the seed.
-        details: Vec<String>,
+        /// What the check found (the course's one result type, as the grader's report
+        /// carries it): the status, the first line of the reason, and the details
+        /// (expected vs got, the emulator's findings, the seed).
+        outcome: Outcome,
         /// The hint the grader chose for this failure (the one that answers it, or
         /// "solve 9.5 first" when a needed exercise is still a stub), shown first.
         hint: Option<String>,
@@ -306,10 +305,10 @@ impl App {
         self.quit
     }
 
-    /// The label of the current failure (`"race"`), if the last check failed.
-    fn failure(&self) -> Option<&str> {
+    /// The status of the current failure, if the last check failed.
+    fn failure(&self) -> Option<Status> {
         match &self.verdict {
-            Some(Verdict::Fail { status, .. }) => Some(status),
+            Some(Verdict::Fail { outcome, .. }) => Some(outcome.status),
             _ => None,
         }
     }
@@ -584,12 +583,9 @@ impl App {
                 let _ = writeln!(s, "  read why it works: book/src/{}", e.book);
                 let _ = writeln!(s, "  n: on to the next exercise");
             }
-            Some(Verdict::Fail {
-                status,
-                reason,
-                details,
-                ..
-            }) => {
+            Some(Verdict::Fail { outcome, .. }) => {
+                let (status, reason, details) =
+                    (outcome.status.label(), &outcome.reason, &outcome.details);
                 let _ = writeln!(s, "  status: FAIL ({status}) - {reason}");
                 for d in details.iter().take(12) {
                     let _ = writeln!(s, "    {d}");

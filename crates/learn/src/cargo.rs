@@ -110,34 +110,30 @@ impl CargoBackend {
     }
 }
 
-/// The verdict of the grader's JSON report on one exercise.
+/// The verdict of the grader's JSON report on one exercise, read into the grader's own
+/// report type: a field the grader renamed is an error here, not a silent default.
 pub fn verdict_from_report(json: &str) -> Verdict {
-    let Ok(report) = serde_json::from_str::<Value>(json) else {
-        return Verdict::Error {
-            message: "the grader's report is not JSON".into(),
-        };
+    let report: grade::Report = match serde_json::from_str(json) {
+        Ok(r) => r,
+        Err(e) => {
+            return Verdict::Error {
+                message: format!("the grader's report is unreadable: {e}"),
+            };
+        }
     };
-    let Some(ex) = report["exercises"].get(0) else {
+    let Some(ex) = report.exercises.into_iter().next() else {
         return Verdict::Error {
             message: "the grader's report has no exercise".into(),
         };
     };
-    let reason = ex["reason"].as_str().unwrap_or("").to_string();
-    if ex["passed"].as_bool() == Some(true) {
-        return Verdict::Pass { reason };
+    if ex.passed {
+        return Verdict::Pass {
+            reason: ex.outcome.reason,
+        };
     }
     Verdict::Fail {
-        status: ex["status_label"].as_str().unwrap_or("fail").to_string(),
-        hint: ex["hint"].as_str().map(String::from),
-        reason,
-        details: ex["details"]
-            .as_array()
-            .map(|d| {
-                d.iter()
-                    .filter_map(|v| v.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        outcome: ex.outcome,
+        hint: ex.hint,
     }
 }
 
@@ -254,19 +250,15 @@ impl Backend for CargoBackend {
         if !out.status.success() {
             return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
         }
-        let report: Value = serde_json::from_slice(&out.stdout)
-            .map_err(|e| format!("the grader's report is not JSON: {e}"))?;
+        let report: grade::Report = serde_json::from_slice(&out.stdout)
+            .map_err(|e| format!("the grader's report is unreadable: {e}"))?;
         let known: Vec<&str> = exercises.iter().map(|e| e.id.as_str()).collect();
-        Ok(report["exercises"]
-            .as_array()
-            .map(|all| {
-                all.iter()
-                    .filter_map(|e| Some((e["id"].as_str()?, e["passed"].as_bool()?)))
-                    .filter(|(id, _)| known.contains(id))
-                    .map(|(id, passed)| (id.to_string(), passed))
-                    .collect()
-            })
-            .unwrap_or_default())
+        Ok(report
+            .exercises
+            .into_iter()
+            .filter(|e| known.contains(&e.id.as_str()))
+            .map(|e| (e.id, e.passed))
+            .collect())
     }
 
     fn trace(&mut self, ex: &ExerciseInfo) -> Result<String, String> {
@@ -320,6 +312,62 @@ impl Backend for CargoBackend {
     fn busy(&mut self, what: &str) {
         if self.chatty {
             crate::term::print(&format!("{what}\n"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use course::{KernelSource, Limits, Outcome, Status};
+    use grade::{ExerciseReport, Report};
+
+    /// The grader's JSON report on one exercise of chapter 9 that found `outcome`.
+    fn report(outcome: Outcome) -> String {
+        let ch = grade::chapters()
+            .iter()
+            .copied()
+            .find(|c| c.id == "ch09")
+            .expect("chapter 9");
+        let ex = ch.exercise("9.5").expect("9.5");
+        let line = ExerciseReport::new(ch, ex, outcome);
+        let r = Report::new(
+            KernelSource::Student,
+            Limits::CHECKS,
+            &[ch],
+            vec![line],
+            None,
+        );
+        serde_json::to_string(&r).unwrap()
+    }
+
+    #[test]
+    fn a_failure_reads_back_with_its_outcome_and_hint() {
+        let found =
+            Outcome::fail(Status::Race, "a data race on bins\n  at line 3").detail("seed 7");
+        match verdict_from_report(&report(found)) {
+            Verdict::Fail { outcome, hint } => {
+                assert_eq!(outcome.status, Status::Race);
+                assert_eq!(outcome.reason, "a data race on bins");
+                assert_eq!(outcome.details, vec!["at line 3", "seed 7"]);
+                assert!(hint.is_some_and(|h| !h.is_empty()));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            verdict_from_report(&report(Outcome::pass("bins match"))),
+            Verdict::Pass {
+                reason: "bins match".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_renamed_field_is_an_error_not_a_default() {
+        let json = report(Outcome::pass("bins match")).replace("\"passed\"", "\"ok\"");
+        match verdict_from_report(&json) {
+            Verdict::Error { message } => assert!(message.contains("passed"), "{message}"),
+            other => panic!("{other:?}"),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! are flags in memory and whose check passes when the flag says solved. Solve, hint,
 //! reset, next, list, trace and quit, through the same `drive` loop the binary uses.
 
+use course::{Outcome, Status};
 use learn::{App, Backend, Event, ExerciseInfo, Key, Progress, Verdict, View, drive};
 use std::collections::BTreeMap;
 
@@ -36,9 +37,10 @@ impl Backend for Fake {
         self.checks.push(ex.id.clone());
         match self.files.get(&ex.id).copied().unwrap_or_default() {
             FakeFile::Stub => Verdict::Fail {
-                status: "not implemented".into(),
-                reason: format!("not yet implemented: {}", ex.id),
-                details: vec![],
+                outcome: Outcome::fail(
+                    Status::NotImplemented,
+                    format!("not yet implemented: {}", ex.id),
+                ),
                 hint: None,
             },
             FakeFile::Solved => Verdict::Pass {
@@ -48,9 +50,7 @@ impl Backend for Fake {
                 errors: "error[E0425]: cannot find value `x` in this scope".into(),
             },
             FakeFile::Racy => Verdict::Fail {
-                status: "race".into(),
-                reason: "a data race on bins".into(),
-                details: vec![],
+                outcome: Outcome::fail(Status::Race, "a data race on bins"),
                 hint: None,
             },
         }
@@ -103,7 +103,7 @@ fn ex(id: &str, hints: &[&str]) -> ExerciseInfo {
         kernels: vec![format!("kernel_{}", id.replace('.', "_"))],
         points: 5,
         hints: hints.iter().map(|h| h.to_string()).collect(),
-        hints_by_failure: vec![("race".into(), format!("the barrier hint of {id}"))],
+        hints_by_failure: vec![(Status::Race, format!("the barrier hint of {id}"))],
         book: format!("ch01/{id}.md"),
     }
 }

@@ -228,32 +228,31 @@ fn stage(
         .arg(scratch.join("student"))
         .output()
         .map_err(|e| format!("cannot run the grader: {e}"))?;
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+    let report: grade::Report = serde_json::from_slice(&out.stdout).map_err(|e| {
         format!(
-            "the grader's report is not JSON ({e}): {}",
+            "the grader's report is unreadable ({e}): {}",
             String::from_utf8_lossy(&out.stderr)
         )
     })?;
     let mut graded = BTreeSet::new();
-    for ex in report["exercises"].as_array().into_iter().flatten() {
-        let Some(e) = ex["id"].as_str().and_then(|id| chapter.exercise(id)) else {
+    for ex in &report.exercises {
+        let Some(e) = chapter.exercise(&ex.id) else {
             continue;
         };
-        if ex["passed"].as_bool() == Some(true) {
+        if ex.passed {
             graded.insert(e.id.to_string());
             continue;
         }
-        let status = Status::from_label(ex["status_label"].as_str().unwrap_or(""))
-            .ok_or_else(|| format!("the grader's status of {} is unknown: {ex}", e.id))?;
-        let hint = hint_of(e, status, ex["reason"].as_str().unwrap_or(""));
-        if ex["hint"].as_str() != Some(hint.as_str()) {
+        let hint = hint_of(e, ex.status(), &ex.outcome.reason);
+        if ex.hint.as_deref() != Some(hint.as_str()) {
             return Err(format!(
-                "the grader shows {} with the hint {}, not `{hint}`",
-                e.id, ex["hint"]
+                "the grader shows {} with the hint {:?}, not `{hint}`",
+                e.id, ex.hint
             ));
         }
     }
-    agree("the grader", &graded, &expect, &report.to_string())?;
+    let printed = String::from_utf8_lossy(&out.stdout);
+    agree("the grader", &graded, &expect, &printed)?;
 
     // 3. The runner, once, on the first unsolved exercise (or the last one).
     let open = chapter

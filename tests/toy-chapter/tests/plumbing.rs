@@ -157,6 +157,9 @@ fn its_check_rejects_a_wrong_kernel_and_the_grader_grades_it() {
     )
     .expect("in-process grading runs");
     assert_eq!(reports.len(), 1);
-    assert!(reports[0].passed, "{}", reports[0].reason);
-    assert_eq!((reports[0].chapter, reports[0].id), ("ch01", "1.1"));
+    assert!(reports[0].passed, "{}", reports[0].outcome.reason);
+    assert_eq!(
+        (reports[0].chapter.as_str(), reports[0].id.as_str()),
+        ("ch01", "1.1")
+    );
 }

@@ -8,6 +8,7 @@
 //! any other result. Both sources are compiled into the `ch09` binary, so the bench can
 //! write them out and use them on a machine that has only the binary.
 
+use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -60,28 +61,39 @@ pub fn run(mut cmd: Command) -> Outcome {
     parse(line)
 }
 
+/// One result line of a reference program, as its JSON reads.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Line {
+    /// `{"skipped": "why"}`.
+    Skipped { skipped: String },
+    /// `{"median_ms": …, "reps": …, "bins": […]}` (other fields, `impl`, ignored).
+    Ran {
+        median_ms: f64,
+        reps: u32,
+        bins: Vec<u64>,
+    },
+}
+
 /// Reads one result line: `{"median_ms": …, "reps": …, "bins": […]}` or
-/// `{"skipped": "why"}`.
+/// `{"skipped": "why"}`; anything else (a field missing or of the wrong type) is a
+/// failure that quotes the line.
 pub fn parse(line: &str) -> Outcome {
-    let v: serde_json::Value = match serde_json::from_str(line) {
-        Ok(v) => v,
-        Err(e) => return Outcome::Failed(format!("unreadable result ({e}): {line}")),
-    };
-    if let Some(why) = v.get("skipped").and_then(|s| s.as_str()) {
-        return Outcome::Skipped(why.to_string());
-    }
-    let median = v.get("median_ms").and_then(|m| m.as_f64());
-    let bins: Option<Vec<u64>> = v
-        .get("bins")
-        .and_then(|b| b.as_array())
-        .map(|a| a.iter().map(|x| x.as_u64().unwrap_or(u64::MAX)).collect());
-    match (median, bins) {
-        (Some(median_ms), Some(bins)) => Outcome::Ran {
+    match serde_json::from_str::<Line>(line) {
+        Ok(Line::Skipped { skipped }) => Outcome::Skipped(skipped),
+        Ok(Line::Ran {
             median_ms,
-            reps: v.get("reps").and_then(|r| r.as_u64()).unwrap_or(0) as u32,
+            reps,
+            bins,
+        }) => Outcome::Ran {
+            median_ms,
+            reps,
             bins,
         },
-        _ => Outcome::Failed(format!("a result without median_ms or bins: {line}")),
+        Err(e) if line.trim_start().starts_with('{') => Outcome::Failed(format!(
+            "a result without median_ms, reps and bins, or skipped ({e}): {line}"
+        )),
+        Err(e) => Outcome::Failed(format!("unreadable result ({e}): {line}")),
     }
 }
 

@@ -2,12 +2,16 @@
 //! saying where and when they were measured, and the three ways they are written (a
 //! table on stdout, CSV and JSON for the book's figures).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// One measured implementation on one input.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+///
+/// It reads back from the JSON too: the book's figures (`crates/figures`) read the bench's
+/// files into these types, so a field renamed here fails their parse instead of reading
+/// as zero.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// What ran: a kernel's name, `cub::DeviceHistogram::HistogramEven`,
     /// `torch.bincount`, a CPU loop, or a bandwidth reference.
@@ -26,12 +30,14 @@ pub struct Row {
     #[serde(flatten)]
     pub rate: chapter::timing::Rate,
     /// The rate's GB/s as a percentage of the read bandwidth measured in the same run.
+    #[serde(deserialize_with = "course::json::present")]
     pub pct_read_bw: Option<f64>,
     /// Whether every checked result equalled the CPU histogram.
     pub correct: bool,
     /// Timed runs behind the median.
     pub reps: u32,
     /// Why a row has no time, or how it was measured when that differs from the rest.
+    #[serde(deserialize_with = "course::json::present")]
     pub note: Option<String>,
 }
 
@@ -87,7 +93,7 @@ impl Row {
 }
 
 /// Where, when and how the rows were measured.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Header {
     /// The GPU's name, as the driver reports it.
     pub gpu: String,
@@ -130,12 +136,15 @@ pub struct Header {
     /// Where the text input came from, its length and FNV-1a hash.
     pub text: String,
     /// The best read-only kernel's bandwidth, GB/s.
+    #[serde(deserialize_with = "course::json::present")]
     pub read_kernel_gbps: Option<f64>,
     /// The launch that gave it.
     pub read_kernel_launch: String,
     /// The device-to-device copy, counting the bytes read and written, GB/s.
+    #[serde(deserialize_with = "course::json::present")]
     pub copy_gbps: Option<f64>,
     /// What `pct_read_bw` divides by: the larger of the two above.
+    #[serde(deserialize_with = "course::json::present")]
     pub read_bw_gbps: Option<f64>,
     /// How timing is done, and what is excluded from it.
     pub method: String,
@@ -160,7 +169,7 @@ pub const TARGETS: [(&str, &str, f64, Option<f64>); 6] = [
 ];
 
 /// The whole result: header and rows.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Report {
     /// Where, when and how.
     pub header: Header,

@@ -11,11 +11,11 @@
 use super::report::{Report, Row};
 use super::{Options, run_on};
 use gpu_host::Device;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// One size's report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SizeRun {
     /// Bytes of every input.
     pub bytes: u64,
@@ -24,7 +24,7 @@ pub struct SizeRun {
 }
 
 /// The sweep: every size's report, in the order run.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SizeSweep {
     /// One report per size.
     pub runs: Vec<SizeRun>,
@@ -205,9 +205,11 @@ mod tests {
             assert!(table.contains(want), "{want} not in\n{table}");
         }
         let json = sweep.write(&dir).unwrap();
-        let v: serde_json::Value =
+        // It reads back into its own type (as the book's figures read it), the same.
+        let back: SizeSweep =
             serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
-        assert_eq!(v["runs"][1]["bytes"], 12 << 10);
+        assert_eq!(back.runs[1].bytes, 12 << 10);
+        assert_eq!(back.runs[1].report.rows, sweep.runs[1].report.rows);
         assert!(dir.join("size-8KiB").join("bench.json").exists());
         std::fs::remove_dir_all(&dir).ok();
     }
