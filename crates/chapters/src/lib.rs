@@ -3,8 +3,9 @@
 //! The grader ([`grade::chapters`]), the runner, the course's own tests, and through
 //! `cargo run -q -p chapters` (one id a line) CI and the book's generator, all read it.
 //! Adding a chapter is its folder under `chapters/` (its crate, `exercises.toml` and
-//! progression), its kernels and solutions files, its book pages, and its line here
-//! (with its dependency in this crate's `Cargo.toml`, which Cargo needs to link it).
+//! progression), its kernels and solutions files, its book pages, and one line: its
+//! dependency in this crate's `Cargo.toml` (`ch10 = { path = "../../chapters/ch10" }`),
+//! which Cargo needs to link it and from which `build.rs` makes [`all`].
 //!
 //! [`grade::chapters`]: https://docs.rs/grade
 
@@ -14,7 +15,7 @@ use course::Chapter;
 
 /// Every chapter of the course, in the order the book teaches them.
 pub fn all() -> Vec<&'static Chapter> {
-    vec![&ch05::CHAPTER, &ch09::CHAPTER]
+    include!(concat!(env!("OUT_DIR"), "/all.rs"))
 }
 
 #[cfg(test)]
