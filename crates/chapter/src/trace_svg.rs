@@ -150,12 +150,16 @@ fn panel(
         bottom + 14.0,
         escape(x_label)
     );
+    // The axis label, turned, left of the widest tick label ("1048575" is 7 digits of
+    // 0.64 em at 10 px), with a gap for the turned text's descent.
+    let ticks = y_last.to_string().chars().count().max(1) as f64 * 6.4;
+    let label_x = (LEFT - 3.0 - ticks - 6.0).clamp(12.0, LEFT - 30.0);
     let _ = writeln!(
         out,
         r#"<text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle" transform="rotate(-90 {:.1} {:.1})">{}</text>"#,
-        LEFT - 30.0,
+        label_x,
         top + PLOT_H / 2.0,
-        LEFT - 30.0,
+        label_x,
         top + PLOT_H / 2.0,
         escape(y_label)
     );
@@ -188,7 +192,7 @@ pub fn render_svg(trace: &Trace, title: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="sans-serif">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="DejaVu Sans, sans-serif">"#
     );
     let _ = writeln!(
         out,
@@ -415,7 +419,7 @@ pub fn side_by_side(parts: &[String]) -> String {
     let width: f64 = parts.iter().map(|p| size(p, "width")).sum();
     let height = parts.iter().map(|p| size(p, "height")).fold(0.0, f64::max);
     let mut out = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"sans-serif\">\n<rect x=\"0\" y=\"0\" width=\"{width:.0}\" height=\"{height:.0}\" fill=\"white\"/>\n"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"DejaVu Sans, sans-serif\">\n<rect x=\"0\" y=\"0\" width=\"{width:.0}\" height=\"{height:.0}\" fill=\"white\"/>\n"
     );
     let mut x = 0.0;
     for p in parts {

@@ -42,12 +42,19 @@ impl Svg {
         };
         let _ = write!(
             s.body,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\">\n<title>{t}</title>\n<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#ffffff\"/>\n",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"DejaVu Sans, sans-serif\">\n<title>{t}</title>\n<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#ffffff\"/>\n",
             w = num(width),
             h = num(height),
             t = esc(title)
         );
-        s.text(width / 2.0, 24.0, 16.0, "middle", title, "bold");
+        s.text(
+            width / 2.0,
+            24.0,
+            title_size(width, title),
+            "middle",
+            title,
+            "bold",
+        );
         s
     }
 
@@ -184,6 +191,20 @@ impl Svg {
     }
 }
 
+/// Ems a character of bold DejaVu Sans, the sans-serif the figures are measured in, takes
+/// on average in the figures' titles, with a margin: the title of the `u8` throughput
+/// figure, 87 characters, measured 0.609 em per character in Chromium.
+const TITLE_EM_PER_CHAR: f64 = 0.64;
+
+/// The title's font size: 16 px, or less when that would not fit the figure's width with
+/// 10 px on each side (a long GPU name makes a long title).
+pub fn title_size(width: f64, title: &str) -> f64 {
+    let chars = title.chars().count().max(1) as f64;
+    let fits = (width - 20.0) / (chars * TITLE_EM_PER_CHAR);
+    // Rounded down to a tenth, as the SVG prints it.
+    (fits.min(16.0) * 10.0).floor() / 10.0
+}
+
 /// The caption `t` in lines that fit a figure `width` wide (about 6 px per character
 /// at 11 px), broken at spaces.
 fn caption_lines(width: f64, t: &str) -> Vec<String> {
@@ -269,4 +290,22 @@ pub fn y_log_axis(s: &mut Svg, a: &LogAxis, ticks: &[f64], x: f64, x_end: f64, l
     s.line(x, a.p0, x_end, a.p0, "#333333", 1.0, "");
     let mid = (a.p0 + a.p1) / 2.0;
     s.text_rotated(x - 48.0, mid, 12.0, "middle", -90.0, label);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_title_shrinks_to_the_width_and_a_short_one_does_not() {
+        let short = "Chapter 5: warps";
+        assert_eq!(title_size(800.0, short), 16.0);
+        let long = "Chapter 9 on the NVIDIA H100 80GB HBM3: throughput per step and input, u8 input, 256 bins";
+        let size = title_size(800.0, long);
+        assert!(size < 16.0, "{size}");
+        // At the width bold DejaVu Sans measured in Chromium (0.609 em a character), it
+        // fits with 10 px to spare on each side.
+        let rendered = long.chars().count() as f64 * 0.609 * size;
+        assert!(rendered <= 780.0, "{rendered}");
+    }
 }
