@@ -229,7 +229,7 @@ pub fn classify_divergent(data: GlobalSlice<u32>, out: GlobalSlice<u32>) {
 /// every warp still runs both sides at half width: what counts is not *which* lanes
 /// disagree but *whether* any lanes of a warp do.
 ///
-/// Launch: as [`classify_divergent`]. Its output: `even_work(v)` where `i % 32 < 16`,
+/// Launch: as [`classify_divergent()`]. Its output: `even_work(v)` where `i % 32 < 16`,
 /// `odd_work(v)` elsewhere.
 #[kernel]
 pub fn classify_half_warp(data: GlobalSlice<u32>, out: GlobalSlice<u32>) {
@@ -246,10 +246,10 @@ pub fn classify_half_warp(data: GlobalSlice<u32>, out: GlobalSlice<u32>) {
 // ANCHOR_END: classify_half_warp
 
 // ANCHOR: classify_uniform
-/// 5.4: [`classify_divergent`]'s output without divergence: the branch depends on the
+/// 5.4: [`classify_divergent()`]'s output without divergence: the branch depends on the
 /// *warp*, not the lane.
 ///
-/// Launch: as [`classify_divergent`] (`<<<ceil(n / block), block>>>`, block a multiple
+/// Launch: as [`classify_divergent()`] (`<<<ceil(n / block), block>>>`, block a multiple
 /// of 64). Warps come in pairs: the threads of warp `2p` handle the 32 even elements of
 /// the 64 elements `64p .. 64p + 64`, those of warp `2p + 1` the 32 odd ones. Every lane
 /// of a warp takes the same side of `if warp % 2 == 0`, so each warp runs one side at

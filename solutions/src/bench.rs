@@ -84,7 +84,7 @@ pub fn read_bandwidth(data: GlobalSlice<u8>, sink: GlobalSlice<u32>) {
 
 // ANCHOR: histo_shared_no_barrier
 /// **Broken on purpose**, for `cargo run -p ch09 -- demo-racecheck` only: 9.5's
-/// [`histo_private_shared`](crate::ch09::histo_private_shared()) with both of its
+/// [`histo_private_shared()`](crate::ch09::histo_private_shared()) with both of its
 /// `sync_threads()` removed, and its bins zeroed the way many first attempts do it: by
 /// thread 0 alone.
 ///

@@ -154,7 +154,7 @@ pub const PREDICT_GRID: u32 = 3;
 // ANCHOR: predict_naive_count
 /// 9.2, the question: what does the emulator leave in the bin?
 ///
-/// The launch: [`histo_naive`] over [`PREDICT_N`] = 150 bytes, every one equal to
+/// The launch: [`histo_naive()`] over [`PREDICT_N`] = 150 bytes, every one equal to
 /// [`PREDICT_BYTE`] (`b'x'`), with 256 bins (so every element goes to bin 120), as
 /// `<<<3, 64>>>`: 3 blocks of 64 threads (2 warps each); threads 150 to 191 have no
 /// element and return at once. The bin starts at 0. Return the value of bin 120 after
@@ -238,7 +238,7 @@ pub fn histo_private_global(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, num_
 }
 // ANCHOR_END: histo_private_global
 
-/// Bins of the static shared-memory copy of [`histo_private_shared`]: one per byte value.
+/// Bins of the static shared-memory copy of [`histo_private_shared()`]: one per byte value.
 pub const STATIC_BINS: u32 = 256;
 
 // ANCHOR: histo_private_shared
@@ -382,7 +382,7 @@ pub fn histo_coarse_contiguous(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, c
 /// in the grid counts `t`, `t + T`, `t + 2T`, ... (the grid-stride loop).
 ///
 /// Launch: `<<<ceil(n / (block * coarsen)), block, histo.len() * 4 bytes>>>`: the same
-/// coarsened grid as [`histo_coarse_contiguous`], so each thread still counts about
+/// coarsened grid as [`histo_coarse_contiguous()`], so each thread still counts about
 /// `coarsen` elements; but in each round the lanes of a warp read 32 consecutive bytes,
 /// one sector per warp instruction (coalesced).
 #[kernel]
@@ -406,7 +406,7 @@ pub fn histo_coarse_interleaved(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) 
 /// 9.7: aggregation: each thread accumulates a run of equal bins in a register and
 /// flushes it with one atomic when the bin changes, and once more at the end.
 ///
-/// Launch: as [`histo_coarse_interleaved`] (grid-stride loop, coarsened grid,
+/// Launch: as [`histo_coarse_interleaved()`] (grid-stride loop, coarsened grid,
 /// `histo.len() * 4` bytes of shared memory). On skewed data (a dark image, a long run
 /// of one value) most elements extend the current run and cost no atomic at all; on
 /// uniform data nearly every element starts a new run and the extra register work buys
@@ -446,7 +446,7 @@ pub fn histo_aggregate(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 /// 9.8: warp aggregation: the lanes of a warp that hold the same bin elect one leader,
 /// which adds their count with one shared atomic.
 ///
-/// Launch: as [`histo_coarse_interleaved`]. `warp_match_any(FULL_MASK, bin)` gives each
+/// Launch: as [`histo_coarse_interleaved()`]. `warp_match_any(FULL_MASK, bin)` gives each
 /// lane the mask of its *peers* (the lanes with the same bin); the lowest peer adds
 /// `peers.count_ones()`. So a warp instruction issues one atomic per distinct bin instead
 /// of one per lane, and no two lanes of it touch the same address: no serialization.
@@ -855,11 +855,11 @@ pub fn histo_u32_shared(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
 // ANCHOR: privatized_worst_global_atomics
 /// 9.14, the question: when does privatization not pay?
 ///
-/// Launch [`histo_u32_shared`] with one element per thread: `<<<ceil(n / block), block>>>`,
+/// Launch [`histo_u32_shared()`] with one element per thread: `<<<ceil(n / block), block>>>`,
 /// `n` values, `num_bins` bins (every value a valid bin). Each block commits only its
 /// nonzero bins. Return the most global atomics the launch can issue, over all inputs.
 ///
-/// Then compare with the `n` global atomics of [`histo_u32_global`] for 16384 elements,
+/// Then compare with the `n` global atomics of [`histo_u32_global()`] for 16384 elements,
 /// 4096 bins and 1024-thread blocks, and count the shared-memory words each block zeroes
 /// and commits. (The blog post in the chapter's sources measured the shared version
 /// slower there.)
@@ -925,7 +925,7 @@ pub fn histo_cas(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 // ANCHOR: predict_cas_failures
 /// 9.15, the question: how many CAS attempts fail under contention?
 ///
-/// The launch: [`histo_cas`] over `lanes` zero bytes (`1 <= lanes <= 32`, so all in bin
+/// The launch: [`histo_cas()`] over `lanes` zero bytes (`1 <= lanes <= 32`, so all in bin
 /// 0), as `<<<1, lanes>>>`: one warp, one element per lane. Return the number of failed
 /// `atomic_cas` calls the emulator counts.
 ///

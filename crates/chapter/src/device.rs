@@ -4,9 +4,9 @@
 //! module decides which one. The SIMT emulator is always there. A real GPU needs the
 //! `cuda` feature: then `build.rs` has compiled the student's `kernels` and the reference
 //! `solutions` to PTX with the pinned nightly (the kernels of every chapter), and this
-//! crate embeds both ([`KERNELS_PTX`], [`SOLUTIONS_PTX`]), so a chapter's binary carries
-//! the PTX of the very kernels it was built with and runs on a GPU machine that has no
-//! Rust.
+//! crate embeds both (`KERNELS_PTX`, `SOLUTIONS_PTX`, items of that feature), so a
+//! chapter's binary carries the PTX of the very kernels it was built with and runs on a GPU
+//! machine that has no Rust.
 //!
 //! The checks pick their device from the environment ([`choice_from_env`]):
 //! `COURSE_DEVICE=emulator` or `gpu`, and by default the GPU when the build has the `cuda`

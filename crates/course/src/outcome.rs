@@ -121,7 +121,7 @@ impl Outcome {
 
     /// This outcome with a one-line reason: a reason of several lines keeps its first
     /// line, and the others (trimmed) go before the details. Every report shows the reason
-    /// on one line ("9.4 (...): race - <reason>"), the details below it.
+    /// on one line (`9.4 (...): race - <reason>`), the details below it.
     pub fn one_line_reason(mut self) -> Self {
         if !self.reason.contains('\n') {
             return self;

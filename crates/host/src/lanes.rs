@@ -372,7 +372,7 @@ const REFUSED: [(&str, &str); 7] = [
     ),
 ];
 
-/// Checks every `.rs` file under `src` (see [`REFUSED`]).
+/// Checks every `.rs` file under `src` (see `REFUSED`, the constructs refused, in this module).
 pub fn check_sources(src: &Path) -> Result<(), String> {
     let mut files = Vec::new();
     collect(src, &mut files);

@@ -3,7 +3,7 @@
 //!
 //! In raw mode a key acts the moment it is pressed, as in rustlings' watch mode; the
 //! terminal then no longer turns `\n` into a new line at the left margin, so everything
-//! the runner prints goes through [`print`], which writes `\r\n` while raw mode is on.
+//! the runner prints goes through [`print()`], which writes `\r\n` while raw mode is on.
 //! Where raw mode cannot be had (an unusual terminal, a pipe), the runner reads lines:
 //! a letter, then Enter.
 

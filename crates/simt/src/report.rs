@@ -288,9 +288,10 @@ pub enum LaunchError {
         site: SiteName,
     },
     /// A sandboxed lane ran its whole fuel (a count of WebAssembly instructions,
-    /// [`Config::fuel`](crate::Config::fuel)) without reaching a device call: a loop that
-    /// never touches memory (`while i < n {}` with the increment forgotten). The count is
-    /// the same on every machine and under any load, so the verdict is too.
+    /// [`LaneLimits::fuel`](crate::wasm::LaneLimits::fuel) of
+    /// [`Config::lane_limits`](crate::Config::lane_limits)) without reaching a device call:
+    /// a loop that never touches memory (`while i < n {}` with the increment forgotten).
+    /// The count is the same on every machine and under any load, so the verdict is too.
     FuelExhausted {
         /// The thread.
         thread: ThreadRef,

@@ -1,6 +1,6 @@
 //! What a launch is, before it runs: its shape ([`LaunchSpec`], checked against CUDA's
 //! limits), the body every lane runs ([`KernelBody`]), and where it was last seen
-//! ([`LastSeen`], for the watchdog). The scheduler and the launcher both use these, so
+//! (`LastSeen`, for the watchdog). The scheduler and the launcher both use these, so
 //! they live apart from either.
 
 use crate::hardware::DEFAULT_SHARED_LIMIT;

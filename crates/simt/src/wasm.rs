@@ -3,7 +3,7 @@
 //! A kernel crate built for `wasm32-unknown-unknown` (the `gpu` crate's wasm32 backend)
 //! exports each `#[kernel]` as `__gpu_kernel_<name>` and reaches the emulator only through
 //! the imports of module `gpu` defined here: one device call that parks the lane
-//! ([`crate::lane::park_at`], exactly where a native lane's coroutine parks), the special
+//! (`crate::lane::park_at`, exactly where a native lane's coroutine parks), the special
 //! registers, the kernel's arguments, a panic report and `printf`. No WASI is linked, so a
 //! kernel has no files, clocks, processes, threads or output the checker reads; each lane
 //! has its own instance (its own linear memory, stack and statics); device memory lives in

@@ -275,7 +275,7 @@ pub fn tuned<T: Tuned>(data: &[T], bins: u32) -> Vec<u32> {
 /// The elements a thread of [`threaded`] takes at a time: 4 MiB of bytes, 16 MiB of `u32`,
 /// small enough that a thread slower than the others (a busy core of a shared machine)
 /// leaves its last chunks to the others.
-const THREAD_CHUNK: usize = 1 << 22;
+pub const THREAD_CHUNK: usize = 1 << 22;
 
 /// [`tuned`] on `threads` threads, each taking the next chunk of [`THREAD_CHUNK`]
 /// elements until none is left, into its own histogram; the histograms are added at the
