@@ -25,10 +25,10 @@ pub struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = 256)]
     pub size_mib: u64,
     /// Timed launches per case.
-    #[arg(long, value_name = "R", default_value_t = 20)]
+    #[arg(long, value_name = "R", default_value_t = chapter::timing::DEFAULT_REPS)]
     pub reps: u32,
     /// Untimed launches before the timed ones.
-    #[arg(long, value_name = "W", default_value_t = 3)]
+    #[arg(long, value_name = "W", default_value_t = chapter::timing::DEFAULT_WARMUP)]
     pub warmup: u32,
     /// Blocks per SM of the 5.5 sweep (comma-separated).
     #[arg(
@@ -50,7 +50,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DIR", default_value = "ch05-bench")]
     pub out: PathBuf,
     /// Seed of the random inputs.
-    #[arg(long, value_name = "S", default_value_t = 9)]
+    #[arg(long, value_name = "S", default_value_t = chapter::timing::DEFAULT_SEED)]
     pub seed: u64,
 }
 

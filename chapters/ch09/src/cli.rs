@@ -38,10 +38,10 @@ pub struct BenchArgs {
     #[arg(long, value_name = "MIB,...", value_delimiter = ',', conflicts_with_all = ["size_mib", "variants", "extensions"])]
     pub sizes: Vec<u64>,
     /// Timed launches per case, at most (fewer when one is slower than --budget-ms allows).
-    #[arg(long, value_name = "R", default_value_t = 20)]
+    #[arg(long, value_name = "R", default_value_t = chapter::timing::DEFAULT_REPS)]
     pub reps: u32,
     /// Untimed launches before the timed ones, at most.
-    #[arg(long, value_name = "W", default_value_t = 3)]
+    #[arg(long, value_name = "W", default_value_t = chapter::timing::DEFAULT_WARMUP)]
     pub warmup: u32,
     /// About how long to spend per case, in milliseconds (at least one timed run each).
     #[arg(long, value_name = "MS", default_value_t = 2000)]
@@ -98,7 +98,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "PATH")]
     pub text: Option<PathBuf>,
     /// Seed of the random inputs.
-    #[arg(long, value_name = "S", default_value_t = 9)]
+    #[arg(long, value_name = "S", default_value_t = chapter::timing::DEFAULT_SEED)]
     pub seed: u64,
     /// Threads of the multi-threaded CPU baseline [default: every core].
     #[arg(long, value_name = "N")]

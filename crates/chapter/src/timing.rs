@@ -104,15 +104,23 @@ pub struct BenchRuns {
     pub seed: u64,
 }
 
+/// Untimed launches before the timed ones, by default: every bench's `--warmup`.
+pub const DEFAULT_WARMUP: u32 = 3;
+/// Timed launches per case, by default: every bench's `--reps`.
+pub const DEFAULT_REPS: u32 = 20;
+/// The seed of the random inputs, by default: every bench's `--seed`.
+pub const DEFAULT_SEED: u64 = 9;
+
 impl BenchRuns {
-    /// Inputs of `size_bytes`, with every bench's defaults: 3 warm-up launches, 20 timed
-    /// ones, seed 9 (what the benches' `--warmup`, `--reps` and `--seed` default to).
+    /// Inputs of `size_bytes`, with every bench's defaults ([`DEFAULT_WARMUP`],
+    /// [`DEFAULT_REPS`], [`DEFAULT_SEED`]: what `--warmup`, `--reps` and `--seed` default
+    /// to).
     pub fn of(size_bytes: u64) -> Self {
         BenchRuns {
             size_bytes,
-            warmup: 3,
-            reps: 20,
-            seed: 9,
+            warmup: DEFAULT_WARMUP,
+            reps: DEFAULT_REPS,
+            seed: DEFAULT_SEED,
         }
     }
 }

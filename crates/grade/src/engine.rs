@@ -308,7 +308,6 @@ fn explain(gpu: Outcome, emulate: impl FnOnce() -> Result<Outcome, String>) -> O
         // Not a pass and not the GPU's reason: the GPU's report stands, with this.
         Err(e) => Outcome::fail(Status::Error, format!("the emulator could not run: {e}")),
     })
-    .one_line_reason()
 }
 
 /// [`check_in_process_on`] the emulator.
@@ -348,7 +347,7 @@ pub fn check_in_process_on(
                 }
             }));
             let checked = match result {
-                Ok(outcome) => outcome.one_line_reason(),
+                Ok(outcome) => outcome,
                 Err(payload) => {
                     let recorded = LAST_PANIC.with(|p| p.borrow_mut().take());
                     let message = recorded.unwrap_or_else(|| {

@@ -60,7 +60,10 @@ pub struct ExerciseReport {
 }
 
 impl ExerciseReport {
-    /// The report line of `exercise` of `chapter`, scored from what its check found.
+    /// The report line of `exercise` of `chapter`, scored from what its check found. Every
+    /// outcome the grader reports passes here, whatever made it (the check, a child
+    /// process, the GPU explained by the emulator, the grader's own time limit), so its
+    /// reason is put on one line here ([`Outcome::one_line_reason`]).
     pub fn new(chapter: &'static Chapter, exercise: &'static Exercise, outcome: Outcome) -> Self {
         let mut outcome = outcome.one_line_reason();
         outcome.exercise = exercise.id;

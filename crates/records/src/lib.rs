@@ -2,7 +2,7 @@
 //!
 //! Each chapter crate keeps its exercises in `exercises.toml` (title, functions, points,
 //! hints, book section, as rustlings keeps its `info.toml`); its build script calls
-//! [`generate`], which writes two Rust files into `OUT_DIR`:
+//! [`generate`], which writes three Rust files into `OUT_DIR`:
 //!
 //! - `registry.rs`, included by the chapter's `lib.rs`: `EXERCISES` (one
 //!   `course::Exercise` per record, its check the `checks::ex_<chapter>_<step>` that the
@@ -14,8 +14,9 @@
 //!   per exercise, named `ex_<chapter>_<step, two digits>_<topic>` (`ex_9_03_global_atomics`),
 //!   each calling the `check(id)` defined beside the include.
 //!
-//! So adding an exercise is its record, its stub and solution, its check and its book
-//! section; no list of tests or registry entries is written by hand.
+//! So adding an exercise is its record, its stub and solution, its check, its step in the
+//! chapter's progression and its book section; no list of tests or registry entries is
+//! written by hand.
 
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -282,7 +283,8 @@ pub fn tests_rs(r: &Records) -> String {
 }
 
 /// For a chapter's build script: reads `exercises.toml` in the crate's folder
-/// (`CARGO_MANIFEST_DIR`) and writes `registry.rs` and `exercise_tests.rs` into `OUT_DIR`.
+/// (`CARGO_MANIFEST_DIR`) and writes `registry.rs`, `checks.rs` and `exercise_tests.rs`
+/// into `OUT_DIR`.
 /// A malformed file stops the build with its error.
 pub fn generate() {
     let dir =
