@@ -57,7 +57,13 @@ fn replace_region(text: &str, id: &str, body: &str) -> String {
 
 /// Grades exercises `ids` of the clone at `dir`; the JSON report and the raw stdout.
 fn grade(dir: &Path, ids: &[&str]) -> (serde_json::Value, String) {
+    grade_with(dir, ids, &[])
+}
+
+/// [`grade`] with environment variables `env` set for the grader.
+fn grade_with(dir: &Path, ids: &[&str], env: &[(&str, &str)]) -> (serde_json::Value, String) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_grade"));
+    cmd.envs(env.iter().copied());
     cmd.arg("--student").arg(dir).arg("--json");
     for id in ids {
         cmd.args(["--exercise", id]);
@@ -197,6 +203,94 @@ fn global_asm_and_includes_fail_to_build() {
             "{name}: {e}"
         );
     }
+}
+
+/// Every exercise of `ids` is an error whose reason contains `why`: the crate was not
+/// built, or not run.
+fn crate_refused(report: &serde_json::Value, ids: &[&str], why: &str) {
+    for id in ids {
+        let e = exercise(report, id);
+        assert_eq!(e["status"], "error", "the whole crate is refused: {e}");
+        let reason = e["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains(why), "the reason says why: {reason}");
+        assert_eq!(e["points"]["earned"], 0, "{e}");
+    }
+}
+
+#[test]
+fn unsafe_behind_a_literal_or_a_macro_fails_to_build() {
+    // Literals that a hand-written scanner once misread as the start of a string (a raw
+    // byte string holding a quote; a two-byte char before a quote char), each followed by
+    // `unsafe` code that reads a lane's stack before writing it; and a macro that writes
+    // `#[path]` from the word it is given.
+    let read_stack = r#"
+    let leftover = unsafe { core::ptr::read_volatile((&data as *const _ as *const u32).sub(64)) };
+    histo.atomic_add(0, leftover & 0);"#;
+    for (name, body) in [
+        (
+            "raw-byte-string",
+            format!("    let _q = br#\"a\"b\"#;{read_stack}\n    let _r = \"\";{RIGHT_9_3}"),
+        ),
+        (
+            "wide-char",
+            format!("    let _q = ('é', '\"');{read_stack}\n    let _r = \"\";{RIGHT_9_3}"),
+        ),
+        (
+            "path-from-a-macro",
+            format!(
+                "{RIGHT_9_3}\n}}\nmacro_rules! take {{ ($a:ident) => {{ #[$a = \"../../../../solutions/src/ch05.rs\"] mod stolen; }} }}\ntake!(path);\nfn _unused() {{"
+            ),
+        ),
+    ] {
+        let dir = student(name, "ch09.rs", "9.3", &body);
+        let (report, _) = grade(&dir, &["9.3", "9.4"]);
+        crate_refused(&report, &["9.3", "9.4"], "not allowed in a kernel crate");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_in_the_sources_fails_to_build() {
+    // A module that is a link to the reference file: the check would read one file and
+    // the build another's.
+    let dir = student("symlink", "ch09.rs", "9.3", RIGHT_9_3);
+    let src = dir.join("kernels").join("src");
+    std::os::unix::fs::symlink(
+        root().join("solutions/src/ch05.rs"),
+        src.join("borrowed.rs"),
+    )
+    .expect("a link");
+    let (report, _) = grade(&dir, &["9.3"]);
+    crate_refused(&report, &["9.3"], "symbolic link");
+}
+
+#[test]
+fn a_compile_time_loop_is_stopped_at_the_build_limit() {
+    // A `const` whose evaluation never ends, rustc's own stop turned off: the build is
+    // stopped at the (wall-clock) build limit, and every exercise says why.
+    let body = format!(
+        "{RIGHT_9_3}\n}}\n#[allow(long_running_const_eval)]\nconst SPIN: u64 = {{ let mut i = 0u64; \
+         while i < u64::MAX {{ i += 1; }} i }};\npub fn spin() -> u64 {{ SPIN }}\nfn _unused() {{"
+    );
+    let dir = student("const-loop", "ch09.rs", "9.3", &body);
+    let t = std::time::Instant::now();
+    let (report, _) = grade_with(&dir, &["9.3", "5.1"], &[("COURSE_BUILD_LIMIT_S", "20")]);
+    crate_refused(&report, &["9.3", "5.1"], "did not finish in 20 s");
+    assert!(t.elapsed().as_secs() < 120, "{:?}", t.elapsed());
+}
+
+#[test]
+fn a_static_larger_than_a_lane_is_refused() {
+    // 17 MiB of initialised statics: more than a lane's 16 MiB of memory.
+    let body = format!(
+        "    let seven = BIG[(data.len() % 7) as usize].load(core::sync::atomic::Ordering::Relaxed) as u32;\n\
+         histo.atomic_add(0, seven / 8);{RIGHT_9_3}\n}}\n\
+         static BIG: [core::sync::atomic::AtomicU8; 17 << 20] = [const {{ core::sync::atomic::AtomicU8::new(7) }}; 17 << 20];\n\
+         fn _unused() {{"
+    );
+    let dir = student("big-static", "ch09.rs", "9.3", &body);
+    let (report, _) = grade(&dir, &["9.3"]);
+    crate_refused(&report, &["9.3"], "MiB the sandbox compiles");
 }
 
 #[test]

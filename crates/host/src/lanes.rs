@@ -8,9 +8,11 @@
 //! kernel) and keeps the module for the rest of the process.
 //!
 //! Before building, the crate's sources are checked for what would let a kernel step out
-//! of its lane: `unsafe` (with which it could read its stack or heap before writing it,
-//! or declare imports), and `include!`/`include_str!`/`include_bytes!`/`#[path]` (code or
-//! data from outside the crate's `src/`, such as the reference solutions).
+//! of its lane ([`crate::sources`]): `unsafe` (with which it could read its stack or heap
+//! before writing it, or declare imports), `include!`/`include_str!`/`include_bytes!`/
+//! `#[path]` and symbolic links (code or data from outside the crate's `src/`, such as the
+//! reference solutions). A build that runs past [`build_limit`] (a `const` that never
+//! finishes evaluating, a macro that expands without end) is stopped and reported as such.
 //!
 //! A module can also come ready-made: `COURSE_LANES_KERNELS` (or `…_SOLUTIONS`) names
 //! the `.wasm` file of that crate (the grader sets it for its child processes after
@@ -18,11 +20,30 @@
 //! folder holding `kernels.wasm` and `solutions.wasm` (a GPU machine with the course's
 //! prebuilt binaries and no cargo).
 
+use crate::bounded::{self, Bounded};
+use crate::sources::{self, Scan};
 use simt::wasm::WasmModule;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
+
+/// Environment variable: the wall-clock limit of one build of a kernel crate, in seconds
+/// ([`build_limit`]).
+pub const BUILD_LIMIT_ENV: &str = "COURSE_BUILD_LIMIT_S";
+
+/// The wall-clock limit of one build of a kernel crate for the sandbox: `COURSE_BUILD_LIMIT_S`
+/// seconds, 600 when unset or unreadable. A last resort against sources whose compilation
+/// never ends; a course build takes seconds (a first build on a slow laptop, a minute or
+/// two, as it compiles the `gpu` crate and its macros for the sandbox too).
+pub fn build_limit() -> std::time::Duration {
+    let secs = std::env::var(BUILD_LIMIT_ENV)
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .filter(|&s| s > 0)
+        .unwrap_or(600);
+    std::time::Duration::from_secs(secs)
+}
 
 /// The crates whose kernels run in the sandbox.
 pub const SANDBOXED: [&str; 2] = ["kernels", "solutions"];
@@ -158,8 +179,19 @@ const PROFILE_SETTINGS: [&str; 7] = [
 /// module docs), then builds it for `wasm32-unknown-unknown` into `root/target/lanes`
 /// and returns the module. Installs the wasm target with rustup if it is missing.
 pub fn build(name: &str, root: &Path) -> Result<Vec<u8>, String> {
-    check_sources(&root.join(name).join("src"))?;
-    cargo_build(root, name, &root.join("target").join("lanes"))
+    checked(sources::scan(&root.join(name).join("src")), || {
+        cargo_build(root, name, &root.join("target").join("lanes"))
+    })
+}
+
+/// Runs `build` unless `scan` refused the sources; a file the check could not read fails
+/// after the build (whose compile errors, if any, come first: see [`Scan::Unreadable`]).
+fn checked<T>(scan: Scan, build: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    match scan {
+        Scan::Clean => build(),
+        Scan::Refused(why) => Err(why),
+        Scan::Unreadable(why) => build().and(Err(why)),
+    }
 }
 
 /// Builds a student's sources, only the `.rs` files of `src` (their `kernels/src`),
@@ -168,12 +200,14 @@ pub fn build(name: &str, root: &Path) -> Result<Vec<u8>, String> {
 /// `root/target/lanes/students/<hash of src's path>` (one per student, so that several
 /// can be graded at once); returns the module's path.
 pub fn build_student(src: &Path, root: &Path) -> Result<PathBuf, String> {
-    check_sources(src)?;
     if !src.is_dir() {
         return Err(format!("{} is not a folder", src.display()));
     }
-    let mut files = Vec::new();
-    collect(src, &mut files);
+    let scan = sources::scan(src);
+    if let Scan::Refused(why) = scan {
+        return Err(why);
+    }
+    let files = sources::rust_files(src)?;
     if files.is_empty() {
         return Err(format!("{}: no .rs files", src.display()));
     }
@@ -231,7 +265,9 @@ pub fn build_student(src: &Path, root: &Path) -> Result<PathBuf, String> {
         gpu.display().to_string()
     );
     std::fs::write(ws.join("Cargo.toml"), manifest).map_err(io)?;
-    let bytes = cargo_build(&ws, &crate_name, &root.join("target").join("lanes"))?;
+    let bytes = checked(scan, || {
+        cargo_build(&ws, &crate_name, &root.join("target").join("lanes"))
+    })?;
     let module = ws.join("kernels.wasm");
     std::fs::write(&module, bytes).map_err(io)?;
     Ok(module)
@@ -293,9 +329,20 @@ fn cargo_build(ws: &Path, name: &str, target_dir: &Path) -> Result<Vec<u8>, Stri
             // A build of the workspace's host crates must not see these.
             .env_remove("RUSTFLAGS")
             .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .env_remove("CARGO_TARGET_DIR")
-            .output()
-            .map_err(|e| format!("could not run cargo to build `{name}` for the sandbox: {e}"))
+            .env_remove("CARGO_TARGET_DIR");
+        let limit = build_limit();
+        match bounded::run(cmd, limit) {
+            Ok(Bounded::Done(out)) => Ok(out),
+            Ok(Bounded::Stopped) => Err(format!(
+                "the build of `{name}` for the emulator did not finish in {} s and was stopped \
+                 (a wall-clock limit, the last resort: a `const` whose evaluation never ends, \
+                 or a macro that expands without end?); {BUILD_LIMIT_ENV} sets the limit in seconds",
+                limit.as_secs()
+            )),
+            Err(e) => Err(format!(
+                "could not run cargo to build `{name}` for the sandbox: {e}"
+            )),
+        }
     };
     let mut out = run()?;
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -340,202 +387,30 @@ fn missing_target(stderr: &str) -> bool {
         || stderr.contains("can't find crate for `std`")
 }
 
-/// What the sandbox refuses in a kernel crate's sources, with why.
-const REFUSED: [(&str, &str); 7] = [
-    (
-        "unsafe",
-        "`unsafe` code could step outside the lane (read memory it never wrote, declare imports)",
-    ),
-    (
-        "include",
-        "`include!` brings in code from outside the crate",
-    ),
-    (
-        "include_str",
-        "`include_str!` reads files from outside the crate",
-    ),
-    (
-        "include_bytes",
-        "`include_bytes!` reads files from outside the crate",
-    ),
-    (
-        "path",
-        "`#[path]` takes a module from outside the crate's src/",
-    ),
-    (
-        "global_asm",
-        "`global_asm!` adds code the compiler does not check (a constructor that runs before main)",
-    ),
-    (
-        "naked_asm",
-        "`naked_asm!` adds code the compiler does not check",
-    ),
-];
-
-/// Checks every `.rs` file under `src` (see `REFUSED`, the constructs refused, in this module).
-pub fn check_sources(src: &Path) -> Result<(), String> {
-    let mut files = Vec::new();
-    collect(src, &mut files);
-    files.sort();
-    for file in files {
-        let text = std::fs::read_to_string(&file)
-            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        if let Some((line, why)) = refused(&text) {
-            return Err(format!(
-                "{}:{line}: not allowed in a kernel crate: {why}",
-                file.display()
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
-/// The first refused token of `text` (outside comments and string literals): its line
-/// and why. `path` counts only as an attribute (`#[path = …]`); the `include` family only
-/// as macros (followed by `!`).
-fn refused(text: &str) -> Option<(usize, &'static str)> {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    let mut line = 1;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c == b'\n' {
-            line += 1;
-            i += 1;
-        } else if text[i..].starts_with("//") {
-            while i < bytes.len() && bytes[i] != b'\n' {
-                i += 1;
-            }
-        } else if text[i..].starts_with("/*") {
-            let mut depth = 0;
-            while i < bytes.len() {
-                if text[i..].starts_with("/*") {
-                    depth += 1;
-                    i += 2;
-                } else if text[i..].starts_with("*/") {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    if bytes[i] == b'\n' {
-                        line += 1;
-                    }
-                    i += 1;
-                }
-            }
-        } else if c == b'"' || (c == b'r' && raw_string_start(&text[i..]).is_some()) {
-            // A string literal (raw or not).
-            let hashes = if c == b'r' {
-                let h = raw_string_start(&text[i..]).unwrap_or(0);
-                i += 1 + h;
-                Some(h)
-            } else {
-                None
-            };
-            i += 1;
-            while i < bytes.len() {
-                if bytes[i] == b'\n' {
-                    line += 1;
-                }
-                match hashes {
-                    None if bytes[i] == b'\\' => i += 2,
-                    None if bytes[i] == b'"' => {
-                        i += 1;
-                        break;
-                    }
-                    Some(h)
-                        if bytes[i] == b'"'
-                            && text[i + 1..].bytes().take(h).filter(|&b| b == b'#').count()
-                                == h =>
-                    {
-                        i += 1 + h;
-                        break;
-                    }
-                    _ => i += 1,
-                }
-            }
-        } else if c == b'\'' {
-            // A char literal or a lifetime: skip a quoted char.
-            if text[i..].len() >= 3 && bytes[i + 2] == b'\'' {
-                i += 3;
-            } else if text[i..].starts_with("'\\") {
-                i += 2;
-                while i < bytes.len() && bytes[i] != b'\'' {
-                    i += 1;
-                }
-                i += 1;
-            } else {
-                i += 1;
-            }
-        } else if c.is_ascii_alphabetic() || c == b'_' {
-            let start = i;
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            let word = &text[start..i];
-            let next = text[i..].trim_start();
-            for (token, why) in REFUSED {
-                if word != token {
-                    continue;
-                }
-                let hit = match token {
-                    "unsafe" => true,
-                    "path" => {
-                        let before = text[..start].trim_end();
-                        before.ends_with('[') && next.starts_with('=')
-                    }
-                    _ => next.starts_with('!'),
-                };
-                if hit {
-                    return Some((line, why));
-                }
-            }
-        } else {
-            i += 1;
-        }
-    }
-    None
-}
-
-/// `r"`, `r#"`, ...: the number of `#` of a raw string starting here.
-fn raw_string_start(s: &str) -> Option<usize> {
-    let rest = s.strip_prefix('r')?;
-    let h = rest.bytes().take_while(|&b| b == b'#').count();
-    rest[h..].starts_with('"').then_some(h)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::refused;
+    use super::checked;
+    use crate::sources::Scan;
 
     #[test]
-    fn refused_tokens_are_found_outside_comments_and_strings() {
-        assert_eq!(refused("fn f() { unsafe { } }").map(|r| r.0), Some(1));
-        assert!(refused("// unsafe\n/* unsafe */ let s = \"unsafe\";").is_none());
-        assert_eq!(refused("\n\ninclude!(\"x.rs\");").map(|r| r.0), Some(3));
+    fn a_refused_crate_is_not_built_and_an_unreadable_one_fails_after_its_build() {
+        let built = std::cell::Cell::new(0);
+        let ok = || {
+            built.set(built.get() + 1);
+            Ok(())
+        };
+        assert_eq!(checked(Scan::Clean, ok), Ok(()));
+        assert_eq!(checked(Scan::Refused("no".into()), ok), Err("no".into()));
+        assert_eq!(built.get(), 1, "a refused crate is never built");
+        // rustc's error comes first; a build that succeeds is still refused.
+        let failing = || Err::<(), _>("rustc: unterminated string".to_string());
         assert_eq!(
-            refused("const S: &str = include_str!(\"../../solutions/src/ch09.rs\");").map(|r| r.0),
-            Some(1)
+            checked(Scan::Unreadable("unread".into()), failing),
+            Err("rustc: unterminated string".into())
         );
-        assert!(refused("#[path = \"x.rs\"] mod m;").is_some());
-        assert!(refused("let path = 3; let include = 4;").is_none());
-        assert!(refused("let s = r#\"unsafe \"# ; let c = 'u';").is_none());
-        assert!(refused("#[unsafe(no_mangle)] fn f() {}").is_some());
+        assert_eq!(
+            checked(Scan::Unreadable("unread".into()), ok),
+            Err("unread".into())
+        );
     }
 }

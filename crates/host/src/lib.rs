@@ -26,6 +26,7 @@
 //! answers [`LaunchError::NoDevice`].
 #![deny(missing_docs)]
 
+mod bounded;
 mod buffer;
 mod config;
 #[cfg(feature = "cuda")]
@@ -33,6 +34,7 @@ pub mod cuda;
 mod device;
 pub mod lanes;
 mod props;
+pub mod sources;
 
 pub use buffer::DeviceBuffer;
 pub use config::{Dim3, LaunchConfig};

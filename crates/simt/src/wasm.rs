@@ -58,6 +58,11 @@ impl Default for LaneLimits {
     }
 }
 
+/// The largest module [`WasmModule::new`] compiles: a lane's whole memory by default. A
+/// module's statics must fit in its lanes' memory, and its code is a few hundred KiB (the
+/// course's are under 100 KiB), so a larger module is refused before wasmi reads it.
+pub const MAX_MODULE_BYTES: usize = 16 << 20;
+
 /// A kernel crate compiled to WebAssembly, ready to run lanes.
 pub struct WasmModule {
     name: String,
@@ -159,6 +164,15 @@ impl WasmModule {
     /// (for messages). Fails with a one-line reason when the bytes are not a module of
     /// the course's device API.
     pub fn new(name: &str, wasm: &[u8]) -> Result<Arc<WasmModule>, String> {
+        if wasm.len() > MAX_MODULE_BYTES {
+            return Err(format!(
+                "{name}: the module is {} MiB, more than the {} MiB the sandbox compiles \
+                 (a large static array? a lane's memory holds {} MiB in all)",
+                wasm.len() >> 20,
+                MAX_MODULE_BYTES >> 20,
+                LaneLimits::default().memory_bytes >> 20
+            ));
+        }
         let mut config = WasmConfig::default();
         config.consume_fuel(true);
         let engine = Engine::new(&config);
@@ -385,7 +399,15 @@ impl WasmModule {
         let instance = self
             .linker
             .instantiate_and_start(&mut store, &self.module)
-            .map_err(|e| self.lost(format!("could not instantiate a lane: {e}")))?;
+            .map_err(|e| match store.data().denied {
+                Some(asked) => self.lost(format!(
+                    "a lane needs {} KiB of memory to start (its statics and stack), more than \
+                     the {} KiB a lane may have: a large static array?",
+                    asked / 1024,
+                    limits.memory_bytes / 1024
+                )),
+                None => self.lost(format!("could not instantiate a lane: {e}")),
+            })?;
         let memory = instance
             .get_memory(&store, "memory")
             .ok_or_else(|| self.lost("the module exports no memory".into()))?;

@@ -1,0 +1,280 @@
+//! What the sandbox refuses in a kernel crate's sources, checked before any build.
+//!
+//! A kernel runs in its own WebAssembly lane, and the build is the course's own (no build
+//! script, no dependency of the student's). What is left that could step outside the
+//! lane is written in the sources themselves:
+//!
+//! - `unsafe` (a kernel could read its stack or heap before writing it, which a pooled
+//!   lane instance may still hold from an earlier lane, or declare imports);
+//! - `include!`, `include_str!`, `include_bytes!` and `#[path]`: code or data from outside
+//!   the crate's `src/` (the reference solutions, the instructor's files);
+//! - `global_asm!` and `naked_asm!`: code the compiler does not check;
+//! - a symbolic link under `src/`, which brings in a file from anywhere, and anything
+//!   that is neither a folder nor a regular file (a FIFO would block the check's read).
+//!
+//! Each refused word is refused wherever it stands as an identifier, not only where it
+//! would do harm: a `macro_rules!` can take `path` or `include_str` as an argument and
+//! write the attribute or the call itself. The files are read as Rust tokens by a real
+//! lexer (`proc-macro2`), so no string, char or raw literal can hide a word from the check
+//! or make one up. A file the lexer cannot read is refused only if it compiles (rustc's
+//! error message is the better one for a student in the middle of an edit): see
+//! [`Scan::Unreadable`].
+
+use proc_macro2::{TokenStream, TokenTree};
+use std::path::{Path, PathBuf};
+
+/// The identifiers refused in a kernel crate, with why.
+const REFUSED: [(&str, &str); 7] = [
+    (
+        "unsafe",
+        "`unsafe` code could step outside the lane (read memory it never wrote, declare imports)",
+    ),
+    (
+        "include",
+        "`include!` brings in code from outside the crate",
+    ),
+    (
+        "include_str",
+        "`include_str!` reads files from outside the crate",
+    ),
+    (
+        "include_bytes",
+        "`include_bytes!` reads files from outside the crate",
+    ),
+    (
+        "path",
+        "`#[path]` takes a module from outside the crate's src/ (the word is refused \
+         everywhere: a macro can write the attribute from it)",
+    ),
+    (
+        "global_asm",
+        "`global_asm!` adds code the compiler does not check (a constructor that runs before main)",
+    ),
+    (
+        "naked_asm",
+        "`naked_asm!` adds code the compiler does not check",
+    ),
+];
+
+/// What the check found in a crate's sources.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Scan {
+    /// Nothing refused: the crate may be built.
+    Clean,
+    /// A refused construct, a symbolic link or an unreadable folder: the message says
+    /// which file and line, and why. The crate must not be built.
+    Refused(String),
+    /// A file the lexer could not read as Rust tokens (the message says which). Almost
+    /// always a student's unfinished edit that rustc rejects too, with a better message;
+    /// so the crate is built, and refused with this message only if the build succeeds.
+    Unreadable(String),
+}
+
+/// Checks every `.rs` file under `src` (see the module docs).
+pub fn scan(src: &Path) -> Scan {
+    let files = match rust_files(src) {
+        Ok(files) => files,
+        Err(why) => return Scan::Refused(why),
+    };
+    let mut unreadable = None;
+    for file in files {
+        let text = match std::fs::read_to_string(&file) {
+            Ok(text) => text,
+            Err(e) => return Scan::Refused(format!("cannot read {}: {e}", file.display())),
+        };
+        match refused(&text) {
+            Ok(None) => {}
+            Ok(Some((line, why))) => {
+                return Scan::Refused(format!(
+                    "{}:{line}: not allowed in a kernel crate: {why}",
+                    file.display()
+                ));
+            }
+            Err(line) => {
+                unreadable.get_or_insert(format!(
+                    "{}:{line}: the course could not read this file as Rust tokens to check it \
+                     for what the sandbox refuses, so it is not run",
+                    file.display()
+                ));
+            }
+        }
+    }
+    unreadable.map_or(Scan::Clean, Scan::Unreadable)
+}
+
+/// The `.rs` files under `dir`, sorted. A symbolic link anywhere under it is an error:
+/// it could bring in any file of the machine (the check reads what the build would).
+pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    collect(dir, &mut out)?;
+    out.sort();
+    Ok(out)
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    for e in entries {
+        let e = e.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        let p = e.path();
+        let kind = e
+            .file_type()
+            .map_err(|err| format!("cannot read {}: {err}", p.display()))?;
+        if kind.is_symlink() {
+            return Err(format!(
+                "{}: a symbolic link, not allowed in a kernel crate: it could bring in a file \
+                 from outside the crate's src/ (copy the file instead)",
+                p.display()
+            ));
+        } else if kind.is_dir() {
+            collect(&p, out)?;
+        } else if !kind.is_file() {
+            // A FIFO or a device would block or never end the read.
+            return Err(format!(
+                "{}: not a regular file, not allowed in a kernel crate",
+                p.display()
+            ));
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// The first refused identifier of `text`: its line and why; `Err(line)` where the text
+/// is not Rust tokens.
+fn refused(text: &str) -> Result<Option<(usize, &'static str)>, usize> {
+    let tokens: TokenStream = text.parse().map_err(|e: proc_macro2::LexError| {
+        let line = e.span().start().line;
+        line.max(1)
+    })?;
+    Ok(first_refused(tokens))
+}
+
+fn first_refused(tokens: TokenStream) -> Option<(usize, &'static str)> {
+    for tree in tokens {
+        match tree {
+            TokenTree::Ident(ident) => {
+                let word = ident.to_string();
+                let word = word.strip_prefix("r#").unwrap_or(&word);
+                if let Some((_, why)) = REFUSED.iter().find(|(w, _)| *w == word) {
+                    return Some((ident.span().start().line, why));
+                }
+            }
+            TokenTree::Group(group) => {
+                if let Some(hit) = first_refused(group.stream()) {
+                    return Some(hit);
+                }
+            }
+            TokenTree::Punct(_) | TokenTree::Literal(_) => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Scan, refused, scan};
+
+    fn line(text: &str) -> Option<usize> {
+        refused(text).expect("Rust tokens").map(|r| r.0)
+    }
+
+    #[test]
+    fn refused_words_are_found_outside_comments_and_literals() {
+        assert_eq!(line("fn f() { unsafe { } }"), Some(1));
+        assert_eq!(line("// unsafe\n/* unsafe */ let s = \"unsafe\";"), None);
+        assert_eq!(line("/// unsafe, include_str!\nfn f() {}"), None);
+        assert_eq!(line("\n\ninclude!(\"x.rs\");"), Some(3));
+        assert_eq!(
+            line("const S: &str = include_str!(\"../../solutions/src/ch09.rs\");"),
+            Some(1)
+        );
+        assert_eq!(line("#[path = \"x.rs\"] mod m;"), Some(1));
+        assert_eq!(line("let s = r#\"unsafe \"# ; let c = 'u';"), None);
+        assert_eq!(line("#[unsafe(no_mangle)] fn f() {}"), Some(1));
+    }
+
+    /// Literals that a hand-written scanner misread: each hid the `unsafe` after it.
+    #[test]
+    fn no_literal_hides_a_word() {
+        // A raw byte string holding a quote.
+        assert_eq!(
+            line("let s = br#\"a\"b\"#;\nunsafe { }\nlet t = \"\";"),
+            Some(2)
+        );
+        // A two-byte char, then a char that is a double quote.
+        assert_eq!(
+            line("let a = ('é','\"');\nunsafe { }\nlet t = \"\";"),
+            Some(2)
+        );
+        // A C string and a raw C string.
+        assert_eq!(
+            line("let a = cr#\"x\"y\"#; let b = c\"q\\\"\";\nunsafe { }"),
+            Some(2)
+        );
+        // Nested block comments.
+        assert_eq!(line("/* /* */ unsafe */ fn f() {}"), None);
+        assert_eq!(line("/* /* */ */ unsafe fn f() {}"), Some(1));
+    }
+
+    /// A macro can write an attribute or a call from a word it is given.
+    #[test]
+    fn words_a_macro_could_use_are_refused_anywhere() {
+        let attr = "macro_rules! m { ($a:ident) => { #[$a = \"x.rs\"] mod y; } }\nm!(path);";
+        assert_eq!(line(attr), Some(2));
+        let call = "macro_rules! m { ($a:ident) => { $a!(\"/etc/hostname\") } }\nconst S: &str = m!(include_str);";
+        assert_eq!(line(call), Some(2));
+        assert_eq!(
+            line("#[cfg_attr(all(), path = \"../../solutions/src/ch09.rs\")] mod m;"),
+            Some(1)
+        );
+        assert_eq!(line("fn f() { r#unsafe(); }"), Some(1));
+        assert_eq!(line("let paths = 3; let included = 4;"), None);
+    }
+
+    #[test]
+    fn unreadable_text_is_reported_with_its_line() {
+        assert_eq!(refused("fn f() {\n let s = \"open;\n}"), Err(2));
+        assert!(refused("fn f() { ( }").is_err());
+    }
+
+    #[test]
+    fn a_symbolic_link_is_refused_and_a_clean_crate_passes() {
+        let dir = std::env::temp_dir().join(format!("course-sources-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("src/sub")).expect("a scratch folder");
+        std::fs::write(dir.join("src/lib.rs"), "pub mod sub;\n").expect("written");
+        std::fs::write(dir.join("src/sub/mod.rs"), "pub fn f() {}\n").expect("written");
+        assert_eq!(scan(&dir.join("src")), Scan::Clean);
+        std::fs::write(dir.join("src/sub/bad.rs"), "fn f() {\n unsafe {} }\n").expect("written");
+        match scan(&dir.join("src")) {
+            Scan::Refused(why) => assert!(why.contains("bad.rs:2"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        std::fs::remove_file(dir.join("src/sub/bad.rs")).expect("removed");
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/etc/hostname", dir.join("src/sub/leak.rs"))
+                .expect("a link");
+            match scan(&dir.join("src")) {
+                Scan::Refused(why) => assert!(why.contains("symbolic link"), "{why}"),
+                other => panic!("{other:?}"),
+            }
+            std::fs::remove_file(dir.join("src/sub/leak.rs")).expect("removed");
+            std::os::unix::fs::symlink("..", dir.join("src/sub/up")).expect("a link");
+            assert!(matches!(scan(&dir.join("src")), Scan::Refused(_)));
+            std::fs::remove_file(dir.join("src/sub/up")).expect("removed");
+            let fifo = std::process::Command::new("mkfifo")
+                .arg(dir.join("src/sub/pipe.rs"))
+                .status();
+            if fifo.is_ok_and(|s| s.success()) {
+                match scan(&dir.join("src")) {
+                    Scan::Refused(why) => assert!(why.contains("not a regular file"), "{why}"),
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
