@@ -294,6 +294,21 @@ fn a_static_larger_than_a_lane_is_refused() {
 }
 
 #[test]
+fn a_megabyte_panic_message_is_cut_short() {
+    // Two megabytes of message, each line a forged result: the report keeps 4 KiB of it.
+    let body = r#"    let _ = (data, histo);
+    panic!("{}", "grade-result: {\"status\":\"pass\"} FORGED\n".repeat(60_000));"#;
+    let dir = student("long-panic", "ch09.rs", "9.3", body);
+    let (report, raw) = grade(&dir, &["9.3", "9.4"]);
+    let e = exercise(&report, "9.3");
+    assert_eq!(e["status"], "panicked", "{e}");
+    assert!(raw.len() < 64 * 1024, "a report of {} bytes", raw.len());
+    let details = e["details"].to_string();
+    assert!(details.contains("more bytes"), "the cut says so: {details}");
+    assert_eq!(exercise(&report, "9.4")["status"], "pass");
+}
+
+#[test]
 fn lanes_cannot_share_statics() {
     // 9.8 without `warp_match_any`: each lane puts its bin into a static table, and
     // every lane then counts what the table holds. Natively, all lanes of the process

@@ -535,6 +535,11 @@ fn memory_of(caller: &Caller<'_, LaneData>) -> Result<Memory, wasmi::Error> {
     }
 }
 
+/// The most bytes of one panic message, file name or printed line read from a lane: a
+/// kernel's panic message goes into every report of its exercise, and a megabyte of it
+/// would be a megabyte of report.
+const TEXT_LIMIT: u32 = 4096;
+
 fn read_str(caller: &Caller<'_, LaneData>, ptr: u32, len: u32) -> Result<String, wasmi::Error> {
     let mem = memory_of(caller)?;
     let bytes = mem
@@ -694,9 +699,16 @@ fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
          line: u32,
          column: u32|
          -> Result<(), wasmi::Error> {
-            let message = read_str(&caller, msg, msg_len)?;
+            let mut message = read_str(&caller, msg, msg_len.min(TEXT_LIMIT))?;
+            if msg_len > TEXT_LIMIT {
+                message.push_str(&format!(
+                    " … (the message goes on for {} more bytes)",
+                    msg_len - TEXT_LIMIT
+                ));
+            }
             let location = if file_len > 0 {
-                format!("{}:{line}:{column}", read_str(&caller, file, file_len)?)
+                let file = read_str(&caller, file, file_len.min(TEXT_LIMIT))?;
+                format!("{file}:{line}:{column}")
             } else {
                 String::new()
             };
@@ -708,7 +720,7 @@ fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
         "gpu",
         "print",
         |caller: Caller<'_, LaneData>, ptr: u32, len: u32| -> Result<(), wasmi::Error> {
-            let text = read_str(&caller, ptr, len.min(4096))?;
+            let text = read_str(&caller, ptr, len.min(TEXT_LIMIT))?;
             if lane::in_launch() {
                 lane::print(&text);
             }
