@@ -64,8 +64,17 @@ impl Exercise {
     /// so every failure names the exercise, what went wrong, the first hint and where to read.
     /// A replay line (`replay with COURSE_SEED=N cargo test -p ch09`) gets this exercise's
     /// [test filter](Self::test_filter), so that it reruns this exercise alone.
+    ///
+    /// The check's host calls count on the same work meter as its launches (the device's,
+    /// [`Limits::simt_config`](crate::Limits::simt_config)), or on a meter of their own
+    /// with [`Limits::CHECKS`](crate::Limits::CHECKS)' budget when the device has none (a GPU).
     pub fn run(&self, device: &mut Device, source: KernelSource) -> Outcome {
-        let mut out = (self.check)(device, source).one_line_reason();
+        let meter = device
+            .emulator_config_mut()
+            .and_then(|c| c.meter.clone())
+            .unwrap_or_else(|| gpu_host::meter::Meter::new(crate::Limits::CHECKS.work));
+        let checked = gpu_host::meter::scope(Some(meter), || (self.check)(device, source));
+        let mut out = checked.one_line_reason();
         out.exercise = self.id;
         if let Some(dep) = self.blocked_by(out.status, &out.reason) {
             out.reason = format!(

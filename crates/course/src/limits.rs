@@ -2,7 +2,7 @@
 //! one set of limits for every check, whoever runs it (`cargo test -p chNN`, the runner,
 //! the grader), so a kernel gets the same verdict from each.
 
-use gpu_host::Config;
+use gpu_host::{Config, WorkBudget};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -18,12 +18,13 @@ use std::time::Duration;
 /// what the reference kernels need (their largest check launch takes under 10 000 warp
 /// steps).
 ///
-/// Three of the four limits count work, not time, and so stop a kernel at the same point
-/// on every machine under any load: the step budget (a loop that touches memory), the
-/// spin detector (a spin-wait on a flag) and the sandbox's fuel (a lane that loops in
-/// registers: [`gpu_host::LaneLimits`], a fixed number of WebAssembly instructions
-/// between two device calls). The wall-clock limits remain as a last resort and say so
-/// when they fire.
+/// Every limit but the two wall clocks counts work, not time, and so stops a kernel at
+/// the same point on every machine under any load: the step budget (a loop that touches
+/// memory), the spin detector (a spin-wait on a flag), the sandbox's fuel (a lane that
+/// loops in registers: [`gpu_host::LaneLimits`], a fixed number of WebAssembly
+/// instructions between two device calls) and the check's work budget (all its launches
+/// and host calls together: [`Limits::work`]). The wall-clock limits remain as a last
+/// resort and say so when they fire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
     /// Most warp steps one launch may take ([`Config::step_budget`]): catches an
@@ -40,6 +41,12 @@ pub struct Limits {
     /// function of the student's that never returns (9.1's sequential loop, a
     /// prediction), and many slow launches that each stay under the other limits.
     pub exercise_timeout_ms: u64,
+    /// The work all launches and host calls of one check may do together, counted in
+    /// WebAssembly instructions and warp steps ([`gpu_host::meter`]): a kernel that stays
+    /// under the step budget and its lanes' fuel in every launch, but burns instructions
+    /// between its device calls, is stopped at the same count on every machine instead of
+    /// by [`exercise_timeout_ms`](Self::exercise_timeout_ms)'s wall clock under load.
+    pub work: WorkBudget,
 }
 
 impl Limits {
@@ -50,6 +57,12 @@ impl Limits {
         spin_steps: 100_000,
         launch_watchdog_ms: 10_000,
         exercise_timeout_ms: 60_000,
+        // The reference checks take at most 88 M instructions and 34 000 warp steps
+        // (9.17); a budget 20 to 30 times that runs a few seconds on the emulator.
+        work: WorkBudget {
+            instructions: 2_000_000_000,
+            warp_steps: 1_000_000,
+        },
     };
 
     /// The emulator configuration of every device a check runs on. Blocks run in the
@@ -63,6 +76,8 @@ impl Limits {
             // Fixed (the environment is not read): fuel counts instructions, so a lane
             // spinning in registers is stopped at the same point on every machine.
             lane_limits: gpu_host::LaneLimits::default(),
+            // A new meter: one budget for all the launches of the check's device.
+            meter: Some(gpu_host::Meter::new(self.work)),
             block_order_seed: None,
             trace: None,
             // The checks that follow the data turn it on for their launches.

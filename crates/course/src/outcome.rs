@@ -151,7 +151,8 @@ impl Outcome {
             | LaunchError::Deadlock { .. } => Status::BarrierError,
             LaunchError::StepBudgetExceeded { .. }
             | LaunchError::TimedOut { .. }
-            | LaunchError::FuelExhausted { .. } => Status::TimedOut,
+            | LaunchError::FuelExhausted { .. }
+            | LaunchError::WorkBudgetExceeded { .. } => Status::TimedOut,
             _ => Status::Error,
         };
         let text = e.to_string();

@@ -8,8 +8,10 @@
 //! | --- | --- | --- |
 //! | loops forever, touching memory | the emulator's step budget ([`Limits::step_budget`]) | timed out |
 //! | spin-waits on a flag no thread sets | the emulator's spin detector ([`Limits::spin_steps`]) | barrier error (deadlock) |
-//! | spins in registers (`while i < n {}`) | the emulator's watchdog ([`Limits::launch_watchdog_ms`]) | timed out |
-//! | a host function never returns | the exercise's limit ([`Limits::exercise_timeout_ms`]) | timed out |
+//! | spins in registers (`while i < n {}`) | the lane's fuel ([`gpu_host::LaneLimits::fuel`]) | timed out |
+//! | burns instructions between device calls, in launch after launch | the check's work budget ([`Limits::work`]) | timed out |
+//! | a host function never returns | its fuel, and the check's work budget | timed out |
+//! | anything the counts above miss (a native kernel of the emulator's own tests) | the wall clocks ([`Limits::launch_watchdog_ms`], [`Limits::exercise_timeout_ms`]): the last resort, reported as such | timed out |
 //! | panics in check code (not kernel code) | `catch_unwind` around the check | error |
 //! | aborts the process (stack overflow, `abort`) | the child process it ran in ([`Isolation::Subprocess`]) | error |
 //!
@@ -53,7 +55,7 @@ pub enum Isolation {
 
 /// The hidden subcommand of the grader's binary that runs one exercise:
 /// `grade __exercise <chapter> <id> --kernels … --device emulator|gpu --step-budget … --spin-steps …
-/// --watchdog-ms … --timeout-ms …`.
+/// --watchdog-ms … --timeout-ms … --work-instructions … --work-steps …`.
 pub const CHILD_COMMAND: &str = "__exercise";
 
 /// The prefix of the line a child prints with its result (JSON after it). The last such
@@ -414,6 +416,8 @@ pub fn check_isolated_on(
         .args(["--spin-steps", &limits.spin_steps.to_string()])
         .args(["--watchdog-ms", &limits.launch_watchdog_ms.to_string()])
         .args(["--timeout-ms", &limits.exercise_timeout_ms.to_string()])
+        .args(["--work-instructions", &limits.work.instructions.to_string()])
+        .args(["--work-steps", &limits.work.warp_steps.to_string()])
         // The report must not depend on the grader's environment: a replay seed would
         // change the inputs, a backtrace setting the text of a crash.
         .env_remove("COURSE_SEED")

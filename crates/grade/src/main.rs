@@ -106,6 +106,12 @@ struct LimitArgs {
     /// Wall-clock limit of one exercise's whole check, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = Limits::CHECKS.exercise_timeout_ms)]
     timeout_ms: u64,
+    /// WebAssembly instructions all launches and host calls of one check may run together.
+    #[arg(long, value_name = "N", default_value_t = Limits::CHECKS.work.instructions)]
+    work_instructions: u64,
+    /// Warp steps all launches of one check may take together.
+    #[arg(long, value_name = "STEPS", default_value_t = Limits::CHECKS.work.warp_steps)]
+    work_steps: u64,
 }
 
 impl LimitArgs {
@@ -115,6 +121,10 @@ impl LimitArgs {
             spin_steps: self.spin_steps,
             launch_watchdog_ms: self.watchdog_ms,
             exercise_timeout_ms: self.timeout_ms,
+            work: gpu_host::WorkBudget {
+                instructions: self.work_instructions,
+                warp_steps: self.work_steps,
+            },
         }
     }
 }

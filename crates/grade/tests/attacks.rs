@@ -390,6 +390,38 @@ fn a_loop_in_registers_runs_out_of_fuel_at_the_same_count() {
 }
 
 #[test]
+fn instructions_between_device_calls_run_out_of_the_checks_budget_at_the_same_count() {
+    // The right kernel, with a loop in registers before each element's device calls: no
+    // lane's fuel runs out (a device call comes every 30 000 instructions or so) and no
+    // launch's step budget either, but the check's work does, 30 times the reference's.
+    // Before the work budget, this passed in 54 s on an idle machine (a million turns per
+    // element) and timed out under load: only the wall clock stopped it.
+    let body = r#"    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let mut spin = 0u32;
+        while spin < 10_000 + data.len() % 2 {
+            spin = core::hint::black_box(spin + 1);
+        }
+        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += stride;
+    }"#;
+    let dir = student("between-calls", "ch09.rs", "9.3", body);
+    let (first, _) = grade(&dir, &["9.3", "9.4"]);
+    let e = exercise(&first, "9.3");
+    assert_eq!(e["status"], "timed_out", "{e}");
+    let reason = e["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("work budget"), "{reason}");
+    assert_eq!(exercise(&first, "9.4")["status"], "pass");
+    let (second, _) = grade(&dir, &["9.3"]);
+    assert_eq!(
+        exercise(&second, "9.3")["reason"],
+        e["reason"],
+        "the same verdict, at the same thread and site, every time"
+    );
+}
+
+#[test]
 fn an_allocation_without_bound_fails_in_its_lane() {
     // The right kernel, after asking for a gibibyte.
     let body = r#"    let big = std::hint::black_box(vec![1u8; 1 << 30]);

@@ -118,7 +118,12 @@ pub fn host_call<A: gpu::host_value::HostArgs, R: gpu::HostValue>(
         }),
         None => panic!("`{module}` is not a sandboxed crate"),
     };
-    match m.call_host(name, &args.bytes(), HOST_FUEL) {
+    match m.call_host(
+        name,
+        &args.bytes(),
+        HOST_FUEL,
+        simt::meter::current().as_ref(),
+    ) {
         Ok(bytes) => R::take(&mut &bytes[..])
             .unwrap_or_else(|| panic!("`{name}` returned bytes that are not its result type")),
         Err(failure) => std::panic::panic_any(failure),

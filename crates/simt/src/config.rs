@@ -36,6 +36,11 @@ pub struct Config {
     /// stopped at the same point on every machine and under any load. Default 200 000 000
     /// instructions (`SIMT_FUEL`) and 16 MiB.
     pub lane_limits: crate::wasm::LaneLimits,
+    /// The work budget shared by every launch made with this configuration (and so by a
+    /// device's launches: a check's device), counted in WebAssembly instructions and warp
+    /// steps ([`crate::meter`]). `None`, the default, counts nothing: the course's own
+    /// large launches (the progression, the bench) are bounded by the step budget only.
+    pub meter: Option<std::sync::Arc<crate::meter::Meter>>,
     /// The order in which blocks run: `None` is ascending linear block index; `Some(seed)`
     /// is a seeded permutation, to catch kernels whose result depends on block order.
     pub block_order_seed: Option<u64>,
@@ -68,6 +73,7 @@ impl Default for Config {
                 fuel: env_u64("SIMT_FUEL").unwrap_or(crate::wasm::LaneLimits::default().fuel),
                 ..crate::wasm::LaneLimits::default()
             },
+            meter: None,
             block_order_seed: None,
             trace: None,
             record_flow: false,

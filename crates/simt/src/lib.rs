@@ -52,6 +52,7 @@ pub use gpu_hardware as hardware;
 pub mod lane;
 pub mod launch;
 pub mod memory;
+pub mod meter;
 pub mod op;
 mod reconverge;
 pub mod report;

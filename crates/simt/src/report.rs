@@ -300,6 +300,20 @@ pub enum LaunchError {
         /// The last device call it made (empty if none).
         site: SiteName,
     },
+    /// The check's work budget ([`WorkBudget`](crate::meter::WorkBudget) of
+    /// [`Config::meter`](crate::Config::meter)) ran out: its launches and host calls
+    /// together ran more WebAssembly instructions, or took more warp steps, than it allows.
+    /// A count, so the verdict is the same on every machine and under any load.
+    WorkBudgetExceeded {
+        /// Which kind of work.
+        work: crate::meter::Work,
+        /// The budget of that kind.
+        budget: u64,
+        /// The thread that was running when it ran out (none for warp steps).
+        thread: Option<ThreadRef>,
+        /// That thread's last device call (empty if none).
+        site: SiteName,
+    },
     /// A sandboxed lane trapped: a stack overflow, an allocation past the lane's memory, an
     /// integer division by zero, ... The other lanes, the launch's memory and the process
     /// are unharmed.
@@ -398,6 +412,7 @@ impl LaunchError {
             LaunchError::MemoryFault { .. } => "out of bounds",
             LaunchError::LanePanic { .. } => "panicked",
             LaunchError::FuelExhausted { .. } => "timed out",
+            LaunchError::WorkBudgetExceeded { .. } => "timed out",
             LaunchError::LaneTrap { .. } => "trapped",
             LaunchError::BarrierDivergence { .. } => "barrier error",
             LaunchError::WarpDivergence { .. } => "warp collective error",
@@ -456,6 +471,30 @@ impl fmt::Display for LaunchError {
                 )?;
                 if !site.is_empty() {
                     write!(f, "; its last device call was at {site}")?;
+                }
+                Ok(())
+            }
+            LaunchError::WorkBudgetExceeded {
+                work,
+                budget,
+                thread,
+                site,
+            } => {
+                let what = match work {
+                    crate::meter::Work::Instructions => "WebAssembly instructions",
+                    crate::meter::Work::WarpSteps => "warp steps",
+                };
+                write!(
+                    f,
+                    "timed out: the check's launches and host calls ran more than {budget} {what} \
+                     in all (its work budget, a count: the same on every machine; a loop that \
+                     runs far longer than the exercise needs?)"
+                )?;
+                if let Some(t) = thread {
+                    write!(f, "; {t} was running")?;
+                }
+                if !site.is_empty() {
+                    write!(f, ", its last device call at {site}")?;
                 }
                 Ok(())
             }

@@ -43,6 +43,7 @@ use crate::flow::{Flow, FlowEvent, FlowKind};
 use crate::hardware as hw;
 use crate::lane::{LaneCtx, Req, set_current, take_last_panic};
 use crate::memory::{GlobalMemory, SharedMemory};
+use crate::meter::Work;
 use crate::op::{Op, Space};
 use crate::reconverge::{LoopEnds, LoopStack, behind};
 use crate::report::{LaunchError, LaunchReport, ThreadRef, WaitSite, ranges};
@@ -498,6 +499,8 @@ impl<'m> Exec<'m> {
                         &WasmModule::kernel_export(kernel),
                         args,
                         self.config.lane_limits,
+                        self.config.meter.as_ref(),
+                        self.spec.threads_per_block() as u32,
                     )?;
                     let lane_ptr: *mut WasmLane = &mut *wasm;
                     // SAFETY: `ctx` and the instance are boxed and live in `self.lanes`
@@ -631,6 +634,14 @@ impl<'m> Exec<'m> {
                     Err(LaneFailure::Fuel(fuel, site)) => {
                         Err(LaunchError::FuelExhausted { thread, fuel, site })
                     }
+                    Err(LaneFailure::Budget(budget, site)) => {
+                        Err(LaunchError::WorkBudgetExceeded {
+                            work: Work::Instructions,
+                            budget,
+                            thread: Some(thread),
+                            site,
+                        })
+                    }
                     Err(LaneFailure::Trap(what, site)) => {
                         Err(LaunchError::LaneTrap { thread, what, site })
                     }
@@ -640,6 +651,16 @@ impl<'m> Exec<'m> {
     }
 
     fn budget(&mut self) -> Result<(), LaunchError> {
+        if let Some(m) = &self.config.meter
+            && !m.charge_step()
+        {
+            return Err(LaunchError::WorkBudgetExceeded {
+                work: Work::WarpSteps,
+                budget: m.budget().warp_steps,
+                thread: None,
+                site: String::new(),
+            });
+        }
         self.steps += 1;
         if self.steps > self.config.step_budget {
             return Err(LaunchError::StepBudgetExceeded {

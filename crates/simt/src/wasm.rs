@@ -28,6 +28,7 @@
 //! read its stack or heap before writing it).
 
 use crate::lane::{self, LanePanic};
+use crate::meter::Meter;
 use crate::op::wire;
 use crate::report::LaunchError;
 use crate::site::{Site, fmt_site, intern};
@@ -96,6 +97,43 @@ pub(crate) struct LaneData {
     limits: LaneLimits,
     module: u64,
     last_site: Option<Site>,
+    /// The check's work meter, if any ([`crate::meter`]).
+    meter: Option<Arc<Meter>>,
+    /// Threads of the lane's block: its grants are its share of what the meter has left.
+    threads: u32,
+    /// The fuel of the lane's last grant.
+    granted: u64,
+    /// The meter ran out while this lane ran.
+    over_budget: bool,
+}
+
+impl LaneData {
+    /// A new grant of fuel: the lane's own limit, or its share of the meter's budget.
+    fn grant(&mut self) -> u64 {
+        self.granted = match &self.meter {
+            Some(m) => m.grant(self.limits.fuel, self.threads),
+            None => self.limits.fuel,
+        };
+        self.granted
+    }
+
+    /// Counts on the meter what the lane ran of its grant (`left` fuel remains); `false`
+    /// once the meter is past its budget.
+    fn charge(&mut self, left: u64) -> bool {
+        let Some(m) = &self.meter else { return true };
+        let used = self.granted.saturating_sub(left);
+        self.granted = left;
+        if !m.charge_instructions(used) {
+            self.over_budget = true;
+        }
+        !self.over_budget
+    }
+
+    /// The budget failure of this lane (the meter's instruction budget), at `site`.
+    fn budget_failure(&self, site: String) -> LaneFailure {
+        let budget = self.meter.as_ref().map_or(0, |m| m.budget().instructions);
+        LaneFailure::Budget(budget, site)
+    }
 }
 
 /// Entries of the site cache (a power of two).
@@ -139,6 +177,9 @@ pub(crate) enum LaneFailure {
     Panic(String, String),
     /// It ran out of fuel.
     Fuel(u64, String),
+    /// The check's work meter ran out of instructions while it ran: the budget, and its
+    /// last site.
+    Budget(u64, String),
     /// It trapped: what, and its last site.
     Trap(String, String),
 }
@@ -224,8 +265,10 @@ impl WasmModule {
         export: &str,
         args: &Arc<[u64]>,
         limits: LaneLimits,
+        meter: Option<&Arc<Meter>>,
+        threads: u32,
     ) -> Result<Box<WasmLane>, LaunchError> {
-        let mut lane = self.take(limits)?;
+        let mut lane = self.take(limits, meter, threads)?;
         lane.store.data_mut().args = args.clone();
         if lane.func.is_none() || lane.export != export {
             let func = lane
@@ -245,7 +288,12 @@ impl WasmModule {
 
     /// An instance for a new lane or call, under `limits`: a pooled one with its statics
     /// restored, or a new one; its per-use state cleared and its fuel set.
-    fn take(&self, limits: LaneLimits) -> Result<Box<WasmLane>, LaunchError> {
+    fn take(
+        &self,
+        limits: LaneLimits,
+        meter: Option<&Arc<Meter>>,
+        threads: u32,
+    ) -> Result<Box<WasmLane>, LaunchError> {
         let pooled = self.pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut lane = match pooled {
             Some(mut l) => {
@@ -260,8 +308,12 @@ impl WasmModule {
         data.denied = None;
         data.last_site = None;
         data.hi = 0;
+        data.meter = meter.cloned();
+        data.threads = threads;
+        data.over_budget = false;
+        let fuel = data.grant();
         lane.store
-            .set_fuel(limits.fuel)
+            .set_fuel(fuel)
             .map_err(|e| self.lost(format!("fuel: {e}")))?;
         Ok(lane)
     }
@@ -270,14 +322,24 @@ impl WasmModule {
     /// own, on `input` (the encoded arguments, `gpu::host_value`), with `fuel`
     /// instructions in all; returns its encoded result. It is sandboxed as a kernel is:
     /// it can reach no device state, no host and no other lane.
-    pub fn call_host(&self, name: &str, input: &[u8], fuel: u64) -> Result<Vec<u8>, LanePanic> {
+    /// With a `meter` (a check's: [`crate::meter::current`]), the call draws its fuel from
+    /// the meter's budget and counts what it ran there.
+    pub fn call_host(
+        &self,
+        name: &str,
+        input: &[u8],
+        fuel: u64,
+        meter: Option<&Arc<Meter>>,
+    ) -> Result<Vec<u8>, LanePanic> {
         let plain = |message: String| LanePanic { message, at: None };
         let limits = LaneLimits {
             fuel,
             ..LaneLimits::default()
         };
         let export = format!("__gpu_host_{name}");
-        let mut lane = self.take(limits).map_err(|e| plain(e.to_string()))?;
+        let mut lane = self
+            .take(limits, meter, 1)
+            .map_err(|e| plain(e.to_string()))?;
         let alloc = lane
             .instance
             .get_typed_func::<u32, u32>(&lane.store, "__gpu_alloc")
@@ -306,6 +368,10 @@ impl WasmModule {
             let out = func
                 .call(&mut lane.store, (ptr, input.len() as u32))
                 .map_err(|e| lane.failure(e))?;
+            let left = lane.store.get_fuel().unwrap_or(0);
+            if !lane.store.data_mut().charge(left) {
+                return Err(lane.store.data().budget_failure(String::new()));
+            }
             let (p, n) = ((out >> 32) as usize, (out & 0xffff_ffff) as usize);
             lane.memory
                 .data(&lane.store)
@@ -332,6 +398,11 @@ impl WasmModule {
                 "timed out: `{name}` ran {fuel} WebAssembly instructions without returning (an \
                  endless loop?)"
             ))),
+            Err(LaneFailure::Budget(budget, _)) => Err(plain(format!(
+                "timed out: `{name}` ran past the check's work budget ({budget} WebAssembly \
+                 instructions for all its launches and host calls together, a count: the same \
+                 on every machine; an endless loop?)"
+            ))),
             Err(LaneFailure::Trap(what, _)) => Err(plain(format!("`{name}` trapped: {what}"))),
         }
     }
@@ -352,7 +423,7 @@ impl WasmModule {
         }
         drop(cached);
         let mut lane = self
-            .take(LaneLimits::default())
+            .take(LaneLimits::default(), None, 1)
             .map_err(|e| e.to_string())?;
         let f = lane
             .instance
@@ -390,6 +461,10 @@ impl WasmModule {
             limits,
             module: self.id,
             last_site: None,
+            meter: None,
+            threads: 1,
+            granted: limits.fuel,
+            over_budget: false,
         };
         let mut store = Store::new(&self.engine, data);
         store.limiter(|d| d as &mut dyn wasmi::ResourceLimiter);
@@ -475,7 +550,16 @@ impl WasmLane {
             .func
             .expect("invariant: a lane is prepared before it runs");
         match func.call(&mut self.store, ()) {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                let left = self.store.get_fuel().unwrap_or(0);
+                let data = self.store.data_mut();
+                if data.charge(left) {
+                    Ok(())
+                } else {
+                    let site = data.last_site.map(fmt_site).unwrap_or_default();
+                    Err(data.budget_failure(site))
+                }
+            }
             Err(e) => Err(self.failure(e)),
         }
     }
@@ -487,8 +571,18 @@ impl WasmLane {
         if let Some((message, location)) = data.panic.take() {
             return LaneFailure::Panic(message, location);
         }
+        if data.over_budget {
+            return data.budget_failure(site);
+        }
         let what = match e.as_trap_code() {
-            Some(TrapCode::OutOfFuel) => return LaneFailure::Fuel(data.limits.fuel, site),
+            Some(TrapCode::OutOfFuel) => {
+                // A grant cut short by the meter ran out: the budget, not the lane's fuel.
+                let cut = data.granted < data.limits.fuel;
+                if !data.charge(0) || cut {
+                    return data.budget_failure(site);
+                }
+                return LaneFailure::Fuel(data.limits.fuel, site);
+            }
             Some(TrapCode::UnreachableCodeReached) if data.denied.is_some() => format!(
                 "an allocation failed: the lane's memory would have grown to {} bytes, more than \
                  its {} MiB",
@@ -656,11 +750,16 @@ fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
     ) -> Result<u64, wasmi::Error> {
         let site = site_of(caller, loc)?;
         let op = wire::decode(w).ok_or_else(|| wasmi::Error::new("an invalid device call"))?;
-        caller.data_mut().last_site = Some(site);
+        let left = caller.get_fuel()?;
+        let data = caller.data_mut();
+        data.last_site = Some(site);
+        if !data.charge(left) {
+            return Err(wasmi::Error::new("the check's work budget ran out"));
+        }
         let r = lane::try_park_at(site, op).ok_or_else(outside)?;
         let data = caller.data_mut();
         data.hi = (r >> 64) as u64;
-        let fuel = data.limits.fuel;
+        let fuel = data.grant();
         caller.set_fuel(fuel)?;
         Ok(r as u64)
     }

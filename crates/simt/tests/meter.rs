@@ -1,0 +1,82 @@
+//! The work meter: one budget of warp steps shared by every launch of a device, so that a
+//! check whose launches each stay under the per-launch step budget is still stopped at
+//! a count, the same one every run, and never by a wall clock.
+
+mod common;
+
+use gpu::prelude::*;
+use gpu_host::{Config, Device, LaunchConfig, LaunchError, Meter, WorkBudget, meter::Work};
+
+/// Each thread reads `out[t]` `n` times: one warp step per read.
+#[kernel]
+fn reread(out: GlobalSlice<u32>, n: u32) {
+    let t = thread::thread_idx_x();
+    let mut i = 0;
+    while i < n {
+        out.store(t, out.load(t) + 1);
+        i += 1;
+    }
+}
+
+fn device(meter: Option<std::sync::Arc<Meter>>) -> Device {
+    Device::emulator_with(Config {
+        meter,
+        step_budget: 1_000_000,
+        watchdog: None,
+        ..Config::default()
+    })
+}
+
+/// Launches of 100 reads until one fails; the number that completed, and the error.
+fn launches_until_stopped(dev: &mut Device) -> (usize, LaunchError) {
+    let out = dev.alloc::<u32>(32).expect("memory");
+    for done in 0..1000 {
+        if let Err(e) = dev.launch(
+            &reread::KERNEL,
+            LaunchConfig::linear(1, 32),
+            (out.slice(), 100),
+        ) {
+            return (done, e);
+        }
+    }
+    panic!("a thousand launches and no budget ran out");
+}
+
+#[test]
+fn the_launches_of_a_device_share_one_budget_of_warp_steps() {
+    let budget = WorkBudget {
+        instructions: u64::MAX,
+        warp_steps: 1000,
+    };
+    let meter = Meter::new(budget);
+    let (done, e) = launches_until_stopped(&mut device(Some(meter.clone())));
+    // Each launch takes about 200 warp steps (a load and a store per read).
+    assert!((4..=5).contains(&done), "{done} launches completed");
+    assert_eq!(
+        e,
+        LaunchError::WorkBudgetExceeded {
+            work: Work::WarpSteps,
+            budget: 1000,
+            thread: None,
+            site: String::new(),
+        }
+    );
+    assert!(e.to_string().contains("more than 1000 warp steps"), "{e}");
+    assert!(meter.used().warp_steps > 1000);
+
+    // The same launches on a new meter stop at the same launch: a count, not a time.
+    let (again, e2) = launches_until_stopped(&mut device(Some(Meter::new(budget))));
+    assert_eq!((again, &e2), (done, &e));
+
+    // Without a meter, only the per-launch budget applies: nothing stops them.
+    let mut free = device(None);
+    let out = free.alloc::<u32>(32).expect("memory");
+    for _ in 0..done + 3 {
+        free.launch(
+            &reread::KERNEL,
+            LaunchConfig::linear(1, 32),
+            (out.slice(), 100),
+        )
+        .expect("no meter, no shared budget");
+    }
+}
