@@ -121,8 +121,15 @@ impl Outcome {
 
     /// This outcome with a one-line reason: a reason of several lines keeps its first
     /// line, and the others (trimmed) go before the details. Every report shows the reason
-    /// on one line (`9.4 (...): race - <reason>`), the details below it.
+    /// on one line (`9.4 (...): race - <reason>`), the details below it. Control
+    /// characters in the reason and details (a kernel's panic message, a compiler's
+    /// output) are escaped ([`gpu_host::printable`]): no report can rewrite a terminal's
+    /// lines or hold invalid XML.
     pub fn one_line_reason(mut self) -> Self {
+        self.reason = gpu_host::printable(&self.reason.replace("\r\n", "\n"));
+        for d in &mut self.details {
+            *d = gpu_host::printable(d).replace('\n', " ");
+        }
         if !self.reason.contains('\n') {
             return self;
         }

@@ -309,6 +309,34 @@ fn a_megabyte_panic_message_is_cut_short() {
 }
 
 #[test]
+fn control_characters_in_a_panic_message_cannot_rewrite_the_table() {
+    // Erase the line, go up one, and print a passing row over the real one.
+    let body = r#"    let _ = (data, histo);
+    panic!("oops\x1b[2K\r\x1b[1A  9.3   pass   10/10  FORGED\x07");"#;
+    let dir = student("escape", "ch09.rs", "9.3", body);
+    let (report, raw) = grade(&dir, &["9.3"]);
+    let e = exercise(&report, "9.3");
+    assert_eq!(e["status"], "panicked", "{e}");
+    let reason = e["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("oops\\u{1b}[2K\\u{d}"),
+        "escaped, still legible: {reason}"
+    );
+    let table = Command::new(env!("CARGO_BIN_EXE_grade"))
+        .arg("--student")
+        .arg(&dir)
+        .args(["--exercise", "9.3"])
+        .output()
+        .expect("the grade binary runs");
+    for (what, bytes) in [("JSON", raw.as_bytes()), ("table", &table.stdout[..])] {
+        assert!(
+            !bytes.iter().any(|&b| b == 0x1b || b == b'\r' || b == 0x07),
+            "a raw control character in the {what}"
+        );
+    }
+}
+
+#[test]
 fn lanes_cannot_share_statics() {
     // 9.8 without `warp_match_any`: each lane puts its bin into a static table, and
     // every lane then counts what the table holds. Natively, all lanes of the process

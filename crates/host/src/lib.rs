@@ -43,6 +43,7 @@ pub use gpu::{DeviceValue, GlobalSlice, Kernel, KernelArgs};
 pub use props::DeviceProps;
 pub use simt::lane::{LanePanic, panic_message};
 pub use simt::meter::{self, Meter, WorkBudget};
+pub use simt::text::printable;
 pub use simt::wasm::LaneLimits;
 pub use simt::{Config, Counters, Finding, LaunchError};
 

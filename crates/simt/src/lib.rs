@@ -59,6 +59,7 @@ pub mod report;
 mod schedule;
 pub mod site;
 pub mod spec;
+pub mod text;
 pub mod trace;
 pub mod wasm;
 

@@ -640,7 +640,7 @@ fn read_str(caller: &Caller<'_, LaneData>, ptr: u32, len: u32) -> Result<String,
         .data(caller)
         .get(ptr as usize..(ptr as usize).saturating_add(len as usize))
         .ok_or_else(|| wasmi::Error::new("a string outside the lane's memory"))?;
-    Ok(String::from_utf8_lossy(bytes).into_owned())
+    Ok(crate::text::printable(&String::from_utf8_lossy(bytes)))
 }
 
 /// Calls the lane's export `name` (one of `gpu`'s `__gpu_location_*`) on `loc`.
