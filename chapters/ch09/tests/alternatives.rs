@@ -1,0 +1,306 @@
+//! Right kernels written otherwise than the reference, as a student who never saw it
+//! might: other loop shapes, other index arithmetic, another leader lane, commits that do
+//! not skip empty bins. Each must pass its check: the technique checks follow the data
+//! and the counters, not the reference's code.
+//!
+//! Like the fixtures, these run on the reference table with one function replaced, so
+//! they pass on a fresh clone whatever `COURSE_KERNELS` says.
+
+use ch09::checks::check_with;
+use ch09::kernels::{Kernels, REFERENCE};
+use course::Outcome;
+use gpu::prelude::*;
+use solutions::ch09::{REGISTER_BINS, STATIC_BINS, byte_bin};
+
+fn run(id: &str, k: Kernels) -> Outcome {
+    chapter::check_tests::run_on_emulator(check_with, id, k)
+}
+
+fn passes(id: &str, k: Kernels) {
+    let out = run(id, k);
+    assert!(
+        out.passed(),
+        "{id}: {:?}: {}\n{}",
+        out.status,
+        out.reason,
+        out.details.join("\n")
+    );
+}
+
+/// 9.3 with the index and stride spelt out, and a `loop` with a `break`.
+#[kernel]
+fn atomic_spelt_out(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let n = data.len();
+    let stride = thread::grid_dim_x() * thread::block_dim_x();
+    let mut i = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
+    loop {
+        if i >= n {
+            break;
+        }
+        let bin = byte_bin(data.load(i), histo.len());
+        histo.atomic_add(bin, 1);
+        i += stride;
+    }
+}
+
+/// 9.4 committing every bin, empty or not, from a `for` over a stepped range.
+#[kernel]
+fn private_global_every_bin(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, num_bins: u32) {
+    let base = thread::block_idx_x() * num_bins;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        histo.atomic_add(base + byte_bin(data.load(i), num_bins), 1);
+        i += thread::grid_stride_x();
+    }
+    if thread::block_idx_x() != 0 {
+        thread::sync_threads();
+        for bin in (thread::thread_idx_x()..num_bins).step_by(thread::block_dim_x() as usize) {
+            histo.atomic_add(bin, histo.load(base + bin));
+        }
+    }
+}
+
+/// 9.5 (static array) with `for` loops, and a commit that does not skip empty bins.
+#[kernel]
+fn shared_for_loops(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = shared_array![u32; STATIC_BINS as usize];
+    let (t, threads, num_bins) = (
+        thread::thread_idx_x(),
+        thread::block_dim_x() as usize,
+        histo.len(),
+    );
+    for bin in (t..num_bins).step_by(threads) {
+        bins.store(bin, 0);
+    }
+    thread::sync_threads();
+    let stride = thread::grid_stride_x() as usize;
+    for i in (thread::index_1d() as usize..data.len() as usize).step_by(stride) {
+        bins.atomic_add(byte_bin(data.load(i as u32), num_bins), 1);
+    }
+    thread::sync_threads();
+    for bin in (t..num_bins).step_by(threads) {
+        histo.atomic_add(bin, bins.load(bin));
+    }
+}
+
+/// 9.6's contiguous partition with a `for` over the thread's range.
+#[kernel]
+fn contiguous_for(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, coarsen: u32) {
+    let bins = dynamic_shared![u32];
+    let (t, num_bins) = (thread::thread_idx_x(), histo.len());
+    let mut bin = t;
+    while bin < num_bins {
+        bins.store(bin, 0);
+        bin += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let first = thread::index_1d() * coarsen;
+    let last = (first + coarsen).min(data.len());
+    for i in first..last {
+        bins.atomic_add(byte_bin(data.load(i), num_bins), 1);
+    }
+    thread::sync_threads();
+    let mut bin = t;
+    while bin < num_bins {
+        let c = bins.load(bin);
+        if c != 0 {
+            histo.atomic_add(bin, c);
+        }
+        bin += thread::block_dim_x();
+    }
+}
+
+/// 9.7 with the run flushed when the next element breaks it, before it is counted.
+#[kernel]
+fn aggregate_flush_first(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let (t, num_bins) = (thread::thread_idx_x(), histo.len());
+    let mut bin = t;
+    while bin < num_bins {
+        bins.store(bin, 0);
+        bin += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let (mut current, mut run) = (0u32, 0u32);
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let b = byte_bin(data.load(i), num_bins);
+        if run > 0 && b != current {
+            bins.atomic_add(current, run);
+            run = 0;
+        }
+        current = b;
+        run += 1;
+        i += thread::grid_stride_x();
+    }
+    if run != 0 {
+        bins.atomic_add(current, run);
+    }
+    thread::sync_threads();
+    let mut bin = t;
+    while bin < num_bins {
+        let c = bins.load(bin);
+        if c > 0 {
+            histo.atomic_add(bin, c);
+        }
+        bin += thread::block_dim_x();
+    }
+}
+
+/// 9.8 with the highest lane of each group as its leader, and the active mask of the
+/// lanes still in the loop (the last turn has fewer).
+#[kernel]
+fn warp_aggregate_highest_leader(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let (t, num_bins) = (thread::thread_idx_x(), histo.len());
+    let mut bin = t;
+    while bin < num_bins {
+        bins.store(bin, 0);
+        bin += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let lane = warp::lane_id();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let b = byte_bin(data.load(i), num_bins);
+        let group = warp::warp_match_any(warp::activemask(), b);
+        if lane == 31 - group.leading_zeros() {
+            bins.atomic_add(b, group.count_ones());
+        }
+        i += thread::grid_stride_x();
+    }
+    thread::sync_threads();
+    let mut bin = t;
+    while bin < num_bins {
+        let c = bins.load(bin);
+        if c > 0 {
+            histo.atomic_add(bin, c);
+        }
+        bin += thread::block_dim_x();
+    }
+}
+
+/// 9.10 with the counter picked by the value (an index known only at run time, which a
+/// GPU keeps in local memory), and each lane committing its own counts, no shuffles.
+#[kernel]
+fn registers_indexed(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+    let num_bins = histo.len();
+    let mut counts = [0u32; REGISTER_BINS as usize];
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let v = data.load(i);
+        if v < num_bins {
+            counts[v as usize] += 1;
+        }
+        i += thread::grid_stride_x();
+    }
+    for (bin, &c) in counts.iter().enumerate().take(num_bins as usize) {
+        if c > 0 {
+            histo.atomic_add(bin as u32, c);
+        }
+    }
+}
+
+/// 9.15 with a CAS loop that reads the counter again after each failure.
+#[kernel]
+fn cas_reload(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let bin = byte_bin(data.load(i), histo.len());
+        loop {
+            let seen = histo.load(bin);
+            if histo.atomic_cas(bin, seen, seen + 1) == seen {
+                break;
+            }
+        }
+        i += thread::grid_stride_x();
+    }
+}
+
+#[test]
+fn global_atomics_written_otherwise_pass() {
+    passes(
+        "9.3",
+        Kernels {
+            histo_atomic: atomic_spelt_out::KERNEL,
+            ..REFERENCE
+        },
+    );
+}
+
+#[test]
+fn global_privatization_written_otherwise_passes() {
+    passes(
+        "9.4",
+        Kernels {
+            histo_private_global: private_global_every_bin::KERNEL,
+            ..REFERENCE
+        },
+    );
+}
+
+#[test]
+fn shared_privatization_written_otherwise_passes() {
+    passes(
+        "9.5",
+        Kernels {
+            histo_private_shared: shared_for_loops::KERNEL,
+            ..REFERENCE
+        },
+    );
+}
+
+#[test]
+fn coarsening_written_otherwise_passes() {
+    passes(
+        "9.6",
+        Kernels {
+            histo_coarse_contiguous: contiguous_for::KERNEL,
+            ..REFERENCE
+        },
+    );
+}
+
+#[test]
+fn aggregation_written_otherwise_passes() {
+    passes(
+        "9.7",
+        Kernels {
+            histo_aggregate: aggregate_flush_first::KERNEL,
+            ..REFERENCE
+        },
+    );
+}
+
+#[test]
+fn warp_aggregation_with_another_leader_passes() {
+    passes(
+        "9.8",
+        Kernels {
+            histo_warp_aggregate: warp_aggregate_highest_leader::KERNEL,
+            ..REFERENCE
+        },
+    );
+}
+
+#[test]
+fn per_thread_counters_written_otherwise_pass() {
+    passes(
+        "9.10",
+        Kernels {
+            histo_registers: registers_indexed::KERNEL,
+            ..REFERENCE
+        },
+    );
+}
+
+#[test]
+fn a_cas_loop_written_otherwise_passes() {
+    passes(
+        "9.15",
+        Kernels {
+            histo_cas: cas_reload::KERNEL,
+            ..REFERENCE
+        },
+    );
+}
