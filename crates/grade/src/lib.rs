@@ -33,6 +33,7 @@ pub mod engine;
 pub mod manifest;
 pub mod render;
 pub mod report;
+pub mod student;
 
 pub use course::Limits;
 pub use engine::{Isolation, Selection, Target, grade, grade_on};

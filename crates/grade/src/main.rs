@@ -292,6 +292,7 @@ fn run(args: &RunArgs) -> Result<(), String> {
     });
     let source: KernelSource = args.kernels.into();
     let root = root(&args.common);
+    let mut broken = grade::student::Broken::new();
     if let Some(path) = &args.student {
         let src = path.join("kernels").join("src");
         if !src.is_dir() {
@@ -301,16 +302,23 @@ fn run(args: &RunArgs) -> Result<(), String> {
             ));
         }
         eprintln!("grade: building {} in the sandbox", src.display());
-        gpu_host::lanes::use_student(&src, &root)?;
+        broken = grade::student::build(&src, &root)?;
+    } else if source == KernelSource::Student && matches!(target, Target::Emulator) {
+        // Grading the clone in place: the same build, one broken exercise at a time.
+        broken = grade::student::build(&root.join("kernels").join("src"), &root)?;
+    }
+    for id in broken.keys() {
+        eprintln!("grade: {id} does not compile: graded without it, the others on their own code");
     }
     let manifest_path = args
         .manifest
         .clone()
         .unwrap_or_else(|| PathBuf::from(manifest::MANIFEST_PATH));
     let integrity = manifest::check(&root, &manifest_path);
-    let exercises = engine::grade_on(
+    let mut exercises = engine::grade_on(
         &chapters, &selection, source, &limits, &isolation, jobs, &target,
     )?;
+    grade::student::report_broken(&mut exercises, &chapters, &broken);
     let report = Report::new(source, limits, &chapters, exercises, Some(integrity)).on(&target);
     let format = if args.json {
         Format::Json

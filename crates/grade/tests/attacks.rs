@@ -165,17 +165,7 @@ static FORGE: extern "C" fn() = forge;
 fn _unused() {"#;
     let dir = student("init-array", "ch09.rs", "9.3", body);
     let (report, raw) = grade(&dir, &["9.3", "5.1"]);
-    for id in ["9.3", "5.1"] {
-        let e = exercise(&report, id);
-        assert_eq!(e["status"], "error", "the whole crate is refused: {e}");
-        assert!(
-            e["reason"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("not allowed in a kernel crate"),
-            "{e}"
-        );
-    }
+    refused_alone(&report, "9.3", "5.1", "not allowed in a kernel crate");
     assert!(!raw.contains("grade-result: FORGED"));
 }
 
@@ -192,17 +182,21 @@ fn global_asm_and_includes_fail_to_build() {
         ),
     ] {
         let dir = student(name, "ch09.rs", "9.3", body);
-        let (report, _) = grade(&dir, &["9.3"]);
-        let e = exercise(&report, "9.3");
-        assert_eq!(e["status"], "error", "{name}: {e}");
-        assert!(
-            e["reason"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("not allowed in a kernel crate"),
-            "{name}: {e}"
-        );
+        let (report, _) = grade(&dir, &["9.3", "9.4"]);
+        refused_alone(&report, "9.3", "9.4", "not allowed in a kernel crate");
     }
+}
+
+/// Exercise `attacked` is an error whose reason contains `why` (its region was refused and
+/// built as the stub), and exercise `other` is graded on the student's code and passes.
+fn refused_alone(report: &serde_json::Value, attacked: &str, other: &str, why: &str) {
+    let e = exercise(report, attacked);
+    assert_eq!(e["status"], "error", "{e}");
+    let reason = e["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains(why), "the reason says why: {reason}");
+    assert_eq!(e["points"]["earned"], 0, "{e}");
+    let o = exercise(report, other);
+    assert_eq!(o["status"], "pass", "the other exercise is unharmed: {o}");
 }
 
 /// Every exercise of `ids` is an error whose reason contains `why`: the crate was not
@@ -244,7 +238,7 @@ fn unsafe_behind_a_literal_or_a_macro_fails_to_build() {
     ] {
         let dir = student(name, "ch09.rs", "9.3", &body);
         let (report, _) = grade(&dir, &["9.3", "9.4"]);
-        crate_refused(&report, &["9.3", "9.4"], "not allowed in a kernel crate");
+        refused_alone(&report, "9.3", "9.4", "not allowed in a kernel crate");
     }
 }
 
@@ -334,6 +328,55 @@ fn control_characters_in_a_panic_message_cannot_rewrite_the_table() {
             "a raw control character in the {what}"
         );
     }
+}
+
+#[test]
+fn an_exercise_that_does_not_compile_costs_only_itself() {
+    // 9.6 half-written (a type error): the crate does not build as it is. 9.6 is reported
+    // with the compiler's error, and the others are graded on the student's own code.
+    let body = "    let x: u32 = \"not a number\";\n    let _ = (data, histo, coarsen, x);";
+    let dir = student("half-written", "ch09.rs", "9.6", body);
+    let (report, _) = grade(&dir, &["9.5", "9.6", "9.7"]);
+    refused_alone(&report, "9.6", "9.5", "does not compile");
+    let e = exercise(&report, "9.6");
+    assert!(
+        e["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("mismatched types"),
+        "the compiler's error: {e}"
+    );
+    assert!(e["details"].to_string().contains("not a number"), "{e}");
+    assert_eq!(exercise(&report, "9.7")["status"], "pass");
+    // An exercise that calls a function of the broken one (9.6 calls 9.5's helper
+    // `init_private_bins`, 9.5's second region) says so.
+    let dir = student("half-written-helper", "ch09.rs", "9.3", RIGHT_9_3);
+    let file = dir.join("kernels/src/ch09.rs");
+    let text = std::fs::read_to_string(&file).expect("written");
+    let marker = "// STUDENT-BEGIN 9.5\n";
+    let second = text
+        .match_indices(marker)
+        .nth(1)
+        .expect("a second 9.5 region")
+        .0;
+    let at = second + marker.len();
+    let broken = format!(
+        "{}    let x: u32 = \"not a number\";\n{}",
+        &text[..at],
+        &text[at..]
+    );
+    std::fs::write(&file, broken).expect("written");
+    let (report, _) = grade(&dir, &["9.5", "9.6", "9.3"]);
+    assert_eq!(exercise(&report, "9.5")["status"], "error");
+    let dependent = exercise(&report, "9.6");
+    assert!(
+        dependent["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("needs 9.5 first"),
+        "{dependent}"
+    );
+    assert_eq!(exercise(&report, "9.3")["status"], "pass");
 }
 
 #[test]

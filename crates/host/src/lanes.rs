@@ -282,14 +282,20 @@ pub fn build_student(src: &Path, root: &Path) -> Result<PathBuf, String> {
 /// one) loads as the `kernels` module ([`module_env`]): the module, or, when the sources
 /// could not be built, a file with the reason, which each launch then reports.
 pub fn use_student(src: &Path, root: &Path) -> Result<(), String> {
-    let file = match build_student(src, root) {
+    use_built(root, build_student(src, root))
+}
+
+/// Makes `built` (a module's path, or why none could be built) what every process this one
+/// starts (and this one) loads as the `kernels` module ([`module_env`]). A reason is
+/// written to a file of this process under `root/target/lanes`, which each launch then
+/// reports.
+pub fn use_built(root: &Path, built: Result<PathBuf, String>) -> Result<(), String> {
+    let file = match built {
         Ok(path) => path,
         Err(why) => {
-            let file = root
-                .join("target")
-                .join("lanes")
-                .join("student-build-error.txt");
-            std::fs::create_dir_all(root.join("target").join("lanes"))
+            let dir = root.join("target").join("lanes");
+            let file = dir.join(format!("student-build-error-{}.txt", std::process::id()));
+            std::fs::create_dir_all(&dir)
                 .and_then(|()| std::fs::write(&file, why))
                 .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
             file
