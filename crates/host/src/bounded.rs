@@ -6,6 +6,12 @@
 //! expands without end. The build runs in a process group of its own (on Unix), so that
 //! stopping it stops `rustc` too, not only `cargo`, and the lock on the build folder that
 //! the build holds is given back.
+//!
+//! It can also take all the machine's memory: a 1 GiB static array made rustc grow to
+//! 22 GB in 266 s. On Linux the command and everything it starts run under a limit of
+//! their data memory (`RLIMIT_DATA`, which counts the heap and private mappings), and rustc
+//! stops at it with its own error ("tried to allocate more memory than available to
+//! compiler"), pointing at the line.
 
 use std::io::Read;
 use std::process::{Command, Output, Stdio};
@@ -21,13 +27,18 @@ pub enum Bounded {
     Stopped,
 }
 
-/// Runs `cmd` (its stdout and stderr captured, no stdin) for at most `limit`.
-pub fn run(mut cmd: Command, limit: Duration) -> std::io::Result<Bounded> {
+/// Runs `cmd` (its stdout and stderr captured, no stdin) for at most `limit`, and on
+/// Linux with at most `memory` bytes of data memory for each of its processes.
+pub fn run(mut cmd: Command, limit: Duration, memory: u64) -> std::io::Result<Bounded> {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    #[cfg(target_os = "linux")]
+    limit_memory(&mut cmd, memory);
+    #[cfg(not(target_os = "linux"))]
+    let _ = memory;
     let start = Instant::now();
     let mut child = cmd.spawn()?;
     let stdout = drain(child.stdout.take());
@@ -53,6 +64,27 @@ pub fn run(mut cmd: Command, limit: Duration) -> std::io::Result<Bounded> {
         std::thread::sleep(
             (elapsed / 20).clamp(Duration::from_millis(1), Duration::from_millis(50)),
         );
+    }
+}
+
+/// Sets `RLIMIT_DATA` to `bytes` in the child before it runs the command (inherited by
+/// every process it starts).
+#[cfg(target_os = "linux")]
+fn limit_memory(cmd: &mut Command, bytes: u64) {
+    let limit = libc::rlimit {
+        rlim_cur: bytes as libc::rlim_t,
+        rlim_max: bytes as libc::rlim_t,
+    };
+    // SAFETY: the closure runs in the forked child before `exec`, and calls only
+    // `setrlimit`, which is async-signal-safe; it touches no memory of the parent.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(cmd, move || {
+            if libc::setrlimit(libc::RLIMIT_DATA, &limit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
     }
 }
 
@@ -90,7 +122,7 @@ mod tests {
     fn a_quick_command_is_done_with_its_output() {
         let mut cmd = Command::new("sh");
         cmd.args(["-c", "echo out; echo err >&2; exit 3"]);
-        match run(cmd, Duration::from_secs(30)).expect("sh runs") {
+        match run(cmd, Duration::from_secs(30), 1 << 30).expect("sh runs") {
             Bounded::Done(out) => {
                 assert_eq!(out.status.code(), Some(3));
                 assert_eq!(out.stdout, b"out\n");
@@ -111,10 +143,31 @@ mod tests {
         cmd.arg("-c")
             .arg(format!("(sleep 2; touch {}) & sleep 30", marker.display()));
         let t = Instant::now();
-        let out = run(cmd, Duration::from_millis(300)).expect("sh runs");
+        let out = run(cmd, Duration::from_millis(300), 1 << 30).expect("sh runs");
         assert!(matches!(out, Bounded::Stopped), "{out:?}");
         assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
         std::thread::sleep(Duration::from_millis(2500));
         assert!(!marker.exists(), "the grandchild was left running");
+    }
+
+    /// A process that allocates past the limit fails to, and says so.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn memory_past_the_limit_cannot_be_had() {
+        let mut cmd = Command::new("python3");
+        cmd.args(["-c", "b = bytearray(512 << 20); print(len(b))"]);
+        match run(cmd, Duration::from_secs(30), 256 << 20) {
+            Ok(Bounded::Done(out)) => {
+                assert!(!out.status.success(), "512 MiB under a 256 MiB limit");
+                assert!(
+                    String::from_utf8_lossy(&out.stderr).contains("MemoryError"),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            Ok(Bounded::Stopped) => panic!("stopped"),
+            // No python3 on this machine: nothing to show.
+            Err(_) => {}
+        }
     }
 }

@@ -45,6 +45,23 @@ pub fn build_limit() -> std::time::Duration {
     std::time::Duration::from_secs(secs)
 }
 
+/// Environment variable: the data memory one build of a kernel crate may use, in MiB
+/// ([`build_memory`]).
+pub const BUILD_MEMORY_ENV: &str = "COURSE_BUILD_MEMORY_MB";
+
+/// The data memory each process of one build of a kernel crate may use, on Linux:
+/// `COURSE_BUILD_MEMORY_MB` MiB, 2048 when unset or unreadable. A course build needs
+/// about 300 MB; a huge static array in the sources (rustc evaluates it in memory) stops
+/// at the limit with rustc's own error, at its line, instead of taking the machine.
+pub fn build_memory() -> u64 {
+    let mb = std::env::var(BUILD_MEMORY_ENV)
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .filter(|&m| m > 0)
+        .unwrap_or(2048);
+    mb << 20
+}
+
 /// The crates whose kernels run in the sandbox.
 pub const SANDBOXED: [&str; 2] = ["kernels", "solutions"];
 
@@ -342,7 +359,7 @@ fn cargo_build(ws: &Path, name: &str, target_dir: &Path) -> Result<Vec<u8>, Stri
             .env_remove("CARGO_ENCODED_RUSTFLAGS")
             .env_remove("CARGO_TARGET_DIR");
         let limit = build_limit();
-        match bounded::run(cmd, limit) {
+        match bounded::run(cmd, limit, build_memory()) {
             Ok(Bounded::Done(out)) => Ok(out),
             Ok(Bounded::Stopped) => Err(format!(
                 "the build of `{name}` for the emulator did not finish in {} s and was stopped \
