@@ -74,8 +74,14 @@ impl Limits {
             spin_steps: self.spin_steps,
             stack_bytes: 256 * 1024,
             // Fixed (the environment is not read): fuel counts instructions, so a lane
-            // spinning in registers is stopped at the same point on every machine.
-            lane_limits: gpu_host::LaneLimits::default(),
+            // spinning in registers is stopped at the same point on every machine. A
+            // lane's memory is 2 MiB (its stack and statics take 128 KiB; the course's
+            // kernels allocate nothing): a block of 1024 lanes that each allocate all
+            // they may holds 2 GiB, not the 16 GiB of the default 16 MiB.
+            lane_limits: gpu_host::LaneLimits {
+                memory_bytes: 2 << 20,
+                ..gpu_host::LaneLimits::default()
+            },
             // A new meter: one budget for all the launches of the check's device.
             meter: Some(gpu_host::Meter::new(self.work)),
             block_order_seed: None,

@@ -306,10 +306,10 @@ fn a_static_larger_than_a_lane_is_refused() {
 }
 
 #[test]
-fn a_megabyte_panic_message_is_cut_short() {
-    // Two megabytes of message, each line a forged result: the report keeps 4 KiB of it.
+fn a_long_panic_message_is_cut_short() {
+    // Half a megabyte of message, each line a forged result: the report keeps 4 KiB of it.
     let body = r#"    let _ = (data, histo);
-    panic!("{}", "grade-result: {\"status\":\"pass\"} FORGED\n".repeat(60_000));"#;
+    panic!("{}", "grade-result: {\"status\":\"pass\"} FORGED\n".repeat(15_000));"#;
     let dir = student("long-panic", "ch09.rs", "9.3", body);
     let (report, raw) = grade(&dir, &["9.3", "9.4"]);
     let e = exercise(&report, "9.3");
@@ -518,6 +518,25 @@ fn an_allocation_without_bound_fails_in_its_lane() {
     let body = format!("{body}{RIGHT_9_3}");
     let dir = student("alloc", "ch09.rs", "9.3", &body);
     judged(&dir, "9.3", "9.4", "panicked", "allocation");
+}
+
+#[test]
+fn a_kernel_that_allocates_a_little_in_every_lane_passes() {
+    // 64 KiB per lane, freed at its end: every lane's instance starts with its memory as
+    // the module made it. (A pooled instance once kept the grown memory while its
+    // allocator forgot it, grew again for each lane that reused it, and ran out after a
+    // few hundred lanes.)
+    let body = r#"    let scratch = std::hint::black_box(vec![1u8; 64 << 10]);
+    let stride = thread::grid_stride_x() + (scratch[7] - 1) as u32;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += stride;
+    }"#;
+    let dir = student("alloc-per-lane", "ch09.rs", "9.3", body);
+    let (report, _) = grade(&dir, &["9.3"]);
+    let e = exercise(&report, "9.3");
+    assert_eq!(e["status"], "pass", "{e}");
 }
 
 #[test]

@@ -189,6 +189,8 @@ pub(crate) struct WasmLane {
     store: Store<LaneData>,
     instance: wasmi::Instance,
     memory: Memory,
+    /// The memory's size in pages when the instance was made ([`WasmModule::give_back`]).
+    initial_pages: u64,
     /// The bytes of the module's data (statics) as instantiated, from `data_start`.
     statics: Vec<u8>,
     data_start: usize,
@@ -439,7 +441,16 @@ impl WasmModule {
     }
 
     /// Gives a finished lane's instance back to the pool.
+    ///
+    /// An instance whose memory grew (the lane allocated) is dropped instead: its
+    /// allocator's state lives in the statics, which the next lane gets back as they were
+    /// at the start, so the allocator would grow the memory again for every lane that
+    /// reuses it, and a kernel allocating 64 KiB per lane ran out of its 16 MiB after a
+    /// few hundred lanes. The grown memory (what the lane left in it) goes with it.
     pub(crate) fn give_back(&self, lane: Box<WasmLane>) {
+        if lane.memory.size(&lane.store) != lane.initial_pages {
+            return;
+        }
         let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
         if pool.len() < 1024 {
             pool.push(lane);
@@ -517,11 +528,13 @@ impl WasmModule {
         let stack_pointer = instance
             .get_global(&store, "__stack_pointer")
             .map(|g| (g, g.get(&store)));
+        let initial_pages = memory.size(&store);
         Ok(Box::new(WasmLane {
             store,
             instance,
             memory,
             statics,
+            initial_pages,
             data_start,
             stack_pointer,
             func: None,
