@@ -217,6 +217,116 @@ fn cas_reload(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     }
 }
 
+/// 9.11 over the bytes rather than the pixels: byte `i` is channel `i % 3` (the partial
+/// pixel at the end left out), so a warp reads 32 neighbouring bytes.
+#[kernel]
+fn rgb_by_bytes(pixels: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let (t, all) = (thread::thread_idx_x(), histo.len());
+    let mut b = t;
+    while b < all {
+        bins.store(b, 0);
+        b += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let per_channel = all / 3;
+    let bytes = pixels.len() / 3 * 3;
+    let mut i = thread::index_1d();
+    while i < bytes {
+        let channel = i % 3;
+        bins.atomic_add(
+            channel * per_channel + byte_bin(pixels.load(i), per_channel),
+            1,
+        );
+        i += thread::grid_stride_x();
+    }
+    thread::sync_threads();
+    let mut b = t;
+    while b < all {
+        let c = bins.load(b);
+        if c > 0 {
+            histo.atomic_add(b, c);
+        }
+        b += thread::block_dim_x();
+    }
+}
+
+/// 9.12 committing every bin, zero sums too.
+#[kernel]
+fn weighted_every_bin(data: GlobalSlice<u8>, weights: GlobalSlice<f32>, histo: GlobalSlice<f32>) {
+    let bins = dynamic_shared![f32];
+    let (t, num_bins) = (thread::thread_idx_x(), histo.len());
+    for b in (t..num_bins).step_by(thread::block_dim_x() as usize) {
+        bins.store(b, 0.0);
+    }
+    thread::sync_threads();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let w = weights.load(i);
+        bins.atomic_add(byte_bin(data.load(i), num_bins), w);
+        i += thread::grid_stride_x();
+    }
+    thread::sync_threads();
+    for b in (t..num_bins).step_by(thread::block_dim_x() as usize) {
+        histo.atomic_add(b, bins.load(b));
+    }
+}
+
+/// 9.17 with the blocks of one slice next to each other (slice-major), not interleaved.
+#[kernel]
+fn sliced_slice_major(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let (width, num_bins) = (bins.len(), histo.len());
+    if width == 0 || num_bins == 0 {
+        return;
+    }
+    let slices = num_bins.div_ceil(width);
+    let grid = thread::grid_dim_x();
+    let block = thread::block_idx_x();
+    let (t, threads) = (thread::thread_idx_x(), thread::block_dim_x());
+    // Each slice gets `grid / slices` blocks in a row; with fewer blocks than slices,
+    // each block takes every `grid`-th slice over the whole input.
+    let (first_slice, slice_step, chunk, chunks) = if grid >= slices {
+        let per = grid / slices;
+        (block / per, slices, block % per, per)
+    } else {
+        (block, grid, 0, 1)
+    };
+    if first_slice >= slices {
+        return;
+    }
+    let mut slice = first_slice;
+    while slice < slices {
+        let lo = slice * width;
+        let count = width.min(num_bins - lo);
+        let mut b = t;
+        while b < count {
+            bins.store(b, 0);
+            b += threads;
+        }
+        thread::sync_threads();
+        let mut i = chunk * threads + t;
+        while i < data.len() {
+            let v = data.load(i);
+            if v >= lo && v < lo + count {
+                bins.atomic_add(v - lo, 1);
+            }
+            i += chunks * threads;
+        }
+        thread::sync_threads();
+        let mut b = t;
+        while b < count {
+            let c = bins.load(b);
+            if c > 0 {
+                histo.atomic_add(lo + b, c);
+            }
+            b += threads;
+        }
+        thread::sync_threads();
+        slice += slice_step;
+    }
+}
+
 #[test]
 fn global_atomics_written_otherwise_pass() {
     passes(
@@ -300,6 +410,39 @@ fn a_cas_loop_written_otherwise_passes() {
         "9.15",
         Kernels {
             histo_cas: cas_reload::KERNEL,
+            ..REFERENCE
+        },
+    );
+}
+
+#[test]
+fn a_colour_histogram_over_the_bytes_passes() {
+    passes(
+        "9.11",
+        Kernels {
+            histo_rgb: rgb_by_bytes::KERNEL,
+            ..REFERENCE
+        },
+    );
+}
+
+#[test]
+fn a_weighted_histogram_written_otherwise_passes() {
+    passes(
+        "9.12",
+        Kernels {
+            histo_weighted: weighted_every_bin::KERNEL,
+            ..REFERENCE
+        },
+    );
+}
+
+#[test]
+fn slices_given_to_blocks_in_another_order_pass() {
+    passes(
+        "9.17",
+        Kernels {
+            histo_u32_sliced: sliced_slice_major::KERNEL,
             ..REFERENCE
         },
     );
