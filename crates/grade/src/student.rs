@@ -150,19 +150,13 @@ fn put_back(
             .or_default()
             .extend(d.text);
     }
-    let key = original
-        .display()
-        .to_string()
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-        });
+    let key = gpu_host::lanes::path_key(original);
     let out = root
         .join("target")
         .join("lanes")
         .join("put-back")
-        .join(format!("{key:016x}-{round}"));
-    copy_sources(src, &out)?;
+        .join(format!("{key}-{round}"));
+    gpu_host::lanes::copy_sources(src, &out)?;
     for (rel, (text, found, chosen)) in &files {
         let shipped = std::fs::read_to_string(pristine.join(rel))
             .map_err(|e| format!("cannot read {}: {e}", pristine.join(rel).display()))?;
@@ -189,21 +183,6 @@ fn put_back(
         sources: out,
         errors,
     }))
-}
-
-/// Copies the `.rs` files of `src` into `out` (emptied first), keeping their folders.
-fn copy_sources(src: &Path, out: &Path) -> Result<(), String> {
-    let _ = std::fs::remove_dir_all(out);
-    let io = |e: std::io::Error| format!("cannot copy the sources to {}: {e}", out.display());
-    for file in gpu_host::sources::rust_files(src)? {
-        let rel = file.strip_prefix(src).map_err(|e| e.to_string())?;
-        let to = out.join(rel);
-        if let Some(dir) = to.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        std::fs::copy(&file, &to).map_err(io)?;
-    }
-    Ok(())
 }
 
 /// One error of a failed build: its text, and where it is (a file relative to the

@@ -229,39 +229,21 @@ pub fn build_student(src: &Path, root: &Path) -> Result<PathBuf, String> {
     if let Scan::Refused(why) = scan {
         return Err(why);
     }
-    let files = sources::rust_files(src)?;
-    if files.is_empty() {
-        return Err(format!("{}: no .rs files", src.display()));
-    }
-    let key = src
-        .canonicalize()
-        .unwrap_or_else(|_| src.to_path_buf())
-        .display()
-        .to_string()
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-        });
+    let key = path_key(src);
     let ws = root
         .join("target")
         .join("lanes")
         .join("students")
-        .join(format!("{key:016x}"));
+        .join(&key);
     let krate = ws.join("kernels");
-    let _ = std::fs::remove_dir_all(krate.join("src"));
-    let io = |e: std::io::Error| format!("cannot prepare {}: {e}", ws.display());
-    for f in &files {
-        let rel = f.strip_prefix(src).map_err(|e| e.to_string())?;
-        let to = krate.join("src").join(rel);
-        if let Some(dir) = to.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        std::fs::copy(f, &to).map_err(io)?;
+    if copy_sources(src, &krate.join("src"))? == 0 {
+        return Err(format!("{}: no .rs files", src.display()));
     }
+    let io = |e: std::io::Error| format!("cannot prepare {}: {e}", ws.display());
     // The crate is named after the student, so that its module (the build's output file)
     // is never another student's: the course's `kernels` and each student's are built
     // into one target folder, which keeps the dependencies compiled once for all.
-    let crate_name = format!("student-{key:016x}");
+    let crate_name = format!("student-{key}");
     std::fs::write(
         krate.join("Cargo.toml"),
         format!(
@@ -293,6 +275,39 @@ pub fn build_student(src: &Path, root: &Path) -> Result<PathBuf, String> {
     let module = ws.join("kernels.wasm");
     std::fs::write(&module, bytes).map_err(io)?;
     Ok(module)
+}
+
+/// A name for scratch folders of the sources at `path`: a hash of its canonical path (FNV-1a,
+/// 16 hex digits), the same for every run on this machine.
+pub fn path_key(path: &Path) -> String {
+    let hash = path
+        .canonicalize()
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+        });
+    format!("{hash:016x}")
+}
+
+/// Copies the `.rs` files of `src` into `out` (emptied first), keeping their folders;
+/// returns how many. Refuses a symbolic link, as the sources' check does
+/// ([`sources::rust_files`]).
+pub fn copy_sources(src: &Path, out: &Path) -> Result<usize, String> {
+    let files = sources::rust_files(src)?;
+    let _ = std::fs::remove_dir_all(out);
+    let io = |e: std::io::Error| format!("cannot copy the sources to {}: {e}", out.display());
+    for file in &files {
+        let rel = file.strip_prefix(src).map_err(|e| e.to_string())?;
+        let to = out.join(rel);
+        if let Some(dir) = to.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        std::fs::copy(file, &to).map_err(io)?;
+    }
+    Ok(files.len())
 }
 
 /// [`build_student`], then makes its result what every process this one starts (and this
