@@ -304,8 +304,9 @@ fn run(args: &RunArgs) -> Result<(), String> {
         eprintln!("grade: building {} in the sandbox", src.display());
         broken = grade::student::build(&src, &root)?;
     } else if source == KernelSource::Student && matches!(target, Target::Emulator) {
-        // Grading the clone in place: the same build, one broken exercise at a time.
-        broken = grade::student::build(&root.join("kernels").join("src"), &root)?;
+        // Grading the clone in place: its kernels crate as it is, or, if it does not
+        // build, one broken exercise at a time.
+        broken = grade::student::build_in_place(&root)?;
     }
     for id in broken.keys() {
         eprintln!("grade: {id} does not compile: graded without it, the others on their own code");

@@ -55,6 +55,27 @@ pub fn build(src: &Path, root: &Path) -> Result<Broken, String> {
     Ok(Broken::new())
 }
 
+/// [`build`] for the course's own `kernels` crate at `root` (grading a clone in place):
+/// the crate is built as it is (the runner has just built it: an incremental no-op), its
+/// module written once for every check to load; only if it does not build are its
+/// sources built one broken exercise at a time.
+pub fn build_in_place(root: &Path) -> Result<Broken, String> {
+    match gpu_host::lanes::build("kernels", root) {
+        Ok(bytes) => {
+            let dir = root.join("target").join("lanes");
+            let file = dir.join("kernels-graded.wasm");
+            // Written aside and renamed: a grader running beside this one reads a whole file.
+            let part = dir.join(format!("kernels-graded.{}.part", std::process::id()));
+            std::fs::write(&part, bytes)
+                .and_then(|()| std::fs::rename(&part, &file))
+                .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+            gpu_host::lanes::use_built(root, Ok(file))?;
+            Ok(Broken::new())
+        }
+        Err(_) => build(&root.join("kernels").join("src"), root),
+    }
+}
+
 /// Most lines of compiler errors an exercise that does not compile reports.
 const ERROR_LINES: usize = 40;
 
