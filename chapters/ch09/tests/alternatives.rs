@@ -3,6 +3,10 @@
 //! not skip empty bins. Each must pass its check: the technique checks follow the data
 //! and the counters, not the reference's code.
 //!
+//! From 9.6 on, the kernels zero and commit their shared bins with 9.5's phases
+//! (`init_private_bins`, `store_output`), as the exercises ask a student to; the count in
+//! between is each alternative's own.
+//!
 //! Like the fixtures, these run on the reference table with one function replaced, so
 //! they pass on a fresh clone whatever `COURSE_KERNELS` says.
 
@@ -10,7 +14,7 @@ use ch09::checks::check_with;
 use ch09::kernels::{Kernels, REFERENCE};
 use course::Outcome;
 use gpu::prelude::*;
-use solutions::ch09::{REGISTER_BINS, STATIC_BINS, byte_bin};
+use solutions::ch09::{REGISTER_BINS, STATIC_BINS, byte_bin, init_private_bins, store_output};
 
 fn run(id: &str, k: Kernels) -> Outcome {
     chapter::check_tests::run_on_emulator(check_with, id, k)
@@ -87,40 +91,22 @@ fn shared_for_loops(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 #[kernel]
 fn contiguous_for(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, coarsen: u32) {
     let bins = dynamic_shared![u32];
-    let (t, num_bins) = (thread::thread_idx_x(), histo.len());
-    let mut bin = t;
-    while bin < num_bins {
-        bins.store(bin, 0);
-        bin += thread::block_dim_x();
-    }
-    thread::sync_threads();
+    let num_bins = histo.len();
+    init_private_bins(bins, num_bins);
     let first = thread::index_1d() * coarsen;
     let last = (first + coarsen).min(data.len());
     for i in first..last {
         bins.atomic_add(byte_bin(data.load(i), num_bins), 1);
     }
-    thread::sync_threads();
-    let mut bin = t;
-    while bin < num_bins {
-        let c = bins.load(bin);
-        if c != 0 {
-            histo.atomic_add(bin, c);
-        }
-        bin += thread::block_dim_x();
-    }
+    store_output(bins, histo);
 }
 
 /// 9.7 with the run flushed when the next element breaks it, before it is counted.
 #[kernel]
 fn aggregate_flush_first(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     let bins = dynamic_shared![u32];
-    let (t, num_bins) = (thread::thread_idx_x(), histo.len());
-    let mut bin = t;
-    while bin < num_bins {
-        bins.store(bin, 0);
-        bin += thread::block_dim_x();
-    }
-    thread::sync_threads();
+    let num_bins = histo.len();
+    init_private_bins(bins, num_bins);
     let (mut current, mut run) = (0u32, 0u32);
     let mut i = thread::index_1d();
     while i < data.len() {
@@ -136,15 +122,7 @@ fn aggregate_flush_first(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     if run != 0 {
         bins.atomic_add(current, run);
     }
-    thread::sync_threads();
-    let mut bin = t;
-    while bin < num_bins {
-        let c = bins.load(bin);
-        if c > 0 {
-            histo.atomic_add(bin, c);
-        }
-        bin += thread::block_dim_x();
-    }
+    store_output(bins, histo);
 }
 
 /// 9.8 with the highest lane of each group as its leader, and the active mask of the
@@ -152,13 +130,8 @@ fn aggregate_flush_first(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 #[kernel]
 fn warp_aggregate_highest_leader(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     let bins = dynamic_shared![u32];
-    let (t, num_bins) = (thread::thread_idx_x(), histo.len());
-    let mut bin = t;
-    while bin < num_bins {
-        bins.store(bin, 0);
-        bin += thread::block_dim_x();
-    }
-    thread::sync_threads();
+    let num_bins = histo.len();
+    init_private_bins(bins, num_bins);
     let lane = warp::lane_id();
     let mut i = thread::index_1d();
     while i < data.len() {
@@ -169,15 +142,7 @@ fn warp_aggregate_highest_leader(data: GlobalSlice<u8>, histo: GlobalSlice<u32>)
         }
         i += thread::grid_stride_x();
     }
-    thread::sync_threads();
-    let mut bin = t;
-    while bin < num_bins {
-        let c = bins.load(bin);
-        if c > 0 {
-            histo.atomic_add(bin, c);
-        }
-        bin += thread::block_dim_x();
-    }
+    store_output(bins, histo);
 }
 
 /// 9.10 with the counter picked by the value (an index known only at run time, which a
@@ -222,14 +187,8 @@ fn cas_reload(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 #[kernel]
 fn rgb_by_bytes(pixels: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     let bins = dynamic_shared![u32];
-    let (t, all) = (thread::thread_idx_x(), histo.len());
-    let mut b = t;
-    while b < all {
-        bins.store(b, 0);
-        b += thread::block_dim_x();
-    }
-    thread::sync_threads();
-    let per_channel = all / 3;
+    init_private_bins(bins, histo.len());
+    let per_channel = histo.len() / 3;
     let bytes = pixels.len() / 3 * 3;
     let mut i = thread::index_1d();
     while i < bytes {
@@ -240,15 +199,7 @@ fn rgb_by_bytes(pixels: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
         );
         i += thread::grid_stride_x();
     }
-    thread::sync_threads();
-    let mut b = t;
-    while b < all {
-        let c = bins.load(b);
-        if c > 0 {
-            histo.atomic_add(b, c);
-        }
-        b += thread::block_dim_x();
-    }
+    store_output(bins, histo);
 }
 
 /// 9.12 committing every bin, zero sums too.

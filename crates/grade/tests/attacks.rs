@@ -273,17 +273,23 @@ fn a_compile_time_loop_is_stopped_at_the_build_limit() {
     assert!(t.elapsed().as_secs() < 120, "{:?}", t.elapsed());
 }
 
+/// A right 9.3 that reads one byte of a static array of `len` initialised bytes (`"1 << 30"`),
+/// so that the array is kept in the module.
+fn with_big_static(len: &str) -> String {
+    format!(
+        "    let seven = BIG[(data.len() % 7) as usize].load(core::sync::atomic::Ordering::Relaxed) as u32;\n\
+         histo.atomic_add(0, seven / 8);{RIGHT_9_3}\n}}\n\
+         static BIG: [core::sync::atomic::AtomicU8; {len}] = [const {{ core::sync::atomic::AtomicU8::new(7) }}; {len}];\n\
+         fn _unused() {{"
+    )
+}
+
 #[test]
 fn a_gibibyte_static_stops_the_compiler_at_its_memory_limit() {
     // rustc evaluates a static's bytes in memory: 1 GiB of them took 22 GB and 266 s of
     // the machine before the build's memory limit. Now rustc stops at the limit with its
     // own error, in 9.3's region, which costs 9.3 alone.
-    let body = format!(
-        "    let seven = BIG[(data.len() % 7) as usize].load(core::sync::atomic::Ordering::Relaxed) as u32;\n\
-         histo.atomic_add(0, seven / 8);{RIGHT_9_3}\n}}\n\
-         static BIG: [core::sync::atomic::AtomicU8; 1 << 30] = [const {{ core::sync::atomic::AtomicU8::new(7) }}; 1 << 30];\n\
-         fn _unused() {{"
-    );
+    let body = with_big_static("1 << 30");
     let dir = student("gib-static", "ch09.rs", "9.3", &body);
     let t = std::time::Instant::now();
     let (report, _) = grade(&dir, &["9.3", "9.4"]);
@@ -294,12 +300,7 @@ fn a_gibibyte_static_stops_the_compiler_at_its_memory_limit() {
 #[test]
 fn a_static_larger_than_a_lane_is_refused() {
     // 17 MiB of initialised statics: more than a lane's 16 MiB of memory.
-    let body = format!(
-        "    let seven = BIG[(data.len() % 7) as usize].load(core::sync::atomic::Ordering::Relaxed) as u32;\n\
-         histo.atomic_add(0, seven / 8);{RIGHT_9_3}\n}}\n\
-         static BIG: [core::sync::atomic::AtomicU8; 17 << 20] = [const {{ core::sync::atomic::AtomicU8::new(7) }}; 17 << 20];\n\
-         fn _unused() {{"
-    );
+    let body = with_big_static("17 << 20");
     let dir = student("big-static", "ch09.rs", "9.3", &body);
     let (report, _) = grade(&dir, &["9.3"]);
     crate_refused(&report, &["9.3"], "MiB the sandbox compiles");

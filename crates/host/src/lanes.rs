@@ -37,12 +37,7 @@ pub const BUILD_LIMIT_ENV: &str = "COURSE_BUILD_LIMIT_S";
 /// never ends; a course build takes seconds (a first build on a slow laptop, a minute or
 /// two, as it compiles the `gpu` crate and its macros for the sandbox too).
 pub fn build_limit() -> std::time::Duration {
-    let secs = std::env::var(BUILD_LIMIT_ENV)
-        .ok()
-        .and_then(|s| s.trim().parse::<u64>().ok())
-        .filter(|&s| s > 0)
-        .unwrap_or(600);
-    std::time::Duration::from_secs(secs)
+    std::time::Duration::from_secs(env_positive(BUILD_LIMIT_ENV).unwrap_or(600))
 }
 
 /// Environment variable: the data memory one build of a kernel crate may use, in MiB
@@ -54,12 +49,15 @@ pub const BUILD_MEMORY_ENV: &str = "COURSE_BUILD_MEMORY_MB";
 /// about 300 MB; a huge static array in the sources (rustc evaluates it in memory) stops
 /// at the limit with rustc's own error, at its line, instead of taking the machine.
 pub fn build_memory() -> u64 {
-    let mb = std::env::var(BUILD_MEMORY_ENV)
+    env_positive(BUILD_MEMORY_ENV).unwrap_or(2048) << 20
+}
+
+/// The positive whole number environment variable `name` holds, if it holds one.
+fn env_positive(name: &str) -> Option<u64> {
+    std::env::var(name)
         .ok()
         .and_then(|s| s.trim().parse::<u64>().ok())
-        .filter(|&m| m > 0)
-        .unwrap_or(2048);
-    mb << 20
+        .filter(|&n| n > 0)
 }
 
 /// The crates whose kernels run in the sandbox.

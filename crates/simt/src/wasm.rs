@@ -763,11 +763,13 @@ fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
     ) -> Result<u64, wasmi::Error> {
         let site = site_of(caller, loc)?;
         let op = wire::decode(w).ok_or_else(|| wasmi::Error::new("an invalid device call"))?;
-        let left = caller.get_fuel()?;
-        let data = caller.data_mut();
-        data.last_site = Some(site);
-        if !data.charge(left) {
-            return Err(wasmi::Error::new("the check's work budget ran out"));
+        caller.data_mut().last_site = Some(site);
+        // Only a metered lane (a check's) reads its fuel on every device call.
+        if caller.data().meter.is_some() {
+            let left = caller.get_fuel()?;
+            if !caller.data_mut().charge(left) {
+                return Err(wasmi::Error::new("the check's work budget ran out"));
+            }
         }
         let r = lane::try_park_at(site, op).ok_or_else(outside)?;
         let data = caller.data_mut();
