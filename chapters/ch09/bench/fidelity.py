@@ -24,6 +24,7 @@ import csv
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -59,15 +60,20 @@ WHY[WHY_CAS] = ("timing: atomic_add_cas retries when another warp changed the co
            "emulator runs a warp's step with no other warp in between, so its retries "
            "(cas_failures) and the requests they cost are a lower bound")
 WHY_WARP_AGG = "other warps' passes"
-WHY[WHY_WARP_AGG] = ("not from the instruction's addresses: one warp's ATOMS.ADD has exactly the "
-                "model's conflicts on every pattern atomics_probe.cu tried (9.8's leaders "
-                "included), yet ncu counts some in 9.8 on one value, where each atomic has one "
-                "lane: passes lost to other warps' atomics on the same banks")
+WHY[WHY_WARP_AGG] = ("timing: not from the instruction's addresses. One warp's ATOMS.ADD has exactly "
+                "the model's conflicts on every pattern atomics_probe.cu tried (9.8's leaders "
+                "included), yet ncu counts more in whole kernels: in 9.8 at every shape, even on "
+                "one value, where each atomic has one lane; in 9.5 with 512-thread blocks (up to "
+                "four blocks, 64 warps, on one SM's banks), where even the commit's conflict-free "
+                "loads show some, and the two 9.5 kernels, with the same addresses, differ. These "
+                "are passes lost to other warps' shared accesses on the same banks, which the "
+                "emulator (one warp's step at a time) cannot have: its count is a lower bound")
 WHY_UNROLL = "unrolled loop"
 WHY[WHY_UNROLL] = ("compiled code: the per-thread loop is unrolled; in the one warp where lanes "
               "count different numbers of elements (n not a multiple of block x coarsening), "
               "the lanes of the remainder run it on their own, a request each; the emulator "
-              "steps the loop as written")
+              "steps the loop as written (and the remainder's atomics conflict a little "
+              "differently: -1 seen)")
 WHY_FLUSH = "lanes held at the loop's exit"
 WHY[WHY_FLUSH] = ("reconvergence: in the one warp whose lanes leave the grid-stride loop a round "
              "apart (n not a multiple of the grid's threads), the GPU holds the lanes that left "
@@ -88,9 +94,13 @@ EXPECTED = {
     ("histo_cas", "global load requests"): (WHY_CAS, lambda e, g: g >= e),
     ("histo_cas", "global load sectors"): (WHY_CAS, lambda e, g: g >= e),
     ("histo_cas", "global atomic requests"): (WHY_CAS, lambda e, g: g >= e),
-    ("histo_warp_aggregate", "shared atomic bank conflicts"): (WHY_WARP_AGG, lambda e, g: e <= g <= 1.2 * e + 100),
+    ("histo_warp_aggregate", "shared atomic bank conflicts"): (WHY_WARP_AGG, lambda e, g: g >= e),
+    ("histo_private_shared", "shared atomic bank conflicts"): (WHY_WARP_AGG, lambda e, g: g >= e),
+    ("histo_private_dynamic", "shared atomic bank conflicts"): (WHY_WARP_AGG, lambda e, g: g >= e),
+    ("histo_private_dynamic", "shared load/store bank conflicts"): (WHY_WARP_AGG, lambda e, g: g >= e),
     ("histo_coarse_contiguous", "global load requests"): (WHY_UNROLL, lambda e, g: 0 < g - e < 8),
     ("histo_coarse_contiguous", "shared atomic instructions"): (WHY_UNROLL, lambda e, g: 0 < g - e < 8),
+    ("histo_coarse_contiguous", "shared atomic bank conflicts"): (WHY_UNROLL, lambda e, g: abs(g - e) < 8),
     ("histo_aggregate", "shared atomic instructions"): (WHY_FLUSH, lambda e, g: g - e == -1),
     ("histo_aggregate", "shared atomic bank conflicts"): (WHY_FLUSH, lambda e, g: -32 < g - e <= 1),
     ("classify_divergent", "global store requests"): (WHY_SELECT, lambda e, g: g < e),
@@ -126,15 +136,25 @@ def entry_name(kernel):
     return kernel.split(" ")[0]
 
 
-def emulator_rows(binary, n, input_arg, log):
-    cmd = [binary, "--json", "--ncu-names", "--n", str(n), "--input", input_arg]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+def emulator_rows(binary, n, input_arg, log, extra=()):
+    """The emulator's launches with counters, and a line for each launch that failed there
+    (a row with a launch shape but no counters): such a launch cannot be paired, and the
+    run says so instead of leaving it out of the table. The emulator's wall-clock watchdog
+    (a last resort against runaway student kernels, 60 s by default) is raised to 600 s
+    unless SIMT_WATCHDOG_SECS is set: the reference kernels at a million elements on a
+    slow host can take longer, and a timed-out launch has no counters."""
+    cmd = [binary, "--json", "--ncu-names", "--n", str(n), "--input", input_arg, *extra]
+    env = dict(os.environ)
+    env.setdefault("SIMT_WATCHDOG_SECS", "600")
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     with open(log, "w") as f:
         f.write(" ".join(cmd) + "\n" + p.stderr)
     if p.returncode != 0:
         die(f"{' '.join(cmd)} failed (exit {p.returncode}): {p.stderr.strip()[-400:]}")
     rows = json.loads(p.stdout)
-    return [r for r in rows if r.get("ncu") and r.get("grid")]
+    failed = [f"{r['step']} {r['kernel']} did not complete on the emulator ({r.get('status')}: "
+              f"{r.get('note') or ''})" for r in rows if r.get("grid") and not r.get("ncu")]
+    return [r for r in rows if r.get("ncu") and r.get("grid")], failed
 
 
 def known_metrics(ncu):
@@ -153,10 +173,10 @@ def known_metrics(ncu):
     return names or None
 
 
-def profile(ncu, binary, n, input_arg, metrics, log, timeout):
+def profile(ncu, binary, n, input_arg, metrics, log, timeout, extra=()):
     """Per launch, in order: (name, grid, block, {metric: value})."""
     cmd = [ncu, "--clock-control", "none", "--csv", "--print-units", "base", "--log-file", log, "--metrics", ",".join(metrics),
-           binary, "--device", "gpu", "--n", str(n), "--input", input_arg]
+           binary, "--device", "gpu", "--n", str(n), "--input", input_arg, *extra]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -256,6 +276,9 @@ def main():
     ap.add_argument("--ncu-logs", metavar="DIR",
                     help="pair with the ncu results of an earlier run (its logs/ folder) instead of running "
                          "ncu: the emulator's side of a changed model against the same measurement")
+    ap.add_argument("--args", dest="extra", action="append", default=[], metavar="CHAPTER=OPTIONS",
+                    help="more options for one chapter's progression, on both sides (repeatable), e.g. "
+                         "'ch09=--bins 100 --block 128': other launch shapes than the defaults")
     ap.add_argument("--timeout", type=int, default=240, help="seconds per ncu run [default: 240]")
     ap.add_argument("--out", required=True, help="output folder")
     args = ap.parse_args()
@@ -268,6 +291,12 @@ def main():
         if not os.access(path, os.X_OK):
             die(f"{path} is not an executable")
         bins.append((name, os.path.abspath(path)))
+    extras = {}
+    for spec in args.extra:
+        if "=" not in spec:
+            die(f"--args wants CHAPTER=OPTIONS, got {spec}")
+        name, options = spec.split("=", 1)
+        extras[name] = shlex.split(options)
     sizes = args.n or [262144, 200003]
     inputs = args.input or ["uniform", "zeros"]
     if args.text:
@@ -292,7 +321,10 @@ def main():
             for n in sizes:
                 tag = f"{chapter}-{input_label(input_arg)}-{n}"
                 say(f"[{time.time() - start:.0f}s] {tag}: emulator")
-                emu = emulator_rows(binary, n, input_arg, os.path.join(logs, f"{tag}-emulator.log"))
+                emu, failed = emulator_rows(binary, n, input_arg,
+                                            os.path.join(logs, f"{tag}-emulator.log"),
+                                            extras.get(chapter, ()))
+                unpaired_all += [f"{tag}: {f}" for f in failed]
                 metrics = []
                 for row in emu:
                     for m in row["ncu"]:
@@ -308,7 +340,8 @@ def main():
                 if ncu:
                     say(f"[{time.time() - start:.0f}s] {tag}: ncu ({len(emu)} launches, {len(metrics)} metrics)")
                     gpu = profile(ncu, binary, n, input_arg, metrics,
-                                  os.path.join(logs, f"{tag}-ncu.csv"), args.timeout)
+                                  os.path.join(logs, f"{tag}-ncu.csv"), args.timeout,
+                                  extras.get(chapter, ()))
                     if gpu is None:
                         unpaired_all.append(f"{tag}: ncu gave no result (see logs/{tag}-ncu.csv)")
                 if args.ncu_logs:
@@ -330,7 +363,7 @@ def main():
                             "emulator": emu_value, "ncu": "" if g is None else g,
                             "verdict": v, "reason": reason,
                         })
-    write(args.out, table, unpaired_all, bins, sizes, inputs)
+    write(args.out, table, unpaired_all, bins, sizes, inputs, extras)
     unexplained = [r for r in table if r["verdict"] not in ("=", "no ncu value")
                    and (not r["reason"] or r["reason"].startswith("outside"))]
     compared = [r for r in table if r["verdict"] != "no ncu value"]
@@ -341,7 +374,7 @@ def main():
     return 1 if (unexplained or unpaired_all) and (ncu or args.ncu_logs) else 0
 
 
-def write(out, table, unpaired, bins, sizes, inputs):
+def write(out, table, unpaired, bins, sizes, inputs, extras):
     fields = ["chapter", "step", "kernel", "counter", "input", "n", "grid", "block", "emulator", "ncu",
               "verdict", "reason"]
     with open(os.path.join(out, "fidelity.csv"), "w", newline="") as f:
@@ -377,7 +410,8 @@ def write(out, table, unpaired, bins, sizes, inputs):
         "(`fidelity.py`): the reference kernels of chapters "
         f"{', '.join(b[0] for b in bins)}, inputs {', '.join(input_label(i) for i in inputs)}, "
         f"n = {', '.join(str(s) for s in sizes)}, each launch run on the emulator and under ncu "
-        f"(same n, grid and block), {len(counters)} counters each.",
+        f"(same n, grid and block), {len(counters)} counters each"
+        + "".join(f"; {c}'s options `{' '.join(o)}`" for c, o in extras.items()) + ".",
         "",
         "<!-- ANCHOR: summary -->",
         f"**{equal} of {len(compared)} pairs equal.** Every counter of these {len(same)} kernels is "
