@@ -8,19 +8,22 @@
 
 use crate::checks::{strategy_fits, strategy_kernel, table_strategy};
 use crate::inputs::{self, InputKind};
-use crate::kernels::{Kernels, Strategy};
+use crate::kernels::{ByteKernel, Kernels, Strategy, U32Kernel};
 use crate::launch::{self, Run, Shape, coarsened, device_grid, one_per_thread};
 use crate::reference;
 use chapter::app::Steps;
+use chapter::declared::{Grid, Launch};
 use chapter::row::Counters;
 use course::{Outcome, Rng, catch_host};
 use gpu_host::{Device, LaunchError};
 use serde::Serialize;
-use solutions::ch09::{REGISTER_BINS, STATIC_BINS};
+use solutions::ch09::{FastestPolicy, REGISTER_BINS, STATIC_BINS, fastest_shared_bytes};
 
-/// One step of the progression, as data: the exercise it belongs to, the bytes of input
-/// per element it reads, and what it runs. The progression is this table, in order; a new
-/// step is a record here (and its exercise in the registry), not a branch of a `match`.
+/// A step of the progression that is code: the exercise it belongs to, the bytes of input
+/// per element it reads, and what it runs. The other steps are data: the launches their
+/// records declare in `exercises.toml` (`[[exercise.launch]]`, [`chapter::declared`]),
+/// which [`Runner::declared`] runs. A new exercise whose kernels launch in a common form
+/// needs no line here.
 struct StepRecord {
     /// The exercise's id (`"9.4"`), as the registry, the CLI's `--step` and the book say.
     id: &'static str,
@@ -31,22 +34,12 @@ struct StepRecord {
     run: fn(&mut Runner<'_>),
 }
 
-/// The steps, in order.
-const PROGRESSION: [StepRecord; 17] = [
+/// The steps that are code, in the order of the registry.
+const CODED: [StepRecord; 11] = [
     StepRecord {
         id: "9.1",
         element_bytes: 1,
         run: step_9_1,
-    },
-    StepRecord {
-        id: "9.2",
-        element_bytes: 1,
-        run: step_9_2,
-    },
-    StepRecord {
-        id: "9.3",
-        element_bytes: 1,
-        run: step_9_3,
     },
     StepRecord {
         id: "9.4",
@@ -62,16 +55,6 @@ const PROGRESSION: [StepRecord; 17] = [
         id: "9.6",
         element_bytes: 1,
         run: step_9_6,
-    },
-    StepRecord {
-        id: "9.7",
-        element_bytes: 1,
-        run: step_9_7,
-    },
-    StepRecord {
-        id: "9.8",
-        element_bytes: 1,
-        run: step_9_8,
     },
     StepRecord {
         id: "9.9",
@@ -99,16 +82,6 @@ const PROGRESSION: [StepRecord; 17] = [
         run: step_9_13,
     },
     StepRecord {
-        id: "9.14",
-        element_bytes: 4,
-        run: step_9_14,
-    },
-    StepRecord {
-        id: "9.15",
-        element_bytes: 1,
-        run: step_9_15,
-    },
-    StepRecord {
         id: "9.16",
         element_bytes: 4,
         run: |r| r.strategies(),
@@ -120,8 +93,8 @@ const PROGRESSION: [StepRecord; 17] = [
     },
 ];
 
-/// Every step's id, in order (those of the progression's records).
-pub const STEPS: [&str; PROGRESSION.len()] = chapter::step_ids!(PROGRESSION);
+/// Every step's id, in order: the registry's exercises (`exercises.toml`).
+pub const STEPS: [&str; crate::STEP_IDS.len()] = crate::STEP_IDS;
 
 /// What to run the progression on: the command's options. The defaults run in a few
 /// seconds on the emulator.
@@ -194,8 +167,7 @@ pub fn run(mut s: Steps<'_, Kernels, Params>) -> Vec<Row> {
     let n = p.elements();
     let bytes = inputs::bytes(&p.input, n, p.seed);
     let mut rows = Vec::new();
-    for (i, record) in PROGRESSION.iter().enumerate() {
-        let step = record.id;
+    for (i, &step) in STEPS.iter().enumerate() {
         if !s.wants(step) {
             continue;
         }
@@ -204,6 +176,7 @@ pub fn run(mut s: Steps<'_, Kernels, Params>) -> Vec<Row> {
             i + 1,
             STEPS.len()
         ));
+        let coded = CODED.iter().find(|c| c.id == step);
         let mut r = Runner {
             dev: &mut *s.dev,
             k,
@@ -211,10 +184,23 @@ pub fn run(mut s: Steps<'_, Kernels, Params>) -> Vec<Row> {
             n,
             bytes: &bytes,
             step,
-            elem_bytes: record.element_bytes,
+            elem_bytes: coded.map_or(1, |c| c.element_bytes),
             rows: &mut rows,
         };
-        (record.run)(&mut r);
+        match (
+            coded,
+            chapter::declared::launches_of(&crate::LAUNCHES, step),
+        ) {
+            (Some(c), _) => (c.run)(&mut r),
+            (None, Some(launches)) => r.declared(launches),
+            (None, None) => r.skip(
+                "-",
+                p.bins,
+                format!(
+                    "step {step} has neither code in the progression nor launches in its record"
+                ),
+            ),
+        }
     }
     rows
 }
@@ -294,6 +280,51 @@ impl Runner<'_> {
                 Some(n) => format!("{note}; {n}"),
                 None => note,
             });
+        }
+    }
+
+    /// Runs the launches a step's record declares ([`chapter::declared`]): each kernel on
+    /// the progression's input as its signature takes it (a byte kernel on the bytes, a
+    /// `u32` kernel on values below the bin count), on its grid, with dynamic shared memory
+    /// for the bins when asked (skipped, saying why, when they do not fit).
+    fn declared(&mut self, launches: &[Launch]) {
+        let (n, bins, block) = (self.n, self.p.bins, self.p.block);
+        for l in launches {
+            let grid = match l.grid {
+                Grid::Stride => self.grid(n),
+                Grid::OnePerThread => one_per_thread(n, block),
+            };
+            let mut shape = Shape::new(grid, block);
+            if l.shared_bins {
+                let limit = self.dev.props().shared_bytes_per_block;
+                if !strategy_fits(Strategy::Shared, bins, limit) {
+                    let why = format!(
+                        "the bins do not fit in {} KiB of shared memory",
+                        limit / 1024
+                    );
+                    self.skip(l.kernel, bins, why);
+                    continue;
+                }
+                shape = shape.with_bins(bins);
+            }
+            let kernel = self.k.named(l.kernel);
+            if let Some(k) = kernel.and_then(|k| k.downcast_ref::<ByteKernel>()) {
+                self.elem_bytes = 1;
+                let expected = reference::byte_histogram(self.bytes, bins);
+                let r = launch::bytes(self.dev, k, self.bytes, bins, shape);
+                self.push(l.kernel, n, bins, shape, r, &expected);
+            } else if let Some(k) = kernel.and_then(|k| k.downcast_ref::<U32Kernel>()) {
+                self.elem_bytes = 4;
+                let values = inputs::values(&self.p.input, n, bins, self.p.seed);
+                let expected = reference::value_histogram(&values, bins);
+                let r = launch::values(self.dev, k, &values, bins, shape);
+                self.push(l.kernel, n, bins, shape, r, &expected);
+            } else {
+                let why = "a declared launch runs a byte or u32 kernel `(data, histo)`; this \
+                           one needs its step as code"
+                    .to_string();
+                self.skip(l.kernel, bins, why);
+            }
         }
     }
 
@@ -532,7 +563,7 @@ pub fn table(rows: &[Row], notes: bool) -> String {
     table_columns(rows, notes, &[])
 }
 
-/// Step 9.1 of [`PROGRESSION`].
+/// Step 9.1 of [`CODED`].
 fn step_9_1(runner: &mut Runner<'_>) {
     let n = runner.n;
     let data = runner.bytes;
@@ -554,29 +585,7 @@ fn step_9_1(runner: &mut Runner<'_>) {
     runner.rows.push(row);
 }
 
-/// Step 9.2 of [`PROGRESSION`].
-fn step_9_2(runner: &mut Runner<'_>) {
-    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
-    let data = runner.bytes;
-    let expected = reference::byte_histogram(data, bins);
-    let k = runner.k;
-    let shape = Shape::new(one_per_thread(n, block), block);
-    let r = launch::bytes(runner.dev, &k.histo_naive, data, bins, shape);
-    runner.push("histo_naive", n, bins, shape, r, &expected);
-}
-
-/// Step 9.3 of [`PROGRESSION`].
-fn step_9_3(runner: &mut Runner<'_>) {
-    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
-    let data = runner.bytes;
-    let expected = reference::byte_histogram(data, bins);
-    let k = runner.k;
-    let shape = Shape::new(runner.grid(n), block);
-    let r = launch::bytes(runner.dev, &k.histo_atomic, data, bins, shape);
-    runner.push("histo_atomic", n, bins, shape, r, &expected);
-}
-
-/// Step 9.4 of [`PROGRESSION`].
+/// Step 9.4 of [`CODED`].
 fn step_9_4(runner: &mut Runner<'_>) {
     let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
     let data = runner.bytes;
@@ -594,7 +603,7 @@ fn step_9_4(runner: &mut Runner<'_>) {
     runner.push("histo_private_global", n, bins, shape, r, &expected);
 }
 
-/// Step 9.5 of [`PROGRESSION`].
+/// Step 9.5 of [`CODED`].
 fn step_9_5(runner: &mut Runner<'_>) {
     let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
     let data = runner.bytes;
@@ -616,7 +625,7 @@ fn step_9_5(runner: &mut Runner<'_>) {
     runner.push("histo_private_dynamic", n, bins, shape, r, &expected);
 }
 
-/// Step 9.6 of [`PROGRESSION`].
+/// Step 9.6 of [`CODED`].
 fn step_9_6(runner: &mut Runner<'_>) {
     let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
     let data = runner.bytes;
@@ -642,34 +651,25 @@ fn step_9_6(runner: &mut Runner<'_>) {
     runner.push("histo_coarse_interleaved", n, bins, shape, r, &expected);
 }
 
-/// Step 9.7 of [`PROGRESSION`].
-fn step_9_7(runner: &mut Runner<'_>) {
-    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
-    let data = runner.bytes;
-    let expected = reference::byte_histogram(data, bins);
-    let k = runner.k;
-    let shape = Shape::new(runner.grid(n), block).with_bins(bins);
-    let r = launch::bytes(runner.dev, &k.histo_aggregate, data, bins, shape);
-    runner.push("histo_aggregate", n, bins, shape, r, &expected);
-}
-
-/// Step 9.8 of [`PROGRESSION`].
-fn step_9_8(runner: &mut Runner<'_>) {
-    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
-    let data = runner.bytes;
-    let expected = reference::byte_histogram(data, bins);
-    let k = runner.k;
-    let shape = Shape::new(runner.grid(n), block).with_bins(bins);
-    let r = launch::bytes(runner.dev, &k.histo_warp_aggregate, data, bins, shape);
-    runner.push("histo_warp_aggregate", n, bins, shape, r, &expected);
-}
-
-/// Step 9.9 of [`PROGRESSION`].
+/// Step 9.9 of [`CODED`].
 fn step_9_9(runner: &mut Runner<'_>) {
     let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
     let data = runner.bytes;
     let expected = reference::byte_histogram(data, bins);
     let k = runner.k;
+    let optin = runner.dev.props().shared_bytes_per_block_optin;
+    if fastest_shared_bytes(bins) > optin {
+        runner.skip(
+            "histo_fastest",
+            bins,
+            format!(
+                "its {} copies of the bins need {} bytes of shared memory; a block may have {optin}",
+                FastestPolicy::LANE_COPIES,
+                fastest_shared_bytes(bins)
+            ),
+        );
+        return;
+    }
     let shape = launch::fastest_shape(runner.dev, &k.histo_fastest, n, bins, block);
     let shape = shape.map(|s| Shape {
         grid: runner.p.grid.unwrap_or(s.grid),
@@ -687,7 +687,7 @@ fn step_9_9(runner: &mut Runner<'_>) {
     }
 }
 
-/// Step 9.10 of [`PROGRESSION`].
+/// Step 9.10 of [`CODED`].
 fn step_9_10(runner: &mut Runner<'_>) {
     let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
     let k = runner.k;
@@ -708,7 +708,7 @@ fn step_9_10(runner: &mut Runner<'_>) {
     }
 }
 
-/// Step 9.11 of [`PROGRESSION`].
+/// Step 9.11 of [`CODED`].
 fn step_9_11(runner: &mut Runner<'_>) {
     let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
     let k = runner.k;
@@ -725,7 +725,7 @@ fn step_9_11(runner: &mut Runner<'_>) {
     );
 }
 
-/// Step 9.13 of [`PROGRESSION`].
+/// Step 9.13 of [`CODED`].
 fn step_9_13(runner: &mut Runner<'_>) {
     let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
     let data = runner.bytes;
@@ -750,33 +750,7 @@ fn step_9_13(runner: &mut Runner<'_>) {
     runner.note(format!("{bins_x} x {bins_y} bins, y = x + noise"));
 }
 
-/// Step 9.14 of [`PROGRESSION`].
-fn step_9_14(runner: &mut Runner<'_>) {
-    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
-    let k = runner.k;
-    let values = inputs::values(&runner.p.input, n, bins, runner.p.seed);
-    let expected = reference::value_histogram(&values, bins);
-    let shape = Shape::new(runner.grid(n), block);
-    let r = launch::values(runner.dev, &k.histo_u32_global, &values, bins, shape);
-    runner.push("histo_u32_global", n, bins, shape, r, &expected);
-    if strategy_fits(
-        Strategy::Shared,
-        bins,
-        runner.dev.props().shared_bytes_per_block,
-    ) {
-        let shape = shape.with_bins(bins);
-        let r = launch::values(runner.dev, &k.histo_u32_shared, &values, bins, shape);
-        runner.push("histo_u32_shared", n, bins, shape, r, &expected);
-    } else {
-        runner.skip(
-            "histo_u32_shared",
-            bins,
-            "the bins do not fit in 48 KiB of shared memory".into(),
-        );
-    }
-}
-
-/// Step 9.17 of [`PROGRESSION`]: the global kernel of 9.14 against the sliced one, whose
+/// Step 9.17 of [`CODED`]: the global kernel of 9.14 against the sliced one, whose
 /// slices are as wide as the block's default shared memory allows; the grid is rounded up
 /// to a multiple of the slices, so every block counts.
 fn step_9_17(runner: &mut Runner<'_>) {
@@ -813,13 +787,119 @@ fn step_9_17(runner: &mut Runner<'_>) {
     runner.note(format!("{slices} slice(s) of {width} bins"));
 }
 
-/// Step 9.15 of [`PROGRESSION`].
-fn step_9_15(runner: &mut Runner<'_>) {
-    let (n, bins, block) = (runner.n, runner.p.bins, runner.p.block);
-    let data = runner.bytes;
-    let expected = reference::byte_histogram(data, bins);
-    let k = runner.k;
-    let shape = Shape::new(runner.grid(n), block);
-    let r = launch::bytes(runner.dev, &k.histo_cas, data, bins, shape);
-    runner.push("histo_cas", n, bins, shape, r, &expected);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every step is either code or data, never both and never neither: an exercise
+    /// added to `exercises.toml` without launches or code would be a row that says so,
+    /// and one with both would run its code and ignore its record.
+    #[test]
+    fn every_step_is_code_or_declared_launches() {
+        for step in STEPS {
+            let coded = CODED.iter().any(|c| c.id == step);
+            let declared = chapter::declared::launches_of(&crate::LAUNCHES, step).is_some();
+            assert!(
+                coded != declared,
+                "step {step}: coded {coded}, declared {declared}"
+            );
+        }
+        for c in &CODED {
+            assert!(
+                STEPS.contains(&c.id),
+                "coded step {} is not an exercise",
+                c.id
+            );
+        }
+    }
+
+    /// Every declared launch names a kernel of the table with a signature the declared
+    /// runner knows: a record naming another kernel would skip its row at run time.
+    #[test]
+    fn declared_launches_name_byte_or_u32_kernels() {
+        let k = crate::kernels::kernels(course::KernelSource::Reference);
+        for (step, launches) in &crate::LAUNCHES {
+            for l in *launches {
+                let kernel = k.named(l.kernel);
+                assert!(kernel.is_some(), "{step}: no kernel `{}`", l.kernel);
+                let known = kernel.is_some_and(|k| {
+                    k.downcast_ref::<ByteKernel>().is_some()
+                        || k.downcast_ref::<U32Kernel>().is_some()
+                });
+                assert!(
+                    known,
+                    "{step}: `{}` is neither a byte nor a u32 kernel",
+                    l.kernel
+                );
+            }
+        }
+        assert!(k.named("not_a_kernel").is_none());
+    }
+
+    /// A declared launch of a kernel whose signature the runner does not know is a row
+    /// that says so (the weighted kernel takes weights), not a panic; one whose bins do
+    /// not fit shared memory is skipped, saying why.
+    #[test]
+    fn a_declared_launch_it_cannot_run_is_a_row_that_says_why() {
+        let mut dev = Device::emulator();
+        let k = crate::kernels::kernels(course::KernelSource::Reference);
+        let p = Params {
+            n: Some(1000),
+            bins: 20_000,
+            ..Params::default()
+        };
+        let bytes = inputs::bytes(&p.input, 1000, p.seed);
+        let mut rows = Vec::new();
+        let mut r = Runner {
+            dev: &mut dev,
+            k,
+            p: &p,
+            n: 1000,
+            bytes: &bytes,
+            step: "9.12",
+            elem_bytes: 1,
+            rows: &mut rows,
+        };
+        r.declared(&[
+            Launch {
+                kernel: "histo_weighted",
+                grid: Grid::Stride,
+                shared_bins: false,
+            },
+            Launch {
+                kernel: "histo_aggregate",
+                grid: Grid::Stride,
+                shared_bins: true,
+            },
+            Launch {
+                kernel: "histo_atomic",
+                grid: Grid::OnePerThread,
+                shared_bins: false,
+            },
+        ]);
+        let said: Vec<(&str, &str, Option<&str>)> = rows
+            .iter()
+            .map(|r| (r.kernel.as_str(), r.status.as_str(), r.note.as_deref()))
+            .collect();
+        assert_eq!(said[0].1, "skipped");
+        assert!(
+            said[0]
+                .2
+                .is_some_and(|n| n.contains("needs its step as code")),
+            "{said:?}"
+        );
+        assert_eq!(said[1].1, "skipped");
+        assert!(
+            said[1]
+                .2
+                .is_some_and(|n| n.contains("do not fit in 48 KiB")),
+            "{said:?}"
+        );
+        assert_eq!(
+            (said[2].0, said[2].1),
+            ("histo_atomic", "correct"),
+            "{said:?}"
+        );
+        assert_eq!(rows[2].grid, one_per_thread(1000, p.block));
+    }
 }

@@ -62,6 +62,18 @@ macro_rules! kernel_tables {
         $crate::kernel_tables!(@table STUDENT Student "kernels" $chapter [$($k),*] [$($h($($a: $t),*) -> $r $(= $e)?),*]);
         $crate::kernel_tables!(@table REFERENCE Reference "solutions" $chapter [$($k),*] [$($h($($a: $t),*) -> $r $(= $e)?),*]);
 
+        impl Kernels {
+            /// The kernel named `name` (a record's name for it), as `Any`: the caller
+            /// downcasts it to the signature it launches (a declared launch,
+            /// `chapter::declared`). `None` for a name that is not a kernel of the table.
+            pub fn named(&self, name: &str) -> Option<&dyn std::any::Any> {
+                match name {
+                    $(stringify!($k) => Some(&self.$k),)*
+                    _ => None,
+                }
+            }
+        }
+
         /// The table of `source`.
         pub fn kernels(source: course::KernelSource) -> &'static Kernels {
             match source {

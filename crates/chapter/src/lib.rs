@@ -22,6 +22,7 @@
 //!   `bench`.
 //! - [`check_tests`]: what a chapter's tests of its checks share.
 //! - [`checking`]: what every check context does: a seeded block order, the replay line.
+//! - [`declared`]: a progression step as data, the launches an exercise's record declares.
 //!
 //! A chapter crate re-exports `device` and `harness` (`ch09::device`, `ch09::harness`), so
 //! its users need not know this crate.
@@ -32,6 +33,7 @@ pub mod app;
 pub mod check_tests;
 pub mod checking;
 pub mod cli;
+pub mod declared;
 pub mod device;
 pub mod harness;
 pub mod inputs;

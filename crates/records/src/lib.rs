@@ -14,9 +14,13 @@
 //!   per exercise, named `ex_<chapter>_<step, two digits>_<topic>` (`ex_9_03_global_atomics`),
 //!   each calling the `check(id)` defined beside the include.
 //!
-//! So adding an exercise is its record, its stub and solution, its check, its step in the
-//! chapter's progression and its book section; no list of tests or registry entries is
-//! written by hand.
+//! `registry.rs` also holds `STEP_IDS` (the progression's steps, in order) and `LAUNCHES`
+//! (the launches each record declares in `[[exercise.launch]]`, `chapter::declared`).
+//!
+//! So adding an exercise is its record, its stub and solution, its check and its book
+//! section (and its progression step as code only when its launches take a form the
+//! records cannot declare); no list of tests, steps or registry entries is written by
+//! hand.
 
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -65,7 +69,27 @@ pub struct Record {
     /// Hints that answer one kind of failure, shown first when a check fails that way.
     #[serde(default)]
     pub on_failure: Vec<FailureHint>,
+    /// What the progression runs for this exercise, when its launches take a common form
+    /// (`chapter::declared`); none when the chapter's progression has code for the step.
+    #[serde(default)]
+    pub launch: Vec<LaunchRecord>,
 }
+
+/// One launch of an exercise's progression step (`chapter::declared::Launch`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchRecord {
+    /// The kernel, one of the exercise's `kernels`.
+    pub kernel: String,
+    /// Its grid: `"stride"` or `"one_per_thread"` (`chapter::declared::Grid`).
+    pub grid: String,
+    /// Whether it gets dynamic shared memory for one `u32` per bin.
+    #[serde(default)]
+    pub shared_bins: bool,
+}
+
+/// The grids a launch record may name (`chapter::declared::Grid::NAMES`).
+pub const GRIDS: [&str; 2] = ["stride", "one_per_thread"];
 
 /// A hint for one kind of failure.
 #[derive(Debug, Deserialize)]
@@ -135,6 +159,24 @@ pub fn parse(text: &str) -> Result<Records, String> {
                 return Err(format!(
                     "exercise {} needs `{n}`, which is not another exercise of {}",
                     e.id, r.id
+                ));
+            }
+        }
+        for l in &e.launch {
+            if !e.kernels.contains(&l.kernel) {
+                return Err(format!(
+                    "exercise {}: launches `{}`, which is not one of its kernels ({})",
+                    e.id,
+                    l.kernel,
+                    e.kernels.join(", ")
+                ));
+            }
+            if !GRIDS.contains(&l.grid.as_str()) {
+                return Err(format!(
+                    "exercise {}: no grid `{}` (the grids are {})",
+                    e.id,
+                    l.grid,
+                    GRIDS.join(", ")
                 ));
             }
         }
@@ -222,6 +264,45 @@ pub fn registry_rs(r: &Records) -> String {
         );
     }
     let _ = writeln!(out, "];\n");
+    let _ = writeln!(
+        out,
+        "/// The ids of chapter {number}'s exercises, in order: the progression's steps.\n\
+         pub const STEP_IDS: [&str; {}] = [{}];\n",
+        r.exercise.len(),
+        r.exercise
+            .iter()
+            .map(|e| lit(&e.id))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let declared: Vec<String> = r
+        .exercise
+        .iter()
+        .filter(|e| !e.launch.is_empty())
+        .map(|e| {
+            let launches: Vec<String> = e
+                .launch
+                .iter()
+                .map(|l| {
+                    format!(
+                        "chapter::declared::Launch {{ kernel: {}, grid: chapter::declared::Grid::{}, shared_bins: {} }}",
+                        lit(&l.kernel),
+                        variant(&l.grid),
+                        l.shared_bins
+                    )
+                })
+                .collect();
+            format!("    ({}, &[{}]),", lit(&e.id), launches.join(", "))
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "/// The progression's launches that chapter {number}'s records declare (`[[exercise.launch]]`):\n\
+         /// its steps of a common form, which need no progression code (`chapter::declared`).\n\
+         pub static LAUNCHES: [(&str, &[chapter::declared::Launch]); {}] = [\n{}\n];\n",
+        declared.len(),
+        declared.join("\n")
+    );
     let _ = writeln!(
         out,
         "/// Chapter {number}, for the course's tests, the grader and the progression.\n\
@@ -328,6 +409,10 @@ hints = ["Which inputs does output i read?", "`\"quoted\"` and a \\ backslash"]
 status = "wrong_technique"
 hint = "Tiles."
 
+[[exercise.launch]]
+kernel = "conv_1d"
+grid = "one_per_thread"
+
 [[exercise]]
 id = "7.2"
 topic = "tiled_2"
@@ -371,6 +456,19 @@ hints = []
             "{tests}"
         );
         assert!(tests.contains("fn ex_7_02_tiled_2()"), "{tests}");
+        assert!(
+            reg.contains("pub const STEP_IDS: [&str; 2] = [\"7.1\", \"7.2\"];"),
+            "{reg}"
+        );
+        // 7.1 declares its launch; 7.2, whose step is code, is not in the table.
+        assert!(
+            reg.contains(
+                "pub static LAUNCHES: [(&str, &[chapter::declared::Launch]); 1] = [\n    (\"7.1\", \
+                 &[chapter::declared::Launch { kernel: \"conv_1d\", grid: \
+                 chapter::declared::Grid::OnePerThread, shared_bins: false }]),\n];"
+            ),
+            "{reg}"
+        );
     }
 
     #[test]
@@ -394,6 +492,21 @@ hints = []
             (
                 GOOD.replace("id = \"ch07\"", "id = \"seven\""),
                 "not ch<number>",
+            ),
+            (
+                GOOD.replace("kernel = \"conv_1d\"", "kernel = \"conv_tiled\""),
+                "launches `conv_tiled`, which is not one of its kernels",
+            ),
+            (
+                GOOD.replace("grid = \"one_per_thread\"", "grid = \"per_block\""),
+                "no grid `per_block`",
+            ),
+            (
+                GOOD.replace(
+                    "grid = \"one_per_thread\"",
+                    "grid = \"stride\"\nshared = true",
+                ),
+                "shared",
             ),
         ];
         for (text, said) in cases {
