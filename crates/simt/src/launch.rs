@@ -8,15 +8,26 @@ use crate::report::{LaunchError, LaunchReport};
 use crate::schedule::Exec;
 use std::sync::Arc;
 use std::sync::mpsc;
+use std::time::Duration;
 
 use crate::spec::{KernelBody, LastSeen, LaunchSpec};
 
 /// Runs `kernel` over the grid of `spec` against `mem`.
 ///
+/// How long a launch past its watchdog has to stop and give its memory back before the
+/// memory is declared lost (a quarter of the watchdog's limit when that is shorter, so
+/// that a short watchdog still answers soon): a launch stops at its next warp step, which
+/// a sandboxed lane reaches within its fuel (200 million WebAssembly instructions at
+/// most, about a second), so ten seconds is ample.
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
 /// Returns the report of a completed launch, or the error that ended it. Memory keeps
 /// whatever the kernel wrote before an error, as on a GPU. With a watchdog in `config`,
-/// the launch runs on a worker thread; if it outlives the watchdog the memory is lost
-/// (the spinning lane still owns it) and later launches on `mem` report the device lost.
+/// the launch runs on a worker thread; if it outlives the watchdog it is asked to stop at
+/// its next warp step and reported as timed out. Its memory comes back (as the kernel
+/// left it) when it stops within [`STOP_GRACE`] (or a quarter of the limit); otherwise (a native lane spinning in
+/// registers still owns it) the memory is lost and later launches on `mem` report the
+/// device lost.
 pub fn launch(
     mem: &mut GlobalMemory,
     spec: &LaunchSpec,
@@ -60,10 +71,20 @@ pub fn launch(
             })
         }
         Err(mpsc::RecvTimeoutError::Timeout) => {
-            mem.lost = true;
+            // Where the lanes were when the limit passed, before the stop moves them.
+            let seen = last_seen.get();
+            // Ask the launch to stop at its next warp step. A sandboxed lane reaches one
+            // within its fuel (a register loop runs out of fuel and ends the launch), so
+            // the memory comes back and the device stays usable; a native lane spinning
+            // in registers never does, and its memory is lost with it.
+            last_seen.request_stop();
+            match rx.recv_timeout(STOP_GRACE.min(limit / 4)) {
+                Ok((back, _)) => *mem = back,
+                Err(_) => mem.lost = true,
+            }
             Err(LaunchError::TimedOut {
                 after: limit,
-                last_seen: last_seen.get(),
+                last_seen: seen,
             })
         }
     }

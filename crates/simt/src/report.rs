@@ -550,7 +550,8 @@ impl fmt::Display for LaunchError {
             LaunchError::TimedOut { after, last_seen } => {
                 write!(
                     f,
-                    "timed out after {:.1} s: a lane is probably spinning in a loop that never touches memory",
+                    "timed out after {:.1} s of wall-clock time (the emulator's last-resort watchdog): the \
+                     launch ran too long, or a lane spins in a loop that never touches memory",
                     after.as_secs_f64()
                 )?;
                 if let Some((site, t)) = last_seen {

@@ -662,6 +662,13 @@ impl<'m> Exec<'m> {
             });
         }
         self.steps += 1;
+        if self.last_seen.stop_requested() {
+            // The watchdog expired (`launch::launch`): the launching thread reports the
+            // timeout; this error only ends the run so that the memory goes back.
+            return Err(LaunchError::DeviceLost {
+                message: "stopped by the watchdog".into(),
+            });
+        }
         if self.steps > self.config.step_budget {
             return Err(LaunchError::StepBudgetExceeded {
                 budget: self.config.step_budget,

@@ -7,7 +7,7 @@ use crate::hardware::DEFAULT_SHARED_LIMIT;
 use crate::report::{LaunchError, ThreadRef};
 use crate::site::{Site, SiteInfo};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 /// The shape of a launch: `<<<grid, block, shared_bytes>>>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +104,9 @@ pub(crate) struct LastSeen {
     site: AtomicUsize,
     block: AtomicU64,
     thread: AtomicU64,
+    /// Set by the launching thread when the watchdog expires: the launch stops at its
+    /// next warp step and gives its memory back ([`crate::launch::launch`]).
+    stop: AtomicBool,
 }
 
 fn pack(v: [u32; 3]) -> u64 {
@@ -114,6 +117,17 @@ fn unpack(p: u64) -> [u32; 3] {
 }
 
 impl LastSeen {
+    /// Asks the launch to stop at its next warp step.
+    pub(crate) fn request_stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Was the launch asked to stop?
+    #[inline]
+    pub(crate) fn stop_requested(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
     pub(crate) fn set(&self, site: Site, t: ThreadRef) {
         self.site
             .store(site as *const _ as usize, Ordering::Relaxed);

@@ -57,7 +57,8 @@ fn a_lane_spinning_in_registers_times_out() {
     assert_eq!(
         e.to_string(),
         format!(
-            "timed out after 2.0 s: a lane is probably spinning in a loop that never touches memory; last seen \
+            "timed out after 2.0 s of wall-clock time (the emulator's last-resort watchdog): the launch ran \
+             too long, or a lane spins in a loop that never touches memory; last seen \
              at {site} (thread (0,0,0) in block (0,0,0))"
         )
     );
