@@ -4,19 +4,9 @@
 
 mod common;
 
-use gpu::prelude::*;
-use gpu_host::{Config, Device, LaunchConfig, LaunchError, Meter, WorkBudget, meter::Work};
+use common::reread;
 
-/// Each thread reads `out[t]` `n` times: one warp step per read.
-#[kernel]
-fn reread(out: GlobalSlice<u32>, n: u32) {
-    let t = thread::thread_idx_x();
-    let mut i = 0;
-    while i < n {
-        out.store(t, out.load(t) + 1);
-        i += 1;
-    }
-}
+use gpu_host::{Config, Device, LaunchConfig, LaunchError, Meter, WorkBudget, meter::Work};
 
 fn device(meter: Option<std::sync::Arc<Meter>>) -> Device {
     Device::emulator_with(Config {

@@ -6,20 +6,10 @@
 
 mod common;
 
-use gpu::prelude::*;
+use common::reread;
+
 use gpu_host::{Config, Device, LaunchConfig, LaunchError};
 use std::time::{Duration, Instant};
-
-/// Each thread adds one to `out[t]` `n` times: a warp step per load and per store.
-#[kernel]
-fn reread(out: GlobalSlice<u32>, n: u32) {
-    let t = thread::thread_idx_x();
-    let mut i = 0;
-    while i < n {
-        out.store(t, out.load(t) + 1);
-        i += 1;
-    }
-}
 
 #[test]
 fn a_launch_past_its_watchdog_stops_at_a_step_and_the_device_goes_on() {

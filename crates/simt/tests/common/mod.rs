@@ -104,3 +104,16 @@ pub fn private_histo(data: gpu::GlobalSlice<u32>, histo: gpu::GlobalSlice<u32>) 
         histo.atomic_add(t, s.load(t));
     }
 }
+
+/// Each thread adds one to `out[t]` `n` times, a load and a store each time: a launch
+/// whose length in warp steps is `2 n` per warp (the meter's and the watchdog's tests).
+#[gpu::kernel]
+pub fn reread(out: gpu::GlobalSlice<u32>, n: u32) {
+    use gpu::prelude::*;
+    let t = thread::thread_idx_x();
+    let mut i = 0;
+    while i < n {
+        out.store(t, out.load(t) + 1);
+        i += 1;
+    }
+}
