@@ -25,7 +25,7 @@ const STOP_GRACE: Duration = Duration::from_secs(10);
 /// whatever the kernel wrote before an error, as on a GPU. With a watchdog in `config`,
 /// the launch runs on a worker thread; if it outlives the watchdog it is asked to stop at
 /// its next warp step and reported as timed out. Its memory comes back (as the kernel
-/// left it) when it stops within [`STOP_GRACE`] (or a quarter of the limit); otherwise (a native lane spinning in
+/// left it) when it stops within ten seconds (or a quarter of the limit); otherwise (a native lane spinning in
 /// registers still owns it) the memory is lost and later launches on `mem` report the
 /// device lost.
 pub fn launch(
