@@ -21,9 +21,9 @@ use gpu_host::{Device, LaunchConfig, LaunchError};
 use serde::Serialize;
 use solutions::ch05::{SPMD_N, stride_grid};
 
-/// One step of the progression, as data: the exercise it belongs to and what it runs. The
-/// progression is this table, in order; a new step is a record here (and its exercise in
-/// the registry), not a branch of a `match`.
+/// One step of the progression: the exercise it belongs to and what it runs. Every step of
+/// chapter 5 is code (its kernels' launches each take a form of their own, unlike chapter
+/// 9's declared launches, `chapter::declared`); the order is the registry's.
 struct StepRecord {
     /// The exercise's id (`"5.3"`), as the registry, the CLI's `--step` and the book say.
     id: &'static str,
@@ -31,7 +31,7 @@ struct StepRecord {
     run: fn(Ctx<'_>),
 }
 
-/// The steps, in order.
+/// The steps' code, by exercise id.
 const PROGRESSION: [StepRecord; 6] = [
     StepRecord {
         id: "5.1",
@@ -59,8 +59,8 @@ const PROGRESSION: [StepRecord; 6] = [
     },
 ];
 
-/// Every step's id, in order (those of the progression's records).
-pub const STEPS: [&str; PROGRESSION.len()] = chapter::step_ids!(PROGRESSION);
+/// Every step's id, in order: the registry's exercises (`exercises.toml`).
+pub const STEPS: [&str; crate::STEP_IDS.len()] = crate::STEP_IDS;
 
 /// What the steps share: the device, the kernels, the parameters, and the inputs of the
 /// element-wise steps (made once per run); a step pushes its rows into `rows`.
@@ -205,11 +205,14 @@ pub fn run(mut s: Steps<'_, Kernels, Params>) -> Vec<Row> {
     let c = inputs::of_kind(&p.input, n, 1 << 15, p.seed + 1);
     let mul_expected = reference::mul(&b, &c);
     let linear = LaunchConfig::linear(one_per_thread(n, block), block);
-    for record in &PROGRESSION {
-        let step = record.id;
+    for &step in &STEPS {
         if !s.wants(step) {
             continue;
         }
+        let Some(record) = PROGRESSION.iter().find(|r| r.id == step) else {
+            // `every_step_has_its_code` keeps this from happening.
+            continue;
+        };
         s.say(&format!("step {step}"));
         (record.run)(Ctx {
             dev: &mut *s.dev,
@@ -568,4 +571,24 @@ pub fn table_columns(rows: &[Row], notes: bool, keep: &[String]) -> String {
 /// Every column; [`table_columns`] keeps some.
 pub fn table(rows: &[Row], notes: bool) -> String {
     table_columns(rows, notes, &[])
+}
+
+#[cfg(test)]
+mod step_tests {
+    use super::*;
+
+    /// Every exercise of the registry has its step's code here, and every step here is an
+    /// exercise: a step added to one and not the other fails here, not in a student's run.
+    #[test]
+    fn every_step_has_its_code() {
+        for step in STEPS {
+            assert!(
+                PROGRESSION.iter().any(|r| r.id == step),
+                "step {step} has no code in PROGRESSION"
+            );
+        }
+        for r in &PROGRESSION {
+            assert!(STEPS.contains(&r.id), "{} is not an exercise", r.id);
+        }
+    }
 }

@@ -423,22 +423,6 @@ pub fn header<P: Progression>(dev: &Device, source: KernelSource, params: &P::Pa
     )
 }
 
-/// The ids of a chapter's progression records (`$records`, a `const` array of records with
-/// an `id` field), in order, as a `const` array: the chapter's `STEPS`, which `--step`,
-/// the runner and the book name.
-#[macro_export]
-macro_rules! step_ids {
-    ($records:expr) => {{
-        let mut ids = [""; $records.len()];
-        let mut i = 0;
-        while i < ids.len() {
-            ids[i] = $records[i].id;
-            i += 1;
-        }
-        ids
-    }};
-}
-
 /// The items of a [`Progression`] impl that every chapter crate writes alike, by its
 /// conventional names: `progression::{Params, Row, STEPS, LAYOUT, run}`,
 /// `kernels::{Kernels, kernels}` and `trace::{draw, DEFAULT_STEP}`; `$extra` is the

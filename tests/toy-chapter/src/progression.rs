@@ -17,17 +17,8 @@ pub struct Params {
     pub block: u32,
 }
 
-/// A step of the progression: its id and what it runs.
-struct StepRecord {
-    /// The exercise's id.
-    id: &'static str,
-}
-
-/// The steps, in order.
-const PROGRESSION: [StepRecord; 1] = [StepRecord { id: "1.1" }];
-
-/// Every step's id.
-pub const STEPS: [&str; PROGRESSION.len()] = chapter::step_ids!(PROGRESSION);
+/// Every step's id: the registry's exercises (`exercises.toml`).
+pub const STEPS: [&str; crate::STEP_IDS.len()] = crate::STEP_IDS;
 
 /// The toy's own column: none.
 #[derive(Clone, Debug, PartialEq, Serialize)]
