@@ -289,6 +289,10 @@ impl Runner<'_> {
     /// for the bins when asked (skipped, saying why, when they do not fit).
     fn declared(&mut self, launches: &[Launch]) {
         let (n, bins, block) = (self.n, self.p.bins, self.p.block);
+        // Each input and its reference histogram, made once for the step's launches (9.14
+        // runs two kernels on the same values).
+        let mut byte_expected: Option<Vec<u32>> = None;
+        let mut values: Option<(Vec<u32>, Vec<u32>)> = None;
         for l in launches {
             let grid = match l.grid {
                 Grid::Stride => self.grid(n),
@@ -310,15 +314,21 @@ impl Runner<'_> {
             let kernel = self.k.named(l.kernel);
             if let Some(k) = kernel.and_then(|k| k.downcast_ref::<ByteKernel>()) {
                 self.elem_bytes = 1;
-                let expected = reference::byte_histogram(self.bytes, bins);
-                let r = launch::bytes(self.dev, k, self.bytes, bins, shape);
-                self.push(l.kernel, n, bins, shape, r, &expected);
+                let bytes = self.bytes;
+                let expected =
+                    byte_expected.get_or_insert_with(|| reference::byte_histogram(bytes, bins));
+                let r = launch::bytes(self.dev, k, bytes, bins, shape);
+                self.push(l.kernel, n, bins, shape, r, expected);
             } else if let Some(k) = kernel.and_then(|k| k.downcast_ref::<U32Kernel>()) {
                 self.elem_bytes = 4;
-                let values = inputs::values(&self.p.input, n, bins, self.p.seed);
-                let expected = reference::value_histogram(&values, bins);
-                let r = launch::values(self.dev, k, &values, bins, shape);
-                self.push(l.kernel, n, bins, shape, r, &expected);
+                let p = self.p;
+                let (values, expected) = values.get_or_insert_with(|| {
+                    let v = inputs::values(&p.input, n, bins, p.seed);
+                    let h = reference::value_histogram(&v, bins);
+                    (v, h)
+                });
+                let r = launch::values(self.dev, k, values, bins, shape);
+                self.push(l.kernel, n, bins, shape, r, expected);
             } else {
                 let why = "a declared launch runs a byte or u32 kernel `(data, histo)`; this \
                            one needs its step as code"

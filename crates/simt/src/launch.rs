@@ -12,8 +12,6 @@ use std::time::Duration;
 
 use crate::spec::{KernelBody, LastSeen, LaunchSpec};
 
-/// Runs `kernel` over the grid of `spec` against `mem`.
-///
 /// How long a launch past its watchdog has to stop and give its memory back before the
 /// memory is declared lost (a quarter of the watchdog's limit when that is shorter, so
 /// that a short watchdog still answers soon): a launch stops at its next warp step, which
@@ -21,13 +19,15 @@ use crate::spec::{KernelBody, LastSeen, LaunchSpec};
 /// most, about a second), so ten seconds is ample.
 const STOP_GRACE: Duration = Duration::from_secs(10);
 
+/// Runs `kernel` over the grid of `spec` against `mem`.
+///
 /// Returns the report of a completed launch, or the error that ended it. Memory keeps
 /// whatever the kernel wrote before an error, as on a GPU. With a watchdog in `config`,
 /// the launch runs on a worker thread; if it outlives the watchdog it is asked to stop at
 /// its next warp step and reported as timed out. Its memory comes back (as the kernel
-/// left it) when it stops within ten seconds (or a quarter of the limit); otherwise (a native lane spinning in
-/// registers still owns it) the memory is lost and later launches on `mem` report the
-/// device lost.
+/// left it) when it stops within ten seconds (or a quarter of the limit); otherwise (a
+/// native lane spinning in registers still owns it) the memory is lost and later
+/// launches on `mem` report the device lost.
 pub fn launch(
     mem: &mut GlobalMemory,
     spec: &LaunchSpec,
