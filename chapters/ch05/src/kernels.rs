@@ -8,7 +8,6 @@
 //! reference table with one entry replaced). On a GPU (`cuda` feature) the same table
 //! serves: a [`Kernel`] carries its PTX entry name and source file.
 
-use course::KernelSource;
 use gpu::{GlobalSlice, Kernel};
 
 /// `a[i] = b[i] * c[i]`: `(a, b, c)` (5.1, 5.3).
@@ -22,60 +21,10 @@ pub type HistoKernel = Kernel<(GlobalSlice<u8>, GlobalSlice<u32>)>;
 /// A byte histogram with a words-per-thread parameter: `(data, histo, n)` (5.6, kernel 4).
 pub type HistoKernelN = Kernel<(GlobalSlice<u8>, GlobalSlice<u32>, u32)>;
 
-/// Every function a chapter-5 exercise covers (and the given kernels the checks and the
-/// progression compare with), from one crate.
-#[derive(Clone, Copy)]
-pub struct Kernels {
-    /// Which crate this table was built from.
-    pub source: KernelSource,
-    /// 5.1 `mul_one_block`.
-    pub mul_one_block: MulKernel,
-    /// 5.1 `mul_blocks`.
-    pub mul_blocks: MulKernel,
-    /// 5.2 `write_coords_2d`.
-    pub write_coords_2d: OutKernel,
-    /// 5.2 `write_coords_3d`.
-    pub write_coords_3d: OutKernel,
-    /// 5.3 `mul_grid_stride`.
-    pub mul_grid_stride: MulKernel,
-    /// 5.3 `stride_grid`.
-    pub stride_grid: fn(u32, u32, u32) -> u32,
-    /// 5.4 `classify_divergent` (given).
-    pub classify_divergent: MapKernel,
-    /// 5.4 `classify_half_warp` (given).
-    pub classify_half_warp: MapKernel,
-    /// 5.4 `classify_uniform`.
-    pub classify_uniform: MapKernel,
-    /// 5.4 `warps_per_block`.
-    pub warps_per_block: fn(u32) -> u32,
-    /// 5.5 `smooth_in_place` (given, block-order dependent).
-    pub smooth_in_place: OutKernel,
-    /// 5.5 `smooth`.
-    pub smooth: MapKernel,
-    /// 5.6 `histo_byte`.
-    pub histo_byte: HistoKernel,
-    /// 5.6 `histo_word`.
-    pub histo_word: HistoKernel,
-    /// 5.6 `histo_shared`.
-    pub histo_shared: HistoKernel,
-    /// 5.6 `histo_shared_n`.
-    pub histo_shared_n: HistoKernelN,
-}
-
-// `STUDENT`, `REFERENCE` and `kernels(source)`: every kernel and host function of the
-// exercises, from the student's crate or the reference one, run in the sandbox.
-chapter::kernel_tables! {
-    chapter ch05;
-    kernels [
-        mul_one_block, mul_blocks, write_coords_2d, write_coords_3d, mul_grid_stride,
-        classify_divergent, classify_half_warp, classify_uniform, smooth_in_place, smooth,
-        histo_byte, histo_word, histo_shared, histo_shared_n,
-    ];
-    host [
-        stride_grid(sm_count: u32, n: u32, block: u32) -> u32,
-        warps_per_block(threads: u32) -> u32,
-    ];
-}
+// `Kernels` (every kernel and host function the records name, its type the reference's),
+// `STUDENT`, `REFERENCE` and `kernels(source)`: generated from `exercises.toml` and the
+// reference source by the build script (`chapter_records::kernel_table_rs`).
+include!(concat!(env!("OUT_DIR"), "/kernel_table.rs"));
 
 /// The kernel source the tests use (`COURSE_KERNELS`), as every chapter reads it.
 pub use chapter::harness::source_from_env;

@@ -7,7 +7,6 @@
 //! grade both. On a GPU (`cuda` feature) the same table serves: a [`Kernel`] carries its
 //! PTX entry name and source file, from which the host runtime finds the right module.
 
-use course::KernelSource;
 use gpu::{GlobalSlice, Kernel};
 
 /// A byte kernel: `(data, histo)`.
@@ -49,81 +48,10 @@ impl Strategy {
     }
 }
 
-/// Every function a chapter-9 exercise covers, from one crate.
-#[derive(Clone, Copy)]
-pub struct Kernels {
-    /// Which crate this table was built from.
-    pub source: KernelSource,
-    /// 9.1 `histogram_sequential`.
-    pub histogram_sequential: fn(&[u8]) -> [u32; 256],
-    /// 9.1 `letter_histogram`.
-    pub letter_histogram: fn(&[u8], u32) -> [u32; 26],
-    /// 9.2 `predict_naive_count`.
-    pub predict_naive_count: fn() -> u32,
-    /// 9.2 `histo_naive`.
-    pub histo_naive: ByteKernel,
-    /// 9.3 `histo_atomic`.
-    pub histo_atomic: ByteKernel,
-    /// 9.4 `histo_private_global`.
-    pub histo_private_global: ByteKernelWith,
-    /// 9.5 `histo_private_shared`.
-    pub histo_private_shared: ByteKernel,
-    /// 9.5 `histo_private_dynamic`.
-    pub histo_private_dynamic: ByteKernel,
-    /// 9.6 `histo_coarse_contiguous`.
-    pub histo_coarse_contiguous: ByteKernelWith,
-    /// 9.6 `histo_coarse_interleaved`.
-    pub histo_coarse_interleaved: ByteKernel,
-    /// 9.7 `histo_aggregate`.
-    pub histo_aggregate: ByteKernel,
-    /// 9.8 `histo_warp_aggregate`.
-    pub histo_warp_aggregate: ByteKernel,
-    /// 9.9 `histo_fastest`.
-    pub histo_fastest: ByteKernel,
-    /// 9.10 `histo_registers`.
-    pub histo_registers: U32Kernel,
-    /// 9.11 `histo_rgb`.
-    pub histo_rgb: ByteKernel,
-    /// 9.12 `histo_weighted`.
-    pub histo_weighted: WeightedKernel,
-    /// 9.13 `histo_joint`.
-    pub histo_joint: JointKernel,
-    /// 9.14 `histo_u32_global`.
-    pub histo_u32_global: U32Kernel,
-    /// 9.14 `histo_u32_shared`.
-    pub histo_u32_shared: U32Kernel,
-    /// 9.14 `privatized_worst_global_atomics`.
-    pub privatized_worst_global_atomics: fn(u32, u32, u32) -> u32,
-    /// 9.15 `histo_cas`.
-    pub histo_cas: ByteKernel,
-    /// 9.15 `predict_cas_failures`.
-    pub predict_cas_failures: fn(u32) -> u32,
-    /// 9.16 `choose_strategy`, its answer mapped to [`Strategy`].
-    pub choose_strategy: fn(u32) -> Strategy,
-    /// 9.17 `histo_u32_sliced`.
-    pub histo_u32_sliced: U32Kernel,
-}
-
-// `STUDENT`, `REFERENCE` and `kernels(source)`: every kernel and host function of the
-// exercises, from the student's crate or the reference one, run in the sandbox.
-chapter::kernel_tables! {
-    chapter ch09;
-    kernels [
-        histo_naive, histo_atomic, histo_private_global, histo_private_shared,
-        histo_private_dynamic, histo_coarse_contiguous, histo_coarse_interleaved,
-        histo_aggregate, histo_warp_aggregate, histo_fastest, histo_registers, histo_rgb,
-        histo_weighted, histo_joint, histo_u32_global, histo_u32_shared, histo_cas,
-        histo_u32_sliced,
-    ];
-    host [
-        histogram_sequential(data: &[u8]) -> [u32; 256],
-        letter_histogram(text: &[u8], letters_per_bin: u32) -> [u32; 26],
-        predict_naive_count() -> u32,
-        privatized_worst_global_atomics(n: u32, bins: u32, block: u32) -> u32,
-        predict_cas_failures(lanes: u32) -> u32,
-        choose_strategy(bins: u32) -> Strategy = solutions::ch09::Strategy,
-    ];
-}
+// `Kernels` (every kernel and host function the records name, its type the reference's),
+// `STUDENT`, `REFERENCE` and `kernels(source)`: generated from `exercises.toml` and the
+// reference source by the build script (`chapter_records::kernel_table_rs`).
+include!(concat!(env!("OUT_DIR"), "/kernel_table.rs"));
 
 /// The reference crate's answer to 9.16, as the chapter names it.
 impl From<solutions::ch09::Strategy> for Strategy {

@@ -376,7 +376,7 @@ impl Runner<'_> {
 
     fn strategies(&mut self) {
         let (n, bins) = (self.n, self.p.bins);
-        let chosen = catch_host(|| (self.k.choose_strategy)(bins));
+        let chosen = catch_host(|| (self.k.choose_strategy)(bins)).map(Strategy::from);
         let table = table_strategy(bins);
         let row = match &chosen {
             Ok(c) => {

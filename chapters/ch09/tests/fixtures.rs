@@ -6,10 +6,10 @@
 //! here), so they pass on a fresh clone whatever `COURSE_KERNELS` says.
 
 use ch09::checks::check_with;
-use ch09::kernels::{Kernels, REFERENCE, Strategy};
+use ch09::kernels::{Kernels, REFERENCE};
 use course::{Outcome, Status};
 use gpu::prelude::*;
-use solutions::ch09::{NO_BIN, byte_bin};
+use solutions::ch09::{NO_BIN, Strategy, byte_bin};
 
 /// Runs the check of `id` on `k` on the emulator ([`chapter::check_tests::run_on_emulator`]).
 fn run(id: &str, k: Kernels) -> Outcome {

@@ -1,3 +1,5 @@
+//! Steps and checks as data.
+//!
 //! A progression step as data: the launches an exercise's record declares
 //! (`[[exercise.launch]]` in its `exercises.toml`), for the steps whose launch is one of
 //! the common forms. A chapter's progression runs them with its own inputs and
@@ -5,6 +7,12 @@
 //! parameter of its own, a grid computed by the kernel's crate) stays code in the
 //! chapter's progression. So adding an exercise whose kernel launches in a common form is
 //! its record, its stub and solution and its book section: no progression code.
+//!
+//! A check as data ([`Check`]): the launches an exercise's record declares for its check
+//! (`[[exercise.verify]]`), the counters each must show (`[[exercise.expect]]`) and the
+//! way the chapter follows the data (`follow`). The chapter's `check_declared` runs them on
+//! its inputs against its references; a check that needs more (a host function, a
+//! prediction, a comparison of two kernels) stays a function of the chapter's checks.
 
 /// The grid a declared launch gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,9 +59,214 @@ pub fn launches_of(
     table.iter().find(|(step, _)| *step == id).map(|(_, l)| *l)
 }
 
+/// The arithmetic of an expectation's value (`n + grid * bins`), re-exported for the
+/// chapters' tests of their records.
+pub use chapter_records::expr::Expr;
+
+/// A declared check's grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Blocks {
+    /// So many blocks whatever the input's length: the kernel must stride.
+    Fixed(u32),
+    /// One thread per element, and `extra` blocks more (threads with no element).
+    OnePerThread {
+        /// Blocks beyond `ceil(n / block)`.
+        extra: u32,
+    },
+}
+
+impl Blocks {
+    /// The blocks of a launch over `n` elements with `block` threads per block.
+    pub fn count(self, n: usize, block: u32) -> u32 {
+        match self {
+            Blocks::Fixed(b) => b,
+            Blocks::OnePerThread { extra } => crate::launch::one_per_thread(n, block) + extra,
+        }
+    }
+}
+
+/// One launch of a declared check: run on each of the chapter's inputs, its result
+/// compared with the reference's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Verify {
+    /// The kernel, one of the exercise's.
+    pub kernel: &'static str,
+    /// Its grid.
+    pub blocks: Blocks,
+    /// Threads per block.
+    pub block: u32,
+    /// Bins of the histogram.
+    pub bins: u32,
+    /// Whether it gets dynamic shared memory for one `u32` per bin.
+    pub shared_bins: bool,
+}
+
+/// How a counter compares with its expectation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Relation {
+    /// Equal.
+    Is,
+    /// At most.
+    AtMost,
+    /// At least.
+    AtLeast,
+}
+
+impl Relation {
+    /// Does `got` stand in this relation to `want`?
+    pub fn holds(self, got: i128, want: i128) -> bool {
+        match self {
+            Relation::Is => got == want,
+            Relation::AtMost => got <= want,
+            Relation::AtLeast => got >= want,
+        }
+    }
+
+    /// The relation in a message (`expected at most ...`).
+    pub fn words(self) -> &'static str {
+        match self {
+            Relation::Is => "",
+            Relation::AtMost => "at most ",
+            Relation::AtLeast => "at least ",
+        }
+    }
+}
+
+/// A counter expectation of a declared check: `counter` in `relation` to `value`, an
+/// expression ([`chapter_records::expr::Expr`]) of the launch's `n`, `grid`, `block` and
+/// `bins` and of its counters. A counter total alone can be matched by dummy work: a
+/// check that must see where the counts come from also follows the data (`follow`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Expect {
+    /// The counter, as the emulator's reports name it, or an expression of counters
+    /// (`shared_load_requests + shared_store_requests`).
+    pub counter: &'static str,
+    /// How it compares.
+    pub relation: Relation,
+    /// The expression it compares with.
+    pub value: &'static str,
+    /// What it shows when it holds (a phrase of the pass message), if anything.
+    pub means: Option<&'static str>,
+    /// Why the exercise expects it: the wrong-technique message when it does not hold.
+    pub why: &'static str,
+}
+
+impl Expect {
+    /// Tests the expectation with `value(name)` for the launch's names and counters:
+    /// `Ok(None)` when it holds, `Ok(Some(message))` (its `why`, with the figures) when
+    /// it does not, `Err` when a name has no value (a record the chapter cannot test).
+    pub fn test(&self, value: &dyn Fn(&str) -> Option<i128>) -> Result<Option<String>, String> {
+        let expr = Expr::parse(self.value)?;
+        let want = expr.eval(value)?;
+        let got = Expr::parse(self.counter)?.eval(value)?;
+        if self.relation.holds(got, want) {
+            return Ok(None);
+        }
+        let shown = if expr.names().is_empty() {
+            want.to_string()
+        } else {
+            format!("{} = {want}", self.value)
+        };
+        Ok(Some(format!(
+            "{} ({} is {got}, expected {}{shown})",
+            self.why,
+            self.counter,
+            self.relation.words()
+        )))
+    }
+}
+
+/// A check as data: the launches an exercise's record declares (`[[exercise.verify]]`),
+/// the counters each must show (`[[exercise.expect]]`) and how the data is followed
+/// (`follow`, a name the chapter gives meaning). The chapter's `check_declared` runs it on
+/// its inputs and references, so an exercise of a common form needs no check code.
+#[derive(Clone, Copy, Debug)]
+pub struct Check {
+    /// The launches, each run on every input.
+    pub launches: &'static [Verify],
+    /// The counters every launch must show (on the emulator).
+    pub expect: &'static [Expect],
+    /// How the chapter follows each load to its count, if it does.
+    pub follow: Option<&'static str>,
+}
+
+impl Check {
+    /// The pass message's phrases: what the expectations that hold show.
+    pub fn means(&self) -> Vec<&'static str> {
+        self.expect.iter().filter_map(|e| e.means).collect()
+    }
+}
+
+/// A counter of `c` by its name in the emulator's reports (`global_atomic_lanes`), or
+/// `None` for a name that is not a counter: how a declared expectation reads counters
+/// without a list of them written by hand.
+pub fn counter(c: &simt::Counters, name: &str) -> Option<i128> {
+    serde_json::to_value(c)
+        .ok()?
+        .get(name)?
+        .as_u64()
+        .map(i128::from)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_expectation_holds_fails_with_its_figures_or_names_what_is_missing() {
+        let e = Expect {
+            counter: "global_atomic_lanes",
+            relation: Relation::AtMost,
+            value: "grid * bins",
+            means: Some("few atomics"),
+            why: "privatized",
+        };
+        let c = simt::Counters {
+            global_atomic_lanes: 700,
+            ..Default::default()
+        };
+        let vars = |grid: i128| {
+            move |name: &str| match name {
+                "grid" => Some(grid),
+                "bins" => Some(256),
+                _ => counter(&c, name),
+            }
+        };
+        assert_eq!(e.test(&vars(3)), Ok(None));
+        assert_eq!(
+            e.test(&vars(2)),
+            Ok(Some(
+                "privatized (global_atomic_lanes is 700, expected at most grid * bins = 512)"
+                    .into()
+            ))
+        );
+        let typo = Expect {
+            counter: "global_atomics",
+            ..e
+        };
+        assert!(typo.test(&vars(3)).unwrap_err().contains("global_atomics"));
+        let sum = Expect {
+            counter: "global_atomic_lanes + shared_atomic_lanes",
+            relation: Relation::Is,
+            value: "0",
+            ..e
+        };
+        assert_eq!(
+            sum.test(&vars(3)),
+            Ok(Some(
+                "privatized (global_atomic_lanes + shared_atomic_lanes is 700, expected 0)".into()
+            ))
+        );
+        assert_eq!(counter(&c, "shared_atomic_lanes"), Some(0));
+        assert_eq!(counter(&c, "nothing"), None);
+    }
+
+    #[test]
+    fn a_declared_grid_counts_its_blocks() {
+        assert_eq!(Blocks::Fixed(3).count(10_000, 64), 3);
+        assert_eq!(Blocks::OnePerThread { extra: 0 }.count(65, 64), 2);
+        assert_eq!(Blocks::OnePerThread { extra: 2 }.count(64, 64), 3);
+    }
 
     #[test]
     fn grids_parse_by_their_names_only() {

@@ -49,18 +49,18 @@ macro_rules! sandboxed {
 /// A table is the chapter's `Kernels` struct: `source`, then each of `kernels` run in the
 /// emulator's sandbox from that crate's WebAssembly build ([`sandboxed!`](crate::sandboxed)),
 /// and each `host` function, `name(arg: Type, ..) -> Return`, called as its `#[gpu::host]`
-/// export in a WebAssembly lane ([`gpu_host::lanes::host_call`]), never the native code;
-/// `-> Return = Export` when the export returns another type, converted with `From`. The
-/// same names and signatures are in both crates.
+/// export in a WebAssembly lane ([`gpu_host::lanes::host_call`]), never the native code.
+/// The same names and signatures are in both crates. A chapter's build script writes this
+/// invocation and the `Kernels` struct from its records (`chapter_records::kernel_table_rs`).
 #[macro_export]
 macro_rules! kernel_tables {
     (
         chapter $chapter:ident;
         kernels [$($k:ident),* $(,)?];
-        host [$($h:ident($($a:ident: $t:ty),*) -> $r:ty $(= $e:ty)?),* $(,)?];
+        host [$($h:ident($($a:ident: $t:ty),*) -> $r:ty),* $(,)?];
     ) => {
-        $crate::kernel_tables!(@table STUDENT Student "kernels" $chapter [$($k),*] [$($h($($a: $t),*) -> $r $(= $e)?),*]);
-        $crate::kernel_tables!(@table REFERENCE Reference "solutions" $chapter [$($k),*] [$($h($($a: $t),*) -> $r $(= $e)?),*]);
+        $crate::kernel_tables!(@table STUDENT Student "kernels" $chapter [$($k),*] [$($h($($a: $t),*) -> $r),*]);
+        $crate::kernel_tables!(@table REFERENCE Reference "solutions" $chapter [$($k),*] [$($h($($a: $t),*) -> $r),*]);
 
         impl Kernels {
             /// The kernel named `name` (a record's name for it), as `Any`: the caller
@@ -82,23 +82,19 @@ macro_rules! kernel_tables {
             }
         }
     };
-    (@table $name:ident $source:ident $krate:literal $chapter:ident [$($k:ident),*] [$($h:ident($($a:ident: $t:ty),*) -> $r:ty $(= $e:ty)?),*]) => {
+    (@table $name:ident $source:ident $krate:literal $chapter:ident [$($k:ident),*] [$($h:ident($($a:ident: $t:ty),*) -> $r:ty),*]) => {
         #[doc = concat!("The kernels of crate `", $krate, "` (`", $krate, "::", stringify!($chapter), "`).")]
         pub static $name: Kernels = Kernels {
             source: course::KernelSource::$source,
             $($k: $crate::sandboxed!($krate, $chapter, $k),)*
             $($h: {
                 fn f($($a: $t),*) -> $r {
-                    let value: $crate::kernel_tables!(@export $r $(= $e)?) =
-                        gpu_host::lanes::host_call($krate, stringify!($h), ($($a,)*));
-                    value.into()
+                    gpu_host::lanes::host_call($krate, stringify!($h), ($($a,)*))
                 }
                 f
             },)*
         };
     };
-    (@export $r:ty) => { $r };
-    (@export $r:ty = $e:ty) => { $e };
 }
 
 #[cfg(test)]

@@ -254,6 +254,10 @@ fn expand(f: &mut ItemFn) -> syn::Result<proc_macro2::TokenStream> {
                 ::gpu::shared::align_up(at, 16)
             };
 
+            /// The kernel's parameter types, as the tuple a launch passes (a chapter's
+            /// kernel table names a kernel's type as `Kernel<name::Args>`).
+            pub type Args = (#(#types,)*);
+
             /// The typed launchable: pass it to the host runtime's `launch`.
             #[cfg(not(target_arch = "nvptx64"))]
             pub const KERNEL: ::gpu::Kernel<(#(#types,)*)> = ::gpu::Kernel {

@@ -2,7 +2,7 @@
 //!
 //! Each chapter crate keeps its exercises in `exercises.toml` (title, functions, points,
 //! hints, book section, as rustlings keeps its `info.toml`); its build script calls
-//! [`generate`], which writes three Rust files into `OUT_DIR`:
+//! [`generate`], which writes four Rust files into `OUT_DIR`:
 //!
 //! - `registry.rs`, included by the chapter's `lib.rs`: `EXERCISES` (one
 //!   `course::Exercise` per record, its check the `checks::ex_<chapter>_<step>` that the
@@ -12,15 +12,27 @@
 //!   defines each `ex_<chapter>_<step>` from the record's `check` function;
 //! - `exercise_tests.rs`, included by the chapter's `tests/exercises.rs`: one `#[test]`
 //!   per exercise, named `ex_<chapter>_<step, two digits>_<topic>` (`ex_9_03_global_atomics`),
-//!   each calling the `check(id)` defined beside the include.
+//!   each calling the `check(id)` defined beside the include;
+//! - `kernel_table.rs`, included by the chapter's `kernels` module: the `Kernels` table of
+//!   every kernel and host function the records name, and its `chapter::kernel_tables!`
+//!   (what each name is, the reference source says: [`kernel_table_rs`]).
 //!
 //! `registry.rs` also holds `STEP_IDS` (the progression's steps, in order) and `LAUNCHES`
 //! (the launches each record declares in `[[exercise.launch]]`, `chapter::declared`).
 //!
-//! So adding an exercise is its record, its stub and solution, its check and its book
-//! section (and its progression step as code only when its launches take a form the
-//! records cannot declare); no list of tests, steps or registry entries is written by
-//! hand.
+//! `checks.rs` also holds, for each record that declares its check (`[[exercise.verify]]`,
+//! `[[exercise.expect]]`, `follow`) in place of naming a function, its
+//! `chapter::declared::Check` and the function that runs it with the chapter's
+//! `check_declared`; `DECLARED` lists them.
+//!
+//! So adding an exercise is its record, its stub and solution and its book section; a
+//! check or a progression step is code only when it takes a form the records cannot
+//! declare. No list of tests, steps, kernels or registry entries is written by hand.
+
+pub mod expr;
+mod table;
+
+pub use table::{Item, Source, kernel_table_rs, scan};
 
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -36,6 +48,10 @@ pub struct Records {
     pub title: String,
     /// The seed of a check's random inputs when `COURSE_SEED` is not set.
     pub check_seed: u64,
+    /// The module of the `kernels` and `solutions` crates that holds the chapter's
+    /// functions, when it is not the chapter's id (the toy chapter borrows `ch05`'s).
+    #[serde(default)]
+    pub kernels_module: Option<String>,
     /// The exercises, in the order the book teaches them.
     pub exercise: Vec<Record>,
 }
@@ -51,12 +67,18 @@ pub struct Record {
     pub topic: String,
     /// Short title.
     pub title: String,
-    /// The check, a function of the chapter's `checks` module (`threads::check_5_1`).
-    pub check: String,
+    /// The check, a function of the chapter's `checks` module (`threads::check_5_1`);
+    /// none when the record declares its check (`verify` and `expect`).
+    #[serde(default)]
+    pub check: Option<String>,
     /// What the check verifies, in a sentence: the check function's documentation.
     pub checks: String,
-    /// The functions (kernels or host functions) the student writes.
+    /// The functions the student writes (kernels, host functions, their device helpers).
     pub kernels: Vec<String>,
+    /// Kernels or host functions the exercise runs that its stub already holds whole
+    /// (a divergent kernel to compare with, say): in the kernel table, not the student's.
+    #[serde(default)]
+    pub given: Vec<String>,
     /// Points for the grader.
     pub points: u32,
     /// The exercises whose functions this one's reference calls.
@@ -73,6 +95,108 @@ pub struct Record {
     /// (`chapter::declared`); none when the chapter's progression has code for the step.
     #[serde(default)]
     pub launch: Vec<LaunchRecord>,
+    /// A declared check's launches (`chapter::declared::Check`): each runs on every input
+    /// of the chapter and must give the reference's result.
+    #[serde(default)]
+    pub verify: Vec<VerifyRecord>,
+    /// A declared check's counter expectations, tested on every launch of `verify`.
+    #[serde(default)]
+    pub expect: Vec<ExpectRecord>,
+    /// How a declared check follows the data from each load to its count (the chapter
+    /// names the ways: chapter 9's `thread_global`, ...); none to skip.
+    #[serde(default)]
+    pub follow: Option<String>,
+}
+
+/// A declared check's grid: a number of blocks, or `"one_per_thread"` with an optional
+/// `+K` (K more blocks than elements need: threads with no element).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum GridRecord {
+    /// So many blocks, whatever the input's length (the kernel must stride).
+    Blocks(u32),
+    /// `"one_per_thread"` or `"one_per_thread+K"`.
+    Named(String),
+}
+
+impl GridRecord {
+    /// The extra blocks of a `one_per_thread` grid, or the error for an unknown name.
+    pub fn one_per_thread_extra(name: &str) -> Result<u32, String> {
+        let rest = name.strip_prefix("one_per_thread").ok_or_else(|| {
+            format!("grid `{name}` is not a number, `one_per_thread` or `one_per_thread+K`")
+        })?;
+        if rest.is_empty() {
+            return Ok(0);
+        }
+        rest.strip_prefix('+')
+            .and_then(|k| k.trim().parse::<u32>().ok())
+            .ok_or_else(|| format!("grid `{name}`: after `one_per_thread` comes `+K` or nothing"))
+    }
+}
+
+/// One launch of a declared check.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifyRecord {
+    /// The kernel, one of the exercise's `kernels`.
+    pub kernel: String,
+    /// Its grid.
+    pub grid: GridRecord,
+    /// Threads per block.
+    pub block: u32,
+    /// Bins of the histogram (the chapter's result size).
+    pub bins: u32,
+    /// Whether it gets dynamic shared memory for one `u32` per bin.
+    #[serde(default)]
+    pub shared_bins: bool,
+}
+
+/// One counter expectation of a declared check: `counter` compared with an expression
+/// ([`expr::Expr`]) of the launch (`n`, `grid`, `block`, `bins`) and its counters.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectRecord {
+    /// The counter, as the emulator's reports name it (`global_atomic_lanes`), or an
+    /// expression of counters (`shared_load_requests + shared_store_requests`).
+    pub counter: String,
+    /// It must equal this.
+    #[serde(default)]
+    pub is: Option<String>,
+    /// It must be at most this.
+    #[serde(default)]
+    pub at_most: Option<String>,
+    /// It must be at least this.
+    #[serde(default)]
+    pub at_least: Option<String>,
+    /// What it shows when it holds, for the pass message (`one global atomic per
+    /// element`); none to leave it out.
+    #[serde(default)]
+    pub means: Option<String>,
+    /// Why the exercise expects it: the wrong-technique message when it does not hold.
+    pub why: String,
+}
+
+impl ExpectRecord {
+    /// The relation's name (`is`, `at_most`, `at_least`) and its expression, or why the
+    /// record does not name exactly one.
+    pub fn relation(&self) -> Result<(&'static str, &str), String> {
+        let given: Vec<(&'static str, &str)> = [
+            ("is", &self.is),
+            ("at_most", &self.at_most),
+            ("at_least", &self.at_least),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.as_deref().map(|v| (k, v)))
+        .collect();
+        match given[..] {
+            [one] => Ok(one),
+            _ => Err(format!(
+                "expectation on `{}` names {} of `is`, `at_most` and `at_least`; exactly one, please",
+                self.counter,
+                given.len()
+            )),
+        }
+    }
 }
 
 /// One launch of an exercise's progression step (`chapter::declared::Launch`).
@@ -145,14 +269,37 @@ pub fn parse(text: &str) -> Result<Records, String> {
                 e.id, e.topic
             ));
         }
-        let path_ok = e.check.split("::").all(|part| {
-            !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        });
-        if !path_ok {
-            return Err(format!(
-                "exercise {}: check `{}` is not a path in the checks module (`module::function`)",
-                e.id, e.check
-            ));
+        match (&e.check, e.verify.is_empty()) {
+            (Some(check), true) => {
+                let path_ok = check.split("::").all(|part| {
+                    !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                });
+                if !path_ok {
+                    return Err(format!(
+                        "exercise {}: check `{check}` is not a path in the checks module (`module::function`)",
+                        e.id
+                    ));
+                }
+                if !e.expect.is_empty() || e.follow.is_some() {
+                    return Err(format!(
+                        "exercise {}: `expect` and `follow` belong to a declared check (`verify`), not to `check`",
+                        e.id
+                    ));
+                }
+            }
+            (None, false) => validate_declared(e)?,
+            (Some(_), false) => {
+                return Err(format!(
+                    "exercise {}: a `check` function and a declared check (`verify`): one or the other",
+                    e.id
+                ));
+            }
+            (None, true) => {
+                return Err(format!(
+                    "exercise {}: no check: a `check` function or `[[exercise.verify]]` launches",
+                    e.id
+                ));
+            }
         }
         for n in &e.needs {
             if !ids.contains(&n.as_str()) || *n == e.id {
@@ -161,6 +308,12 @@ pub fn parse(text: &str) -> Result<Records, String> {
                     e.id, r.id
                 ));
             }
+        }
+        if let Some(g) = e.given.iter().find(|g| e.kernels.contains(g)) {
+            return Err(format!(
+                "exercise {}: `{g}` is both one of its kernels and given",
+                e.id
+            ));
         }
         for l in &e.launch {
             if !e.kernels.contains(&l.kernel) {
@@ -192,6 +345,46 @@ pub fn parse(text: &str) -> Result<Records, String> {
         }
     }
     Ok(r)
+}
+
+/// Checks a declared check's records: launches of the exercise's kernels with known
+/// grids and nonzero sizes, expectations with one relation and expressions that parse.
+fn validate_declared(e: &Record) -> Result<(), String> {
+    for v in &e.verify {
+        if !e.kernels.contains(&v.kernel) && !e.given.contains(&v.kernel) {
+            return Err(format!(
+                "exercise {}: verifies `{}`, which is not one of its kernels ({})",
+                e.id,
+                v.kernel,
+                e.kernels.join(", ")
+            ));
+        }
+        match &v.grid {
+            GridRecord::Blocks(0) => {
+                return Err(format!("exercise {}: a grid of 0 blocks", e.id));
+            }
+            GridRecord::Blocks(_) => {}
+            GridRecord::Named(name) => {
+                GridRecord::one_per_thread_extra(name)
+                    .map_err(|m| format!("exercise {}: {m}", e.id))?;
+            }
+        }
+        if v.block == 0 || v.bins == 0 {
+            return Err(format!(
+                "exercise {}: `{}` with {} threads per block and {} bins: both must be at least 1",
+                e.id, v.kernel, v.block, v.bins
+            ));
+        }
+    }
+    for x in &e.expect {
+        let (_, text) = x
+            .relation()
+            .map_err(|m| format!("exercise {}: {m}", e.id))?;
+        for text in [text, &x.counter] {
+            expr::Expr::parse(text).map_err(|m| format!("exercise {}: {m}", e.id))?;
+        }
+    }
+    Ok(())
 }
 
 /// `s` as a Rust string literal.
@@ -320,11 +513,69 @@ pub fn registry_rs(r: &Records) -> String {
     out
 }
 
+/// A declared check as Rust: the `chapter::declared::Check` static of exercise `e` and
+/// the check function that runs it with the chapter's `check_declared`.
+fn declared_rs(e: &Record) -> String {
+    let step = e.id.replace('.', "_");
+    let launches: Vec<String> = e
+        .verify
+        .iter()
+        .map(|v| {
+            let blocks = match &v.grid {
+                GridRecord::Blocks(b) => format!("chapter::declared::Blocks::Fixed({b})"),
+                GridRecord::Named(name) => format!(
+                    "chapter::declared::Blocks::OnePerThread {{ extra: {} }}",
+                    GridRecord::one_per_thread_extra(name).unwrap_or(0)
+                ),
+            };
+            format!(
+                "chapter::declared::Verify {{ kernel: {}, blocks: {blocks}, block: {}, bins: {}, shared_bins: {} }}",
+                lit(&v.kernel),
+                v.block,
+                v.bins,
+                v.shared_bins
+            )
+        })
+        .collect();
+    let expect: Vec<String> = e
+        .expect
+        .iter()
+        .map(|x| {
+            let (relation, value) = x.relation().unwrap_or(("is", ""));
+            format!(
+                "chapter::declared::Expect {{ counter: {}, relation: chapter::declared::Relation::{}, value: {}, means: {}, why: {} }}",
+                lit(&x.counter),
+                variant(relation),
+                lit(value),
+                x.means.as_deref().map_or("None".to_string(), |m| format!("Some({})", lit(m))),
+                lit(&x.why)
+            )
+        })
+        .collect();
+    let follow = e
+        .follow
+        .as_deref()
+        .map_or("None".to_string(), |f| format!("Some({})", lit(f)));
+    format!(
+        "/// Exercise {id}'s declared check (its record's `verify` and `expect`).\n\
+         pub static DECLARED_{step}: chapter::declared::Check = chapter::declared::Check {{\n    \
+         launches: &[{}],\n    expect: &[{}],\n    follow: {follow},\n}};\n\n\
+         fn declared_{step}(ctx: &mut Ctx) -> Checked {{\n    check_declared(ctx, &DECLARED_{step})\n}}\n\n",
+        launches.join(", "),
+        expect.join(", "),
+        id = e.id,
+    )
+}
+
 /// The chapter's check registry as Rust (`checks.rs`, included by its checks module): a
-/// `chapter::check_registry!` of every record's check.
+/// `chapter::check_registry!` of every record's check, and each declared check's static
+/// and function (which call the chapter's `check_declared`).
 pub fn checks_rs(r: &Records) -> String {
     let mut out =
         String::from("// Generated from exercises.toml by chapter-records: edit that file.\n");
+    for e in r.exercise.iter().filter(|e| e.check.is_none()) {
+        out.push_str(&declared_rs(e));
+    }
     let _ = writeln!(
         out,
         "chapter::check_registry! {{\n    chapter {}, seed {};",
@@ -337,11 +588,27 @@ pub fn checks_rs(r: &Records) -> String {
             "    {} ex_{} => {}: {};",
             lit(&e.id),
             e.id.replace('.', "_"),
-            e.check,
+            e.check
+                .clone()
+                .unwrap_or_else(|| format!("declared_{}", e.id.replace('.', "_"))),
             lit(&format!("{}: {}", e.id, e.checks))
         );
     }
     out.push_str("}\n");
+    let declared: Vec<String> = r
+        .exercise
+        .iter()
+        .filter(|e| e.check.is_none())
+        .map(|e| format!("({}, &DECLARED_{})", lit(&e.id), e.id.replace('.', "_")))
+        .collect();
+    let _ = writeln!(
+        out,
+        "\n/// Every declared check of the chapter, by exercise id (a test checks what they name).\n\
+         #[allow(dead_code)]\n\
+         pub static DECLARED: [(&str, &chapter::declared::Check); {}] = [{}];",
+        declared.len(),
+        declared.join(", ")
+    );
     out
 }
 
@@ -364,8 +631,9 @@ pub fn tests_rs(r: &Records) -> String {
 }
 
 /// For a chapter's build script: reads `exercises.toml` in the crate's folder
-/// (`CARGO_MANIFEST_DIR`) and writes `registry.rs`, `checks.rs` and `exercise_tests.rs`
-/// into `OUT_DIR`.
+/// (`CARGO_MANIFEST_DIR`) and writes `registry.rs`, `checks.rs`, `exercise_tests.rs` and
+/// `kernel_table.rs` (from the chapter's reference file, `solutions/src/<module>.rs`, found
+/// in a folder above the crate) into `OUT_DIR`.
 /// A malformed file stops the build with its error.
 pub fn generate() {
     let dir =
@@ -383,6 +651,20 @@ pub fn generate() {
     write("registry.rs", registry_rs(&records));
     write("checks.rs", checks_rs(&records));
     write("exercise_tests.rs", tests_rs(&records));
+    let module = records.kernels_module.clone().unwrap_or(records.id.clone());
+    let solution = Path::new(&dir)
+        .ancestors()
+        .map(|a| a.join("solutions").join("src").join(format!("{module}.rs")))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| {
+            panic!("no solutions/src/{module}.rs above {dir}: the chapter's reference kernels")
+        });
+    println!("cargo:rerun-if-changed={}", solution.display());
+    let source = std::fs::read_to_string(&solution)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", solution.display()));
+    let table = kernel_table_rs(&records, &module, &source)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    write("kernel_table.rs", table);
 }
 
 #[cfg(test)]
@@ -507,6 +789,108 @@ hints = []
                     "grid = \"stride\"\nshared = true",
                 ),
                 "shared",
+            ),
+        ];
+        for (text, said) in cases {
+            let e = parse(&text).unwrap_err();
+            assert!(e.contains(said), "{said}: {e}");
+        }
+    }
+
+    /// 7.2 of [`GOOD`] with its check declared in place of its function: `verify`, then
+    /// `expect` (each with `extra` lines added).
+    fn declared(verify: &str, expect: &str) -> String {
+        GOOD.replace("check = \"tiled::check_7_2\"\n", "")
+            + &format!(
+                "\n[[exercise.verify]]\nkernel = \"conv_tiled\"\ngrid = 3\nblock = 64\nbins = 16\n{verify}\n\
+                 [[exercise.expect]]\ncounter = \"shared_load_requests\"\nwhy = \"tiles\"\n{expect}\n"
+            )
+    }
+
+    #[test]
+    fn a_declared_check_becomes_its_static_and_function() {
+        let r = parse(&declared(
+            "[[exercise.verify]]\nkernel = \"conv_tiled\"\ngrid = \"one_per_thread+2\"\nblock = 32\nbins = 8\nshared_bins = true",
+            "at_least = \"n * 2 + grid\"\nmeans = \"tiled loads\"",
+        ))
+        .unwrap();
+        let checks = checks_rs(&r);
+        assert!(
+            checks.contains("\"7.2\" ex_7_2 => declared_7_2:"),
+            "{checks}"
+        );
+        assert!(
+            checks.contains("pub static DECLARED_7_2: chapter::declared::Check"),
+            "{checks}"
+        );
+        assert!(checks.contains("fn declared_7_2(ctx: &mut Ctx) -> Checked {\n    check_declared(ctx, &DECLARED_7_2)"), "{checks}");
+        assert!(
+            checks.contains("blocks: chapter::declared::Blocks::Fixed(3), block: 64, bins: 16"),
+            "{checks}"
+        );
+        assert!(checks.contains("blocks: chapter::declared::Blocks::OnePerThread { extra: 2 }, block: 32, bins: 8, shared_bins: true"), "{checks}");
+        assert!(checks.contains("relation: chapter::declared::Relation::AtLeast, value: \"n * 2 + grid\", means: Some(\"tiled loads\"), why: \"tiles\""), "{checks}");
+        assert!(checks.contains("(\"7.2\", &DECLARED_7_2)"), "{checks}");
+        assert!(
+            checks.contains("\"7.1\" ex_7_1 => basic::check_7_1:"),
+            "{checks}"
+        );
+    }
+
+    #[test]
+    fn mistakes_in_a_declared_check_are_named() {
+        let cases = [
+            (declared("", "is = \"n\"\nat_most = \"n\""), "exactly one"),
+            (declared("", ""), "names 0 of"),
+            (declared("", "is = \"n +\""), "ends where"),
+            (declared("", "is = \"n / 2\""), "expected `+`"),
+            (
+                declared("", "is = \"n\"").replace("grid = 3", "grid = \"per_block\""),
+                "grid `per_block`",
+            ),
+            (
+                declared("", "is = \"n\"").replace("grid = 3", "grid = \"one_per_thread+x\""),
+                "`+K`",
+            ),
+            (
+                declared("", "is = \"n\"").replace("grid = 3", "grid = 0"),
+                "0 blocks",
+            ),
+            (
+                declared("", "is = \"n\"").replace("block = 64", "block = 0"),
+                "at least 1",
+            ),
+            (
+                declared("", "is = \"n\"").replace(
+                    "kernel = \"conv_tiled\"\ngrid",
+                    "kernel = \"conv_1d\"\ngrid",
+                ),
+                "verifies `conv_1d`",
+            ),
+            (
+                declared("", "is = \"n\"").replace(
+                    "topic = \"tiled_2\"",
+                    "topic = \"tiled_2\"\ncheck = \"a::b\"",
+                ),
+                "one or the other",
+            ),
+            (
+                GOOD.replace("check = \"tiled::check_7_2\"\n", ""),
+                "no check",
+            ),
+            (
+                GOOD.replace(
+                    "needs = [\"7.1\"]",
+                    "needs = [\"7.1\"]\nfollow = \"thread\"",
+                ),
+                "belong to a declared check",
+            ),
+            (
+                GOOD.replace(
+                    "kernels = [\"conv_tiled\"]",
+                    "kernels = [\"conv_tiled\"]\ngiven = [\"conv_tiled\"]",
+                ),
+                "both one of its kernels and given",
             ),
         ];
         for (text, said) in cases {

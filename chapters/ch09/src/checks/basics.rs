@@ -1,7 +1,6 @@
 //! Checks of 9.1 to 9.4: the sequential loop, the race, global atomics, and
 //! privatization in global memory.
 
-use super::flow::{self, Counts, Unit};
 use super::{Checked, Ctx, Verify, counters};
 use crate::inputs::{self, Case, TEXT};
 use crate::launch::{self, Shape, one_per_thread};
@@ -171,65 +170,6 @@ fn measure_prediction() -> Result<u32, Outcome> {
         )
     })?;
     Ok(run.bins[byte_bin(PREDICT_BYTE, 256) as usize])
-}
-
-pub(crate) fn check_9_3(ctx: &mut Ctx) -> Checked {
-    ctx.follow_data();
-    let k = ctx.k.histo_atomic;
-    let mut launches = 0;
-    for case in inputs::byte_cases(ctx.seed) {
-        // A grid far smaller than the input (the loop must stride), a few bin counts, and
-        // a grid with more threads than elements.
-        let shapes = [
-            (Shape::new(3, 64), 256),
-            (Shape::new(5, 96), 7),
-            (Shape::new(one_per_thread(case.n(), 64) + 2, 64), 256),
-        ];
-        for (shape, bins) in shapes {
-            let name = format!(
-                "{}, {bins} bins, <<<{}, {}>>>",
-                case.name, shape.grid, shape.block
-            );
-            let run = launch::bytes(ctx.dev, &k, &case.data, bins, shape);
-            let run = ctx.verify_eq(&name, run, &reference::byte_histogram(&case.data, bins))?;
-            launches += 1;
-            flow::follow(
-                ctx,
-                &name,
-                &run,
-                &case.data,
-                bins,
-                Unit::Thread,
-                Counts::Global,
-            )?;
-            let Some(c) = counters(&run) else { continue };
-            let n = case.n() as u64;
-            if c.global_atomic_lanes != n || c.shared_atomic_lanes != 0 {
-                return Err(ctx.technique(
-                    &name,
-                    format!(
-                        "{} global and {} shared atomic lanes for {n} elements: 9.3 counts each element with \
-                         exactly one global atomic_add",
-                        c.global_atomic_lanes, c.shared_atomic_lanes
-                    ),
-                ));
-            }
-            if c.global_load_sectors != c.global_load_requests {
-                return Err(ctx.technique(
-                    &name,
-                    format!(
-                        "the loads are not interleaved: {} warp loads touched {} sectors; in a grid-stride loop \
-                         the lanes of a warp read 32 neighbouring bytes, one 32-byte sector per load",
-                        c.global_load_requests, c.global_load_sectors
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(format!(
-        "{launches} launches right, one global atomic per element, coalesced loads{}",
-        ctx.technique_note()
-    ))
 }
 
 pub(crate) fn check_9_4(ctx: &mut Ctx) -> Checked {

@@ -12,7 +12,7 @@ use solutions::ch09::{REGISTER_BINS, SHARED_BINS};
 /// `u32` inputs for `bins` bins: empty, one value, values past the last bin (skipped),
 /// all zeros, all the last bin, sorted, and uniform over a range a little wider than the
 /// bins.
-fn value_cases(seed: u64, bins: u32) -> Vec<Case<u32>> {
+pub(super) fn value_cases(seed: u64, bins: u32) -> Vec<Case<u32>> {
     let mut rng = Rng::new(seed);
     let wide = bins + bins / 8 + 3;
     let mut sorted: Vec<u32> = (0..1500).map(|_| rng.below(bins as u64) as u32).collect();
@@ -71,45 +71,6 @@ fn privatized(
         ));
     }
     Ok(())
-}
-
-pub(crate) fn check_9_10(ctx: &mut Ctx) -> Checked {
-    let k = ctx.k.histo_registers;
-    let mut launches = 0;
-    for bins in [REGISTER_BINS, 5, 1] {
-        for case in value_cases(ctx.seed, bins) {
-            for (grid, block) in [(2u32, 64u32), (3, 96)] {
-                let name = format!("{}, {bins} bins, <<<{grid}, {block}>>>", case.name);
-                let run = launch::values(ctx.dev, &k, &case.data, bins, Shape::new(grid, block));
-                let run =
-                    ctx.verify_eq(&name, run, &reference::value_histogram(&case.data, bins))?;
-                launches += 1;
-                let Some(c) = counters(&run) else { continue };
-                if c.shared_atomic_lanes + c.shared_load_requests + c.shared_store_requests > 0 {
-                    return Err(ctx.technique(
-                        &name,
-                        "9.10 keeps the counters in registers: no shared memory at all",
-                    ));
-                }
-                let most = grid as u64 * block as u64 * bins as u64;
-                if c.global_atomic_lanes > most {
-                    return Err(ctx.technique(
-                        &name,
-                        format!(
-                            "{} global atomic lanes for {} counted elements: with counters in registers each thread \
-                             commits each bin at most once (at most {most} here), or its warp does after shuffles",
-                            c.global_atomic_lanes,
-                            in_range(&case.data, bins)
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-    Ok(format!(
-        "{launches} launches right, counted in registers{}",
-        ctx.technique_note()
-    ))
 }
 
 /// RGB pixels: interleaved bytes, with `extra` trailing bytes of a partial pixel.
@@ -453,7 +414,7 @@ pub const STRATEGY_BINS: [u32; 13] = [
 
 pub(crate) fn check_9_16(ctx: &mut Ctx) -> Checked {
     for bins in STRATEGY_BINS {
-        let chosen = catch_host(|| (ctx.k.choose_strategy)(bins))?;
+        let chosen = Strategy::from(catch_host(|| (ctx.k.choose_strategy)(bins))?);
         let table = table_strategy(bins);
         if chosen != table {
             return Err(Outcome::fail(

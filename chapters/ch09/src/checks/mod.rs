@@ -1,4 +1,5 @@
-//! The checks of chapter 9: one function per exercise, each running the kernels of one
+//! The checks of chapter 9: one function per exercise (written here, or declared by its
+//! record and run by `declared`), each running the kernels of one
 //! source on a device and returning an [`Outcome`].
 //!
 //! Every check runs the kernel on the adversarial inputs of [`crate::inputs`], compares
@@ -9,6 +10,7 @@
 //! checked.
 
 mod basics;
+mod declared;
 mod extensions;
 mod flow;
 mod privatized;
@@ -19,12 +21,15 @@ pub use extensions::{
 };
 
 // One check function per exercise (`ex_<chapter>_<step>`, named by the records of
-// `exercises.toml`) and `check_with`: `chapter::check_registry`.
+// `exercises.toml`; a record that declares its check gets its `DECLARED_<step>` and a
+// function that runs it with `declared::check_declared`) and `check_with`:
+// `chapter::check_registry`.
 include!(concat!(env!("OUT_DIR"), "/checks.rs"));
 
 use crate::kernels::{Kernels, kernels};
 use crate::launch::Run;
 use course::{KernelSource, Outcome};
+use declared::check_declared;
 use gpu_host::{Device, LaunchError};
 use std::fmt::Display;
 

@@ -1,0 +1,222 @@
+//! Declared checks: an exercise whose record declares its launches and the counters they
+//! must show (`[[exercise.verify]]`, `[[exercise.expect]]`, `follow`) is checked here, with
+//! no check function of its own (`chapter::declared::Check`).
+//!
+//! A byte kernel `(data, histo)` runs on every input of [`inputs::byte_cases`], a `u32`
+//! kernel on values for its bins; each result must equal the reference histogram, the
+//! emulator must find no race, then the data is followed (`follow`) and every expectation
+//! tested with the launch's names: `n` (elements), `counted` (elements the reference
+//! counts), `grid`, `block`, `bins`, and each counter by its report name.
+
+use super::flow::{self, Counts, Unit};
+use super::{Checked, Ctx, Verify, counters};
+use crate::inputs::{self, Case};
+use crate::kernels::{ByteKernel, U32Kernel};
+use crate::launch::{self, Run, Shape};
+use crate::reference;
+use chapter::declared::{self, Check};
+use course::{Outcome, Status};
+
+/// The ways a record's `follow` may name: how each loaded element reaches its count.
+pub const FOLLOW: [(&str, Unit, Counts); 4] = [
+    ("thread_global", Unit::Thread, Counts::Global),
+    ("thread_shared_bins", Unit::Thread, Counts::SharedBins),
+    ("warp_shared_bins", Unit::Warp, Counts::SharedBins),
+    ("thread_shared_totals", Unit::Thread, Counts::SharedTotals),
+];
+
+/// The record's mistake, as the check's outcome (the course's, not the student's).
+fn record_error(message: String) -> Outcome {
+    Outcome::fail(
+        Status::Error,
+        format!("the exercise's declared check cannot run: {message}"),
+    )
+}
+
+/// Runs the declared check `spec` (see the module's docs).
+pub(crate) fn check_declared(ctx: &mut Ctx, spec: &Check) -> Checked {
+    let follow = match spec.follow {
+        Some(name) => {
+            let way = FOLLOW.iter().find(|(n, ..)| *n == name).ok_or_else(|| {
+                record_error(format!(
+                    "no way to follow the data named `{name}` (chapter 9 has {})",
+                    FOLLOW.map(|(n, ..)| n).join(", ")
+                ))
+            })?;
+            ctx.follow_data();
+            Some((way.1, way.2))
+        }
+        None => None,
+    };
+    let mut launches = 0;
+    for v in spec.launches {
+        let kernel = ctx
+            .k
+            .named(v.kernel)
+            .ok_or_else(|| record_error(format!("no kernel `{}`", v.kernel)))?;
+        if let Some(k) = kernel.downcast_ref::<ByteKernel>() {
+            let k = *k;
+            for case in inputs::byte_cases(ctx.seed) {
+                let expected = reference::byte_histogram(&case.data, v.bins);
+                let shape = shape_of(v, case.n());
+                let name = launch_name(v, &case, shape);
+                let run = launch::bytes(ctx.dev, &k, &case.data, v.bins, shape);
+                let run = ctx.verify_eq(&name, run, &expected)?;
+                if let Some((unit, counts)) = follow {
+                    flow::follow(ctx, &name, &run, &case.data, v.bins, unit, counts)?;
+                }
+                expectations(ctx, spec, &name, &run, case.n(), &expected, shape, v)?;
+                launches += 1;
+            }
+        } else if let Some(k) = kernel.downcast_ref::<U32Kernel>() {
+            if follow.is_some() {
+                return Err(record_error(format!(
+                    "`{}` takes u32 values: the data is followed for byte kernels only",
+                    v.kernel
+                )));
+            }
+            let k = *k;
+            for case in super::extensions::value_cases(ctx.seed, v.bins) {
+                let expected = reference::value_histogram(&case.data, v.bins);
+                let shape = shape_of(v, case.n());
+                let name = launch_name(v, &case, shape);
+                let run = launch::values(ctx.dev, &k, &case.data, v.bins, shape);
+                let run = ctx.verify_eq(&name, run, &expected)?;
+                expectations(ctx, spec, &name, &run, case.n(), &expected, shape, v)?;
+                launches += 1;
+            }
+        } else {
+            return Err(record_error(format!(
+                "`{}` is neither a byte nor a u32 kernel `(data, histo)`: its check needs code",
+                v.kernel
+            )));
+        }
+    }
+    let means: String = spec.means().iter().map(|m| format!(", {m}")).collect();
+    Ok(format!(
+        "{launches} launches right{means}{}",
+        ctx.technique_note()
+    ))
+}
+
+/// The launch's shape on an input of `n` elements.
+fn shape_of(v: &declared::Verify, n: usize) -> Shape {
+    let shape = Shape::new(v.blocks.count(n, v.block), v.block);
+    if v.shared_bins {
+        shape.with_bins(v.bins)
+    } else {
+        shape
+    }
+}
+
+/// The launch as messages name it.
+fn launch_name<T>(v: &declared::Verify, case: &Case<T>, shape: Shape) -> String {
+    format!(
+        "{}, {}, {} bins, <<<{}, {}>>>",
+        v.kernel, case.name, v.bins, shape.grid, shape.block
+    )
+}
+
+/// Tests every expectation of `spec` on `run` (an emulated launch; none on a GPU).
+#[allow(clippy::too_many_arguments)]
+fn expectations(
+    ctx: &Ctx,
+    spec: &Check,
+    name: &str,
+    run: &Run<u32>,
+    n: usize,
+    expected: &[u32],
+    shape: Shape,
+    v: &declared::Verify,
+) -> Result<(), Outcome> {
+    let Some(c) = counters(run) else {
+        return Ok(());
+    };
+    let counted: u64 = expected.iter().map(|&x| x as u64).sum();
+    let value = |key: &str| -> Option<i128> {
+        match key {
+            "n" => Some(n as i128),
+            "counted" => Some(counted as i128),
+            "grid" => Some(shape.grid as i128),
+            "block" => Some(shape.block as i128),
+            "bins" => Some(v.bins as i128),
+            _ => declared::counter(c, key),
+        }
+    };
+    for e in spec.expect {
+        if let Some(why) = e.test(&value).map_err(record_error)? {
+            return Err(ctx.technique(name, why));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chapter::declared::Expr;
+
+    /// What a declared check names, it can run: kernels of the table with a signature
+    /// the check knows, ways to follow the data, and expressions of known names (a typo
+    /// in `exercises.toml` fails here, not in a student's check).
+    #[test]
+    fn every_declared_check_names_what_it_can_run() {
+        let k = crate::kernels::kernels(course::KernelSource::Reference);
+        let counters = serde_json::to_value(gpu_host::Counters::default()).unwrap();
+        let known = |name: &str| {
+            ["n", "counted", "grid", "block", "bins"].contains(&name)
+                || counters.get(name).is_some_and(|v| v.is_u64())
+        };
+        assert!(!crate::checks::DECLARED.is_empty());
+        for (id, check) in &crate::checks::DECLARED {
+            for v in check.launches {
+                let kernel = k.named(v.kernel);
+                assert!(
+                    kernel.is_some_and(|k| k.downcast_ref::<ByteKernel>().is_some()
+                        || k.downcast_ref::<U32Kernel>().is_some()),
+                    "{id}: `{}` is not a byte or u32 kernel of the table",
+                    v.kernel
+                );
+            }
+            if let Some(f) = check.follow {
+                assert!(FOLLOW.iter().any(|(n, ..)| *n == f), "{id}: follow `{f}`");
+            }
+            for e in check.expect {
+                for text in [e.counter, e.value] {
+                    for name in Expr::parse(text).unwrap().names() {
+                        assert!(known(name), "{id}: `{text}` reads `{name}`");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A record naming what the chapter cannot run is the course's error, said as such,
+    /// not a student's wrong technique.
+    #[test]
+    fn a_record_the_chapter_cannot_run_is_an_error_of_the_course() {
+        static NOWHERE: Check = Check {
+            launches: &[],
+            expect: &[],
+            follow: Some("nowhere"),
+        };
+        static WEIGHTED: Check = Check {
+            launches: &[declared::Verify {
+                kernel: "histo_weighted",
+                blocks: declared::Blocks::Fixed(1),
+                block: 32,
+                bins: 4,
+                shared_bins: false,
+            }],
+            expect: &[],
+            follow: None,
+        };
+        let mut dev = gpu_host::Device::emulator();
+        for (check, said) in [(&NOWHERE, "`nowhere`"), (&WEIGHTED, "needs code")] {
+            let mut ctx = Ctx::new(&mut dev, &crate::kernels::REFERENCE, 1, "ch09");
+            let out = check_declared(&mut ctx, check).unwrap_err();
+            assert_eq!(out.status, Status::Error, "{}", out.reason);
+            assert!(out.reason.contains(said), "{}", out.reason);
+        }
+    }
+}
