@@ -36,15 +36,7 @@ chapter::registry_tests!(ch05);
 #[test]
 fn the_reference_passes_through_check_with() {
     for e in ch05::CHAPTER.exercises {
-        let out = run(e.id, REFERENCE);
-        assert!(
-            out.passed(),
-            "{}: {}\n{}",
-            e.id,
-            out.reason,
-            out.details.join("\n")
-        );
-        assert_eq!(out.exercise, e.id);
+        chapter::check_tests::assert_passed(e.id, &run(e.id, REFERENCE));
     }
 }
 

@@ -21,14 +21,7 @@ fn run(id: &str, k: Kernels) -> Outcome {
 }
 
 fn passes(id: &str, k: Kernels) {
-    let out = run(id, k);
-    assert!(
-        out.passed(),
-        "{id}: {:?}: {}\n{}",
-        out.status,
-        out.reason,
-        out.details.join("\n")
-    );
+    chapter::check_tests::assert_passed(id, &run(id, k));
 }
 
 /// 9.3 with the index and stride spelt out, and a `loop` with a `break`.

@@ -42,9 +42,7 @@ chapter::registry_tests!(ch09);
 #[test]
 fn the_reference_passes_through_check_with() {
     for id in ch09::progression::STEPS {
-        let out = run(id, REFERENCE);
-        assert!(out.passed(), "{id}: {}", out.reason);
-        assert_eq!(out.exercise, id);
+        chapter::check_tests::assert_passed(id, &run(id, REFERENCE));
     }
 }
 

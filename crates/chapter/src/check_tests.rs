@@ -18,6 +18,19 @@ pub fn run_on_emulator<K>(check_with: CheckWith<K>, id: &str, k: K) -> Outcome {
     check_with(id, &mut Device::emulator(), k).expect("a registered exercise")
 }
 
+/// Asserts that `out`, the outcome of exercise `id`'s check, passed: a failure shows its
+/// status, reason and details, what a test of a right kernel needs to say why it failed.
+pub fn assert_passed(id: &str, out: &Outcome) {
+    assert!(
+        out.passed(),
+        "{id}: {:?}: {}\n{}",
+        out.status,
+        out.reason,
+        out.details.join("\n")
+    );
+    assert_eq!(out.exercise, id, "the outcome names another exercise");
+}
+
 /// Asserts that the exercises of `chapter` are the `steps` of its progression, in
 /// order, and that `tests` (the tests generated from its `exercises.toml`) has a test
 /// named `<filter>_<topic>` ([`course::test_filter`]: `ex_9_03_...`) that checks each,

@@ -350,28 +350,20 @@ fn helper(x: u32) -> u32 {
         assert!(s.types.contains("Strategy"));
     }
 
+    /// A chapter of one exercise that lists `names` (TOML: its `kernels` and more).
+    fn one_exercise(names: &str) -> crate::Records {
+        crate::parse(&format!(
+            "id = \"ch07\"\ntitle = \"t\"\ncheck_seed = 1\n\n[[exercise]]\nid = \"7.1\"\n\
+             topic = \"a\"\ntitle = \"a\"\ncheck = \"check_7_1\"\nchecks = \".\"\n{names}\n\
+             points = 1\nbook = \"a.md\"\nhints = []\n"
+        ))
+        .unwrap()
+    }
+
     #[test]
     fn the_table_holds_kernels_and_hosts_but_not_helpers() {
-        let records = crate::parse(
-            r#"
-id = "ch07"
-title = "t"
-check_seed = 1
-
-[[exercise]]
-id = "7.1"
-topic = "a"
-title = "a"
-check = "check_7_1"
-checks = "."
-kernels = ["histo", "helper", "choose"]
-given = ["sequential"]
-points = 1
-book = "a.md"
-hints = []
-"#,
-        )
-        .unwrap();
+        let records =
+            one_exercise("kernels = [\"histo\", \"helper\", \"choose\"]\ngiven = [\"sequential\"]");
         let t = kernel_table_rs(&records, "ch07", SOURCE).unwrap();
         assert!(
             t.contains("pub histo: gpu::Kernel<solutions::ch07::histo::Args>,"),
@@ -398,25 +390,7 @@ hints = []
 
     #[test]
     fn a_name_the_source_lacks_is_refused() {
-        let records = crate::parse(
-            r#"
-id = "ch07"
-title = "t"
-check_seed = 1
-
-[[exercise]]
-id = "7.1"
-topic = "a"
-title = "a"
-check = "check_7_1"
-checks = "."
-kernels = ["histo", "typo"]
-points = 1
-book = "a.md"
-hints = []
-"#,
-        )
-        .unwrap();
+        let records = one_exercise("kernels = [\"histo\", \"typo\"]");
         let e = kernel_table_rs(&records, "ch07", SOURCE).unwrap_err();
         assert!(e.contains("`typo`") && e.contains("does not define"), "{e}");
     }
