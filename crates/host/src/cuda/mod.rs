@@ -67,6 +67,11 @@ pub struct CudaBackend {
     ordinal: u32,
     /// `cuDriverGetVersion`: e.g. 13000 for CUDA 13.0.
     driver_version: i32,
+    /// The device's L2 size in bytes ([`DeviceProps::l2_bytes`]).
+    l2_bytes: usize,
+    /// A buffer of twice the L2's size that every timed operation writes over first
+    /// ([`CudaBackend::timed`]), allocated at the first timed call.
+    l2_flush: Option<(u64, usize)>,
 }
 
 // SAFETY: a CUDA context may be used from any thread once made current there, and every
@@ -182,6 +187,8 @@ impl CudaBackend {
                 ctx,
                 ordinal,
                 driver_version,
+                l2_bytes: props.l2_bytes as usize,
+                l2_flush: None,
             },
             props,
         ))
@@ -225,6 +232,18 @@ impl CudaBackend {
         } else {
             Err(self.fail(call, r as i32))
         }
+    }
+
+    /// The L2 flush buffer ([`CudaBackend::timed`]): twice the L2's size (at least 1 MiB),
+    /// allocated once.
+    fn l2_flush(&mut self) -> Result<(u64, usize)> {
+        if let Some(f) = self.l2_flush {
+            return Ok(f);
+        }
+        let bytes = (2 * self.l2_bytes).max(1 << 20);
+        let addr = self.alloc(bytes)?;
+        self.l2_flush = Some((addr, bytes));
+        Ok((addr, bytes))
     }
 
     /// Allocates `bytes` (at least 1, so that every buffer has its own address), zeroed.
@@ -510,7 +529,8 @@ impl CudaBackend {
             self.live(addr, bytes)?;
         }
         let m = self.resolve(kernel.0, kernel.1)?;
-        self.ensure_events(events_needed(zero.is_some(), reps))?;
+        let flush = self.l2_flush()?;
+        self.ensure_events(events_needed(reps))?;
         let shared = spec.shared_bytes;
         let this = &*self;
         let func = match this.modules[m].module.get_function(kernel.0) {
@@ -536,7 +556,7 @@ impl CudaBackend {
             }
             .map_err(|e| ("cuLaunchKernel", error::code_of(e)))
         };
-        let timed = this.timed(warmup, reps, zero, launch_one);
+        let timed = this.timed(warmup, reps, flush, zero, launch_one);
         self.finish_timed(timed, "cuStreamSynchronize (waiting for the kernel)")
     }
 
@@ -568,7 +588,8 @@ impl CudaBackend {
         self.activate()?;
         self.live(dst, bytes)?;
         self.live(src, bytes)?;
-        self.ensure_events(events_needed(false, reps))?;
+        let flush = self.l2_flush()?;
+        self.ensure_events(events_needed(reps))?;
         let copy_one = |this: &CudaBackend| {
             // SAFETY: both addresses are live allocations of at least `bytes` bytes, and
             // the stream belongs to this context.
@@ -576,17 +597,20 @@ impl CudaBackend {
                 unsafe { cust_raw::cuMemcpyDtoDAsync_v2(dst, src, bytes, this.stream.as_inner()) };
             raw_ok("cuMemcpyDtoDAsync", r)
         };
-        let timed = self.timed(warmup, reps, None, copy_one);
+        let timed = self.timed(warmup, reps, flush, None, copy_one);
         self.finish_timed(timed, "cuStreamSynchronize (waiting for the copy)")
     }
 
     /// Runs `op` on the stream `warmup` times, then `reps` times timed with events, then
     /// waits for the stream; the events must exist already ([`events_needed`]).
     ///
-    /// Without `zero`, the timed operations are back to back, each between two
-    /// consecutive events (`reps + 1` events, no host round trip in between). With `zero`,
-    /// each operation is preceded by a `cuMemsetD8Async` of those bytes and gets its own
-    /// pair of events, so the reset is not timed (`2 * reps` events).
+    /// Before every operation, outside the two events that time it, `flush` (a buffer
+    /// twice the L2's size) is written over (`cuMemsetD8Async`), and so are the `zero`
+    /// bytes, if any. So each operation starts from a cold L2, as a kernel over fresh data
+    /// does: without it, an input smaller than the L2 is read from the cache from the
+    /// second run on (the bench's read kernel ran 16 MiB at 2.7 TB/s, faster than the
+    /// memory; `notes/atoms-rate-h100-2026-11-25.md`), and each timed accumulating kernel
+    /// starts from a fresh output.
     ///
     /// Returns the durations, or the first failed call and its status code; after a
     /// failure the stream is still waited for, so a kernel fault is reported here.
@@ -594,21 +618,22 @@ impl CudaBackend {
         &self,
         warmup: u32,
         reps: u32,
+        flush: (u64, usize),
         zero: Option<(u64, usize)>,
         op: impl Fn(&CudaBackend) -> std::result::Result<(), (&'static str, i32)>,
     ) -> Timed {
-        let reset = || -> std::result::Result<(), (&'static str, i32)> {
-            match zero {
-                Some((addr, bytes)) if bytes > 0 => {
-                    // SAFETY: the caller checked that `addr` holds `bytes` live bytes; the
-                    // stream belongs to this context.
-                    let r = unsafe {
-                        cust_raw::cuMemsetD8Async(addr, 0, bytes, self.stream.as_inner())
-                    };
-                    raw_ok("cuMemsetD8Async", r)
-                }
-                _ => Ok(()),
+        let memset = |(addr, bytes): (u64, usize)| -> std::result::Result<(), (&'static str, i32)> {
+            if bytes == 0 {
+                return Ok(());
             }
+            // SAFETY: the caller checked that `addr` holds `bytes` live bytes (the flush
+            // buffer is this backend's own allocation); the stream belongs to this context.
+            let r = unsafe { cust_raw::cuMemsetD8Async(addr, 0, bytes, self.stream.as_inner()) };
+            raw_ok("cuMemsetD8Async", r)
+        };
+        let reset = || -> std::result::Result<(), (&'static str, i32)> {
+            memset(flush)?;
+            zero.map_or(Ok(()), memset)
         };
         let record = |i: usize| {
             self.events[i]
@@ -620,20 +645,11 @@ impl CudaBackend {
                 reset()?;
                 op(self)?;
             }
-            let reps = reps as usize;
-            if zero.is_some() {
-                for i in 0..reps {
-                    reset()?;
-                    record(2 * i)?;
-                    op(self)?;
-                    record(2 * i + 1)?;
-                }
-            } else if reps > 0 {
-                record(0)?;
-                for i in 0..reps {
-                    op(self)?;
-                    record(i + 1)?;
-                }
+            for i in 0..reps as usize {
+                reset()?;
+                record(2 * i)?;
+                op(self)?;
+                record(2 * i + 1)?;
             }
             Ok(())
         };
@@ -648,11 +664,7 @@ impl CudaBackend {
         }
         let mut times = Vec::with_capacity(reps as usize);
         for i in 0..reps as usize {
-            let (start, end) = if zero.is_some() {
-                (2 * i, 2 * i + 1)
-            } else {
-                (i, i + 1)
-            };
+            let (start, end) = (2 * i, 2 * i + 1);
             match self.events[end].elapsed(&self.events[start]) {
                 Ok(t) => times.push(t),
                 Err(e) => return Timed::Failed(("cuEventElapsedTime", error::code_of(e))),
@@ -682,14 +694,10 @@ enum Timed {
     WaitFailed(i32),
 }
 
-/// Events a timed run of `reps` operations needs: a pair per operation when each is
-/// preceded by a reset, else one more than the operations (they run back to back).
-fn events_needed(paired: bool, reps: u32) -> usize {
-    match (paired, reps) {
-        (_, 0) => 0,
-        (true, r) => 2 * r as usize,
-        (false, r) => r as usize + 1,
-    }
+/// Events a timed run of `reps` operations needs: a pair per operation (each is preceded
+/// by its untimed reset, [`CudaBackend::timed`]).
+fn events_needed(reps: u32) -> usize {
+    2 * reps as usize
 }
 
 /// A raw driver status as the result [`CudaBackend::timed`] works with.
