@@ -200,11 +200,15 @@ EXTENSIONS = 'notes/extensions-h100-2026-11-22.json'
 # 1 GiB, uniform and one value (notes/limits-h100-2026-11-24.md), and its ncu report of 9.14.
 LIMITS_U32 = 'notes/limits-u32-h100-2026-11-24.json'
 NCU_914 = 'notes/ncu-9.14-h100-2026-11-24.txt'
-SIZES_U8 = 'notes/sizes-u8-h100-2026-11-24c.json'
-# The sweeps of the build before the commits were RED (`red_add`): the same kernels with
-# ATOM commits, for what the change gave.
-SIZES_U8_ATOM = 'notes/sizes-u8-h100-2026-11-24b.json'
-SIZES_U32_ATOM = 'notes/sizes-u32-h100-2026-11-24b.json'
+# The size sweeps, every launch from a cold L2 (notes/cold-l2-h100-2026-11-25.md).
+SIZES_U8 = 'notes/sizes-u8-h100-2026-11-25.json'
+# The last sweeps before that, each launch after the one before on the same input: an
+# input smaller than the L2 was read from the cache.
+SIZES_U8_WARM = 'notes/sizes-u8-h100-2026-11-24c.json'
+SIZES_U32_WARM = 'notes/sizes-u32-h100-2026-11-24c.json'
+# atoms_rate_probe.cu on the H100: the shared atomics of a 16 MiB byte histogram alone,
+# under Nsight Compute (notes/atoms-rate-h100-2026-11-25/).
+NCU_ATOMS = 'notes/atoms-rate-h100-2026-11-25/ncu-atoms-rate.txt'
 # 9.17's runs at 16384 and 65536 bins (`bench --dtype u32 --u32-bins B`, 1 GiB, three
 # inputs) and Nsight Compute on `u32_sliced_vectors` at 65536 bins.
 MANY_BINS = {16384: 'notes/many-bins-16384-h100-2026-11-24.json',
@@ -225,7 +229,7 @@ def many_bins_table():
                          f"{fmt_gbps(g('histo_u32_sliced'))} | {fmt_gbps(g('histo_u32_global'))} | "
                          f"{fmt_gbps(g('cub'))} | {g('u32_sliced_vectors') / g('cub'):.1f}× |")
     return '\n'.join(lines)
-SIZES_U32 = 'notes/sizes-u32-h100-2026-11-24c.json'
+SIZES_U32 = 'notes/sizes-u32-h100-2026-11-25.json'
 def size_times(file):
     """Per size of a `bench --sizes` run: (MiB, read kernel µs, best GPU step's kernel and µs,
     CUB µs), uniform input."""
@@ -238,6 +242,18 @@ def size_times(file):
         cub = t(lambda r: r['step'] == 'cub')[0]
         out.append((run['bytes'] >> 20, read, kernel, best, cub))
     return out
+def atoms_ncu(metric, grid='132', block='512', kernel='atoms_kernel'):
+    """A metric of the first profiled launch of the probe's `kernel` on `grid` x `block`
+    (Nsight Compute's text report, NCU_ATOMS), as a float."""
+    launch, found = None, None
+    for line in open(os.path.join(ROOT, NCU_ATOMS)):
+        if re.match(r'^  \S', line):
+            launch = line.startswith('  ' + kernel + '(') and f'({grid}, 1, 1)x({block}, 1, 1)' in line
+            continue
+        m = re.match(r'^\s+' + re.escape(metric) + r'\s+\S+\s+([\d,.]+)\s*$', line)
+        if launch and m:
+            return float(m.group(1).replace(',', ''))
+    raise KeyError((kernel, grid, block, metric))
 def sizes_table():
     """The size sweep of both element types as a markdown table: time against the read
     kernel of the same run, and CUB against the kernel."""
@@ -430,7 +446,7 @@ def fill(text):
            'gbps': gbps, 'pct': pct, 'ratio': ratio, 'faster': faster, 'read_bw': read_bw,
            'measured_on': measured_on, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
            'BENCH': BENCH, 'ncu': ncu, 'VARIANTS': VARIANTS, 'INPUTS': INPUTS,
-           'EXTENSIONS': EXTENSIONS, 'LIMITS_U32': LIMITS_U32, 'NCU_914': NCU_914, 'ncu_plain': ncu_plain, 'sizes_table': sizes_table, 'size_times': size_times, 'SIZES_U8': SIZES_U8, 'SIZES_U32': SIZES_U32, 'SIZES_U8_ATOM': SIZES_U8_ATOM, 'SIZES_U32_ATOM': SIZES_U32_ATOM, 'int': int, 'float': float,
+           'EXTENSIONS': EXTENSIONS, 'LIMITS_U32': LIMITS_U32, 'NCU_914': NCU_914, 'ncu_plain': ncu_plain, 'sizes_table': sizes_table, 'size_times': size_times, 'SIZES_U8': SIZES_U8, 'SIZES_U32': SIZES_U32, 'SIZES_U8_WARM': SIZES_U8_WARM, 'SIZES_U32_WARM': SIZES_U32_WARM, 'NCU_ATOMS': NCU_ATOMS, 'atoms_ncu': atoms_ncu, 'int': int, 'float': float,
            'MANY_BINS': MANY_BINS, 'MANY_INPUTS': MANY_INPUTS, 'NCU_917': NCU_917, 'many_bins_table': many_bins_table,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,

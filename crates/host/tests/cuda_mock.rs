@@ -255,8 +255,8 @@ fn child_full_path() {
     ));
 
     // A typed launch, as on the emulator, with the same result; timed with events, each
-    // from a cold L2 (the backend writes over twice the L2 first; the mock's launch that
-    // follows no such flush takes half its 250 µs, as from the cache).
+    // from a cold L2 (the backend's flush kernel reads twice the L2 first; the mock's
+    // launch that follows no such flush takes half its 250 µs, as from the cache).
     let out = dev.alloc::<u32>(100).unwrap();
     let cfg = LaunchConfig::linear(2, 64);
     let r = dev

@@ -22,11 +22,11 @@
 //! **Timing.** A GPU kernel is first launched once (which also checks it and sizes the
 //! rest); then up to `--warmup` untimed and up to `--reps` timed launches, each timed
 //! alone by two CUDA events around it; the histogram is zeroed before every launch by a
-//! `cuMemsetD8Async` *outside* those events (not timed), and twice the L2's size is
-//! written over before it too, so that every launch (the read kernel's, the copy's, CUB's
-//! and PyTorch's alike) starts from a cold L2: an input smaller than the L2 (50 MiB on the
-//! H100) is otherwise read from the cache from the second launch on, and the read kernel
-//! "read" 16 MiB at 2.7 TB/s (`notes/atoms-rate-h100-2026-11-25.md`). When one launch is slow (global
+//! `cuMemsetD8Async` *outside* those events (not timed), and a kernel reads twice the L2's
+//! size before it too (gpu-host's flush), so that every launch (the read kernel's, the
+//! copy's, CUB's and PyTorch's alike) starts from a cold, clean L2: an input smaller than
+//! the L2 (50 MiB on the H100) is otherwise read from the cache from the second launch on,
+//! and the read kernel "read" 16 MiB in 6.0 µs (`notes/cold-l2-h100-2026-11-25.md`). When one launch is slow (global
 //! atomics on one-value input take about a second per GiB), fewer launches are made so
 //! that a case takes about `--budget-ms` (at least one timed launch; `reps` in the
 //! results says how many). The row's time is the median. CPU loops are timed with the

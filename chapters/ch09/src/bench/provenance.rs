@@ -32,9 +32,10 @@ pub(super) fn header(dev: &Device, opts: &Options) -> Header {
             data::fnv1a(&text.0)
         ),
         method: "GPU kernels: median of event-timed launches after warm-ups, each launch timed \
-                 alone; the histogram is zeroed by cuMemsetD8Async before every launch, outside \
-                 the events (not timed); input upload not timed. CPU: host clock, same input. \
-                 CUB and PyTorch: their own CUDA events around each call (CUB zeroes its \
+                 alone from a cold L2 (a kernel reads twice the L2 before every launch, and \
+                 the histogram is zeroed by cuMemsetD8Async, outside the events: not timed); \
+                 input upload not timed. CPU: host clock, same input. CUB and PyTorch: their own \
+                 CUDA events around each call, twice the L2 read before each too (CUB zeroes its \
                  histogram outside them; torch.bincount allocates its output inside them). \
                  GB/s = input bytes / median time (10^9 B/s)."
             .into(),

@@ -28,6 +28,7 @@
 
 mod driver;
 mod error;
+mod flush;
 
 use crate::props::DeviceProps;
 use crate::{LaunchError, Result};
@@ -69,9 +70,19 @@ pub struct CudaBackend {
     driver_version: i32,
     /// The device's L2 size in bytes ([`DeviceProps::l2_bytes`]).
     l2_bytes: usize,
-    /// A buffer of twice the L2's size that every timed operation writes over first
-    /// ([`CudaBackend::timed`]), allocated at the first timed call.
-    l2_flush: Option<(u64, usize)>,
+    /// The device's SMs: the flush kernel's grid.
+    sm_count: u32,
+    /// What every timed operation runs first ([`flush`]), made at the first timed call.
+    l2_flush: Option<L2Flush>,
+}
+
+/// The L2 flush of timed operations ([`flush`]): the kernel's module, the buffer it reads
+/// and its grid.
+struct L2Flush {
+    module: Module,
+    addr: u64,
+    bytes: usize,
+    grid: u32,
 }
 
 // SAFETY: a CUDA context may be used from any thread once made current there, and every
@@ -188,6 +199,7 @@ impl CudaBackend {
                 ordinal,
                 driver_version,
                 l2_bytes: props.l2_bytes as usize,
+                sm_count: props.sm_count,
                 l2_flush: None,
             },
             props,
@@ -234,16 +246,28 @@ impl CudaBackend {
         }
     }
 
-    /// The L2 flush buffer ([`CudaBackend::timed`]): twice the L2's size (at least 1 MiB),
-    /// allocated once.
-    fn l2_flush(&mut self) -> Result<(u64, usize)> {
-        if let Some(f) = self.l2_flush {
-            return Ok(f);
+    /// Makes the L2 flush ([`flush`]) at the first timed call: its buffer (twice the L2,
+    /// zeroed) and its module.
+    fn ensure_l2_flush(&mut self) -> Result<()> {
+        if self.l2_flush.is_some() {
+            return Ok(());
         }
-        let bytes = (2 * self.l2_bytes).max(1 << 20);
+        let bytes = flush::flush_bytes(self.l2_bytes);
         let addr = self.alloc(bytes)?;
-        self.l2_flush = Some((addr, bytes));
-        Ok((addr, bytes))
+        let text = CString::new(flush::PTX).expect("invariant: the flush PTX has no NUL");
+        let module = Module::from_ptx_cstr(&text, &[]).map_err(|e| {
+            self.fail(
+                "cuModuleLoadDataEx (the L2 flush kernel)",
+                error::code_of(e),
+            )
+        })?;
+        self.l2_flush = Some(L2Flush {
+            module,
+            addr,
+            bytes,
+            grid: self.sm_count.max(1) * flush::BLOCKS_PER_SM,
+        });
+        Ok(())
     }
 
     /// Allocates `bytes` (at least 1, so that every buffer has its own address), zeroed.
@@ -529,7 +553,7 @@ impl CudaBackend {
             self.live(addr, bytes)?;
         }
         let m = self.resolve(kernel.0, kernel.1)?;
-        let flush = self.l2_flush()?;
+        self.ensure_l2_flush()?;
         self.ensure_events(events_needed(reps))?;
         let shared = spec.shared_bytes;
         let this = &*self;
@@ -556,7 +580,7 @@ impl CudaBackend {
             }
             .map_err(|e| ("cuLaunchKernel", error::code_of(e)))
         };
-        let timed = this.timed(warmup, reps, flush, zero, launch_one);
+        let timed = this.timed(warmup, reps, zero, launch_one);
         self.finish_timed(timed, "cuStreamSynchronize (waiting for the kernel)")
     }
 
@@ -588,7 +612,7 @@ impl CudaBackend {
         self.activate()?;
         self.live(dst, bytes)?;
         self.live(src, bytes)?;
-        let flush = self.l2_flush()?;
+        self.ensure_l2_flush()?;
         self.ensure_events(events_needed(reps))?;
         let copy_one = |this: &CudaBackend| {
             // SAFETY: both addresses are live allocations of at least `bytes` bytes, and
@@ -597,20 +621,18 @@ impl CudaBackend {
                 unsafe { cust_raw::cuMemcpyDtoDAsync_v2(dst, src, bytes, this.stream.as_inner()) };
             raw_ok("cuMemcpyDtoDAsync", r)
         };
-        let timed = self.timed(warmup, reps, flush, None, copy_one);
+        let timed = self.timed(warmup, reps, None, copy_one);
         self.finish_timed(timed, "cuStreamSynchronize (waiting for the copy)")
     }
 
     /// Runs `op` on the stream `warmup` times, then `reps` times timed with events, then
-    /// waits for the stream; the events must exist already ([`events_needed`]).
+    /// waits for the stream; the events and the L2 flush must exist already
+    /// ([`events_needed`], [`CudaBackend::ensure_l2_flush`]).
     ///
-    /// Before every operation, outside the two events that time it, `flush` (a buffer
-    /// twice the L2's size) is written over (`cuMemsetD8Async`), and so are the `zero`
-    /// bytes, if any. So each operation starts from a cold L2, as a kernel over fresh data
-    /// does: without it, an input smaller than the L2 is read from the cache from the
-    /// second run on (the bench's read kernel ran 16 MiB at 2.7 TB/s, faster than the
-    /// memory; `notes/atoms-rate-h100-2026-11-25.md`), and each timed accumulating kernel
-    /// starts from a fresh output.
+    /// Before every operation, outside the two events that time it, the flush kernel reads
+    /// twice the L2's size ([`flush`]: each operation starts from a cold L2, as a kernel
+    /// over fresh data does), and the `zero` bytes, if any, are set to 0
+    /// (`cuMemsetD8Async`: each run of an accumulating kernel starts from a fresh output).
     ///
     /// Returns the durations, or the first failed call and its status code; after a
     /// failure the stream is still waited for, so a kernel fault is reported here.
@@ -618,22 +640,51 @@ impl CudaBackend {
         &self,
         warmup: u32,
         reps: u32,
-        flush: (u64, usize),
         zero: Option<(u64, usize)>,
         op: impl Fn(&CudaBackend) -> std::result::Result<(), (&'static str, i32)>,
     ) -> Timed {
-        let memset = |(addr, bytes): (u64, usize)| -> std::result::Result<(), (&'static str, i32)> {
-            if bytes == 0 {
-                return Ok(());
+        let Some(l2) = &self.l2_flush else {
+            return Timed::Failed(("the L2 flush (not made)", 0));
+        };
+        let flush_fn = match l2.module.get_function(flush::ENTRY) {
+            Ok(f) => f,
+            Err(e) => return Timed::Failed(("cuModuleGetFunction", error::code_of(e))),
+        };
+        let flush = || -> std::result::Result<(), (&'static str, i32)> {
+            let (mut src, mut vectors, mut sink) = (l2.addr, (l2.bytes / 16) as u64, l2.addr);
+            let params = [
+                &mut src as *mut u64 as *mut c_void,
+                &mut vectors as *mut u64 as *mut c_void,
+                &mut sink as *mut u64 as *mut c_void,
+            ];
+            // SAFETY: the flush kernel takes three u64 parameters, which `params` points
+            // at for the length of the call (it copies them); it reads `vectors` 16-byte
+            // vectors from `src`, this backend's own live allocation of `l2.bytes` bytes,
+            // and never writes `sink` (the buffer is zeroed, the XOR never matches).
+            unsafe {
+                self.stream.launch(
+                    &flush_fn,
+                    GridSize::x(l2.grid),
+                    BlockSize::x(flush::BLOCK),
+                    0,
+                    &params,
+                )
             }
-            // SAFETY: the caller checked that `addr` holds `bytes` live bytes (the flush
-            // buffer is this backend's own allocation); the stream belongs to this context.
-            let r = unsafe { cust_raw::cuMemsetD8Async(addr, 0, bytes, self.stream.as_inner()) };
-            raw_ok("cuMemsetD8Async", r)
+            .map_err(|e| ("cuLaunchKernel (the L2 flush)", error::code_of(e)))
         };
         let reset = || -> std::result::Result<(), (&'static str, i32)> {
-            memset(flush)?;
-            zero.map_or(Ok(()), memset)
+            flush()?;
+            match zero {
+                Some((addr, bytes)) if bytes > 0 => {
+                    // SAFETY: the caller checked that `addr` holds `bytes` live bytes; the
+                    // stream belongs to this context.
+                    let r = unsafe {
+                        cust_raw::cuMemsetD8Async(addr, 0, bytes, self.stream.as_inner())
+                    };
+                    raw_ok("cuMemsetD8Async", r)
+                }
+                _ => Ok(()),
+            }
         };
         let record = |i: usize| {
             self.events[i]
