@@ -146,8 +146,10 @@ pub(super) fn wave(
 /// (`solutions::bench`, step `var`): [`fast_run_length`](solutions::bench::fast_run_length())
 /// (the first 9.9), [`fast_popc`](solutions::bench::fast_popc()),
 /// [`fast_warp_bins`](solutions::bench::fast_warp_bins()) and
-/// [`fast_lane_bins`](solutions::bench::fast_lane_bins()). Every grid is one wave, sized
-/// from the device's occupancy for that kernel, block and shared memory (`wave`).
+/// [`fast_lane_bins`](solutions::bench::fast_lane_bins()), and 9.9 at its policy's block
+/// but coarsened less (`histo_fastest/v8`, `/v4`: 8 or 4 vectors per thread). Every grid
+/// is one wave, sized from the device's occupancy for that kernel, block and shared
+/// memory (`wave`).
 pub fn variant_steps(dev: &mut Device, n: usize) -> Vec<Step> {
     use solutions::bench as b;
     let bins = U8_BINS;
@@ -182,7 +184,7 @@ pub fn variant_steps(dev: &mut Device, n: usize) -> Vec<Step> {
             columns,
         ),
     ];
-    steps
+    let mut out: Vec<Step> = steps
         .into_iter()
         .map(|(step, name, kernel, block, shared_bins)| Step {
             step,
@@ -191,7 +193,48 @@ pub fn variant_steps(dev: &mut Device, n: usize) -> Vec<Step> {
             shape: wave(dev, &kernel, n, block, shared_bins * 4),
             out_len: bins,
         })
-        .collect()
+        .collect();
+    // 9.9 coarsened less: at least 8 or 4 vectors per thread before the grid stops
+    // growing (the policy's 16), so that a mid-size input gets more blocks per SM.
+    let policy_wave = wave(dev, &fastest, n, policy, columns * 4);
+    for (name, vecs) in [("histo_fastest/v8", 8), ("histo_fastest/v4", 4)] {
+        out.push(Step {
+            step: "9.9",
+            kernel: name,
+            launch: StepKernel::Bytes(fastest),
+            shape: Shape {
+                grid: coarsened_grid(dev, &fastest, n, policy, columns * 4, vecs)
+                    .unwrap_or(policy_wave.grid),
+                ..policy_wave
+            },
+            out_len: bins,
+        });
+    }
+    out
+}
+
+/// [`fastest_grid`]'s rule with `vecs` vectors per thread in place of the policy's
+/// [`FastestPolicy::VECS_PER_THREAD`]: one wave at most, no more blocks than `n` bytes feed
+/// with `vecs` vectors per thread, one per SM at least while each thread has a vector.
+fn coarsened_grid(
+    dev: &mut Device,
+    kernel: &ByteKernel,
+    n: usize,
+    block: u32,
+    shared_bytes: u32,
+    vecs: u32,
+) -> Option<u32> {
+    let probe = Shape {
+        grid: 1,
+        block,
+        shared_bytes,
+    };
+    let per_sm = dev.max_active_blocks_per_sm(kernel, probe.config()).ok()?;
+    let sms = dev.props().sm_count;
+    let per_block = |v: u32| block as usize * (FastestPolicy::VEC_BYTES * v) as usize;
+    let coarsened = n.div_ceil(per_block(vecs));
+    let one_each = n.div_ceil(per_block(1)).min(sms as usize);
+    Some(((sms * per_sm.max(1)) as usize).min(coarsened.max(one_each).max(1)) as u32)
 }
 
 /// Bytes 9.15's `histo_cas` counts at most in the extension sweep (a prefix of the input):
