@@ -482,12 +482,14 @@ mod tests {
             lines.push(l.to_string())
         });
         assert!(report.all_correct(), "{}", report.table());
-        // 2 references + 7 kernels x 4 byte inputs; no u32 input.
-        assert_eq!(report.rows.len(), 2 + 7 * 4, "{}", report.table());
+        // 2 references + 9 kernels x 4 byte inputs; no u32 input.
+        assert_eq!(report.rows.len(), 2 + 9 * 4, "{}", report.table());
         for k in [
             "histo_fastest",
             "histo_fastest/b256",
             "histo_fastest/b1024",
+            "histo_fastest/v8",
+            "histo_fastest/v4",
             "fast_run_length",
             "fast_popc",
             "fast_warp_bins",
