@@ -390,8 +390,10 @@ impl FastestPolicy {
     /// bank `l` and no shared atomic instruction has a bank conflict.
     pub const LANE_COPIES: u32 = 32;
     /// 16-byte vectors each thread counts, at least, before the grid grows: coarsening
-    /// keeps the blocks (and their commits) few on short inputs.
-    pub const VECS_PER_THREAD: u32 = 16;
+    /// keeps the blocks (and their commits) few on short inputs. 8, not 16: at 16 MiB
+    /// the twice as many blocks ran 1.21x the read kernel's time against 1.26x and 1.27x,
+    /// and the same within 1 % at 1 MiB to 1 GiB (`bench --variants`, H100, cold L2).
+    pub const VECS_PER_THREAD: u32 = 8;
 }
 
 /// Dynamic shared memory 9.9 needs per block for `num_bins` bins: a column of
