@@ -62,6 +62,11 @@ pub struct CudaBackend {
     allocations: BTreeMap<u64, usize>,
     /// Set after a sticky error: why the context cannot be used any more.
     lost: Option<String>,
+    /// What every timed operation runs first ([`flush`]), made at the first timed call.
+    /// Before `ctx`: fields drop in order, and its module must be unloaded while the
+    /// context lives (after it, `cuModuleUnload` fails with CUDA_ERROR_CONTEXT_IS_DESTROYED,
+    /// which compute-sanitizer reported).
+    l2_flush: Option<L2Flush>,
     /// The context; destroyed last.
     ctx: Context,
     /// The device ordinal.
@@ -72,8 +77,6 @@ pub struct CudaBackend {
     l2_bytes: usize,
     /// The device's SMs: the flush kernel's grid.
     sm_count: u32,
-    /// What every timed operation runs first ([`flush`]), made at the first timed call.
-    l2_flush: Option<L2Flush>,
 }
 
 /// The L2 flush of timed operations ([`flush`]): the kernel's module, the buffer it reads
