@@ -46,6 +46,7 @@
 
 mod anchors;
 pub mod cpu;
+pub mod cpu_simd;
 pub mod data;
 pub mod external;
 mod measure;

@@ -59,7 +59,7 @@ pub(crate) fn check_declared(ctx: &mut Ctx, spec: &Check) -> Checked {
             for case in inputs::byte_cases(ctx.seed) {
                 let expected = reference::byte_histogram(&case.data, v.bins);
                 let shape = shape_of(v, case.n());
-                let name = launch_name(v, &case, shape);
+                let name = launch_name(spec, v, &case, shape);
                 let run = launch::bytes(ctx.dev, &k, &case.data, v.bins, shape);
                 let run = ctx.verify_eq(&name, run, &expected)?;
                 if let Some((unit, counts)) = follow {
@@ -79,7 +79,7 @@ pub(crate) fn check_declared(ctx: &mut Ctx, spec: &Check) -> Checked {
             for case in super::extensions::value_cases(ctx.seed, v.bins) {
                 let expected = reference::value_histogram(&case.data, v.bins);
                 let shape = shape_of(v, case.n());
-                let name = launch_name(v, &case, shape);
+                let name = launch_name(spec, v, &case, shape);
                 let run = launch::values(ctx.dev, &k, &case.data, v.bins, shape);
                 let run = ctx.verify_eq(&name, run, &expected)?;
                 expectations(ctx, spec, &name, &run, case.n(), &expected, shape, v)?;
@@ -109,11 +109,17 @@ fn shape_of(v: &declared::Verify, n: usize) -> Shape {
     }
 }
 
-/// The launch as messages name it.
-fn launch_name<T>(v: &declared::Verify, case: &Case<T>, shape: Shape) -> String {
+/// The launch as messages name it: the input, the bins and the shape, after the kernel's
+/// name when the check launches more than one kernel.
+fn launch_name<T>(spec: &Check, v: &declared::Verify, case: &Case<T>, shape: Shape) -> String {
+    let kernel = if spec.launches.iter().any(|l| l.kernel != v.kernel) {
+        format!("{}, ", v.kernel)
+    } else {
+        String::new()
+    };
     format!(
-        "{}, {}, {} bins, <<<{}, {}>>>",
-        v.kernel, case.name, v.bins, shape.grid, shape.block
+        "{kernel}{}, {} bins, <<<{}, {}>>>",
+        case.name, v.bins, shape.grid, shape.block
     )
 }
 
