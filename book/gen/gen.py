@@ -193,7 +193,7 @@ def row(name, kernel, col, launch=None, exact=False):
 # input, dtype, bins, bytes, median_ms, gbps, pct_read_bw, correct). Paths are relative to
 # the repository root; every helper takes the file as a parameter, the current run by default.
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
-BENCH = 'notes/bench-h100-2026-11-24b.json'
+BENCH = 'notes/bench-h100-2026-11-25.json'
 VARIANTS = 'notes/variants-h100-2026-11-22.json'
 EXTENSIONS = 'notes/extensions-h100-2026-11-22.json'
 # The performance issue's run of 9.14 with 9.9's loads (`u32_vectors`), CUB and the CPU at
@@ -278,14 +278,12 @@ TURBOHIST_MBPS, TURBOHIST_GHZ = 2823, 3.4
 # (bitmath.blogspot.com/2024/11, "Histogramming bytes with positional popcount
 # (GF2P8AFFINEQB edition)", 2024-11-10).
 APTROOT_GBPS, APTROOT_HIST_8_64_GBPS = 8.8, 4.6
-# The run before BENCH on the same machine, 40 minutes earlier, with the same byte code
-# (commit 2d52fa5; the u32 code lacked the constant clamp): how far one core's speed moves.
-CPU_RUN_BEFORE = 'notes/cpu-2026-11-24/bench-c.json'
-def minutes_between(a, b):
-    """Whole minutes from the start of bench run `a` to that of `b`."""
-    import datetime
-    t = lambda f: datetime.datetime.fromisoformat(bench_header('date_utc', f).replace('Z', '+00:00'))
-    return round((t(b) - t(a)).total_seconds() / 60)
+# The last bench on the same host before the byte code was SIMD (the scalar tables),
+# for what AVX-512 gave there.
+CPU_SCALAR = 'notes/bench-h100-2026-11-24b.json'
+# One core of the course's development machine (AMD EPYC, Zen 5) with the SIMD byte code:
+# GB/s per input, best of 5 over 256 MiB, the lower of two runs (notes/cpu-simd-2026-11-25.md).
+AMD_SIMD_GBPS = {'uniform': 7.44, 'one-value': 35.69, '90pct-one-value': 7.69, 'text': 7.52}
 def cpu_threads_rows(dtype='u8', file=BENCH):
     """The thread counts of the bench's scaling rows ('cpu N threads'), ascending."""
     ns = {int(m.group(1)) for r in bench_data(file)['rows'] if r['dtype'] == dtype
@@ -454,7 +452,7 @@ def fill(text):
            'MANY_BINS': MANY_BINS, 'MANY_INPUTS': MANY_INPUTS, 'NCU_917': NCU_917, 'many_bins_table': many_bins_table,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,
-           'cycles_per_byte': cycles_per_byte, 'CPU_RUN_BEFORE': CPU_RUN_BEFORE, 'minutes_between': minutes_between, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS}
+           'cycles_per_byte': cycles_per_byte, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
     text = re.sub(r'^\$ @@cmd:([A-Za-z0-9_.]+)@@$', lambda m: prompt_cmd(m.group(1)), text, flags=re.M)
