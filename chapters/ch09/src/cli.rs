@@ -78,7 +78,8 @@ pub struct BenchArgs {
     #[arg(long = "step", value_name = "ID")]
     pub steps: Vec<String>,
     /// The variant sweep instead of the steps: 9.9's histo_fastest (at 512, 256 and 1024
-    /// threads) against the designs it was chosen from (solutions::bench:
+    /// threads, and its grid coarsened to 16 and 4 vectors per thread where the policy has
+    /// 8) against the designs it was chosen from (solutions::bench:
     /// fast_run_length, fast_popc, fast_warp_bins, fast_lane_bins), CUB and the
     /// read-bandwidth reference, on the u8 inputs only;
     /// every result checked against the CPU's histogram. Implies --skip cpu,torch and

@@ -489,7 +489,7 @@ mod tests {
             "histo_fastest",
             "histo_fastest/b256",
             "histo_fastest/b1024",
-            "histo_fastest/v8",
+            "histo_fastest/v16",
             "histo_fastest/v4",
             "fast_run_length",
             "fast_popc",

@@ -147,7 +147,8 @@ pub(super) fn wave(
 /// (the first 9.9), [`fast_popc`](solutions::bench::fast_popc()),
 /// [`fast_warp_bins`](solutions::bench::fast_warp_bins()) and
 /// [`fast_lane_bins`](solutions::bench::fast_lane_bins()), and 9.9 at its policy's block
-/// but coarsened less (`histo_fastest/v8`, `/v4`: 8 or 4 vectors per thread). Every grid
+/// but coarsened otherwise (`histo_fastest/v16`, `/v4`: 16 or 4 vectors per thread, where
+/// the policy has 8). Every grid
 /// is one wave, sized from the device's occupancy for that kernel, block and shared
 /// memory (`wave`).
 pub fn variant_steps(dev: &mut Device, n: usize) -> Vec<Step> {
@@ -194,10 +195,10 @@ pub fn variant_steps(dev: &mut Device, n: usize) -> Vec<Step> {
             out_len: bins,
         })
         .collect();
-    // 9.9 coarsened less: at least 8 or 4 vectors per thread before the grid stops
-    // growing (the policy's 16), so that a mid-size input gets more blocks per SM.
+    // 9.9 coarsened otherwise: at least 16 (the policy before 2026-11-25) or 4 vectors per
+    // thread before the grid stops growing (the policy's 8).
     let policy_wave = wave(dev, &fastest, n, policy, columns * 4);
-    for (name, vecs) in [("histo_fastest/v8", 8), ("histo_fastest/v4", 4)] {
+    for (name, vecs) in [("histo_fastest/v16", 16), ("histo_fastest/v4", 4)] {
         out.push(Step {
             step: "9.9",
             kernel: name,
