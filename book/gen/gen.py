@@ -254,10 +254,6 @@ def atoms_ncu(metric, grid='132', block='512', kernel='atoms_kernel'):
         if launch and m:
             return float(m.group(1).replace(',', ''))
     raise KeyError((kernel, grid, block, metric))
-def sizes_measured_on(file):
-    """'GPU, driver D, CUDA C, date' of a `bench --sizes` run's first size."""
-    h = json.load(open(os.path.join(ROOT, file)))['runs'][0]['report']['header']
-    return f"{h['gpu']}, driver {h['driver_version']}, CUDA {h['cuda_version']}, {h['date_utc'][:10]}"
 def sizes_table():
     """The size sweep of both element types as a markdown table: time against the read
     kernel of the same run, and CUB against the kernel."""
@@ -332,7 +328,9 @@ def bench_data(file=BENCH):
         _bench_cache[file] = json.load(open(os.path.join(ROOT, file)))
     return _bench_cache[file]
 def bench_header(field, file=BENCH):
-    h = bench_data(file)['header']
+    data = bench_data(file)
+    # A `bench --sizes` file: the header of its first size's report.
+    h = data['runs'][0]['report']['header'] if 'runs' in data else data['header']
     if field == 'driver_version' and not re.match(r'^\d+(\.\d+)+$', str(h[field])):
         return DRIVER_FIX[file]
     if field == 'date':
@@ -448,7 +446,7 @@ def fill(text):
            'gbps': gbps, 'pct': pct, 'ratio': ratio, 'faster': faster, 'read_bw': read_bw,
            'measured_on': measured_on, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
            'BENCH': BENCH, 'ncu': ncu, 'VARIANTS': VARIANTS, 'INPUTS': INPUTS,
-           'EXTENSIONS': EXTENSIONS, 'LIMITS_U32': LIMITS_U32, 'NCU_914': NCU_914, 'ncu_plain': ncu_plain, 'sizes_table': sizes_table, 'size_times': size_times, 'SIZES_U8': SIZES_U8, 'SIZES_U32': SIZES_U32, 'SIZES_U8_WARM': SIZES_U8_WARM, 'SIZES_U32_WARM': SIZES_U32_WARM, 'NCU_ATOMS': NCU_ATOMS, 'atoms_ncu': atoms_ncu, 'sizes_measured_on': sizes_measured_on, 'int': int, 'float': float,
+           'EXTENSIONS': EXTENSIONS, 'LIMITS_U32': LIMITS_U32, 'NCU_914': NCU_914, 'ncu_plain': ncu_plain, 'sizes_table': sizes_table, 'size_times': size_times, 'SIZES_U8': SIZES_U8, 'SIZES_U32': SIZES_U32, 'SIZES_U8_WARM': SIZES_U8_WARM, 'SIZES_U32_WARM': SIZES_U32_WARM, 'NCU_ATOMS': NCU_ATOMS, 'atoms_ncu': atoms_ncu, 'int': int, 'float': float,
            'MANY_BINS': MANY_BINS, 'MANY_INPUTS': MANY_INPUTS, 'NCU_917': NCU_917, 'many_bins_table': many_bins_table,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,

@@ -528,10 +528,29 @@ pub const fn fastest_shared_bytes(num_bins: u32) -> u32 {
 /// and 6.2 µs in 132 (the book's 9.9).
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn fastest_grid(sm_count: u32, blocks_per_sm: u32, block: u32, n: usize) -> u32 {
+    fastest_grid_coarsened(
+        sm_count,
+        blocks_per_sm,
+        block,
+        n,
+        FastestPolicy::VECS_PER_THREAD,
+    )
+}
+
+/// [`fastest_grid`] with `vecs_per_thread` vectors per thread in place of the policy's
+/// [`FastestPolicy::VECS_PER_THREAD`]: how the bench measures other coarsenings.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn fastest_grid_coarsened(
+    sm_count: u32,
+    blocks_per_sm: u32,
+    block: u32,
+    n: usize,
+    vecs_per_thread: u32,
+) -> u32 {
     let resident = sm_count * blocks_per_sm.max(1);
     let vectors_per_block =
         |vectors: u32| block as usize * (FastestPolicy::VEC_BYTES * vectors) as usize;
-    let coarsened = n.div_ceil(vectors_per_block(FastestPolicy::VECS_PER_THREAD));
+    let coarsened = n.div_ceil(vectors_per_block(vecs_per_thread));
     let one_each = n.div_ceil(vectors_per_block(1)).min(sm_count as usize);
     (resident as usize).min(coarsened.max(one_each).max(1)) as u32
 }

@@ -6,7 +6,7 @@
 
 use crate::kernels::{ByteKernel, ByteKernelWith, JointKernel, U32Kernel, WeightedKernel};
 use gpu_host::{Device, DeviceProps, LaunchConfig, LaunchError, LaunchReport};
-use solutions::ch09::{fastest_grid, fastest_shared_bytes};
+use solutions::ch09::{FastestPolicy, fastest_grid_coarsened, fastest_shared_bytes};
 
 /// What a launch produced: the bins, the report (counters on the emulator) and the
 /// configuration it ran with.
@@ -108,7 +108,8 @@ pub fn device_grid(props: &DeviceProps, n: usize, block: u32, per_thread: u32) -
 }
 
 /// A grid of one wave for a grid-stride byte kernel over `n` bytes, `block` threads and
-/// `shared_bytes` of shared memory: [`fastest_grid`] of the blocks per SM asked of the
+/// `shared_bytes` of shared memory: [`fastest_grid_coarsened`] (with `vecs_per_thread`;
+/// 9.9's policy is [`FastestPolicy::VECS_PER_THREAD`]) of the blocks per SM asked of the
 /// device for `kernel` with that block and shared memory (the driver's occupancy query on
 /// a GPU, which knows the kernel's registers; threads and shared memory on the emulator).
 pub fn one_wave(
@@ -117,6 +118,7 @@ pub fn one_wave(
     n: usize,
     block: u32,
     shared_bytes: u32,
+    vecs_per_thread: u32,
 ) -> Result<Shape, LaunchError> {
     let shape = Shape {
         grid: 1,
@@ -125,7 +127,7 @@ pub fn one_wave(
     };
     let per_sm = dev.max_active_blocks_per_sm(kernel, shape.config())?;
     Ok(Shape {
-        grid: fastest_grid(dev.props().sm_count, per_sm, block, n),
+        grid: fastest_grid_coarsened(dev.props().sm_count, per_sm, block, n, vecs_per_thread),
         ..shape
     })
 }
@@ -139,7 +141,14 @@ pub fn fastest_shape(
     bins: u32,
     block: u32,
 ) -> Result<Shape, LaunchError> {
-    one_wave(dev, kernel, n, block, fastest_shared_bytes(bins))
+    one_wave(
+        dev,
+        kernel,
+        n,
+        block,
+        fastest_shared_bytes(bins),
+        FastestPolicy::VECS_PER_THREAD,
+    )
 }
 
 /// Downloads `out` after a launch and frees the buffers

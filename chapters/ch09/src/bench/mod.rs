@@ -72,7 +72,7 @@ use data::Input;
 use gpu::{Kernel, KernelArgs};
 use gpu_host::{Device, DeviceBuffer, GlobalSlice, LaunchConfig, LaunchError};
 use report::{Header, Report, Row, SKIPPED, WRONG};
-use solutions::ch09::{FastestPolicy, fastest_grid, fastest_shared_bytes};
+use solutions::ch09::{FastestPolicy, fastest_grid_coarsened, fastest_shared_bytes};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

@@ -41,6 +41,7 @@ pub fn byte_steps(k: &Kernels, dev: &mut Device, n: usize) -> Vec<Step> {
         n,
         FastestPolicy::BLOCK_THREADS,
         fastest_shared_bytes(bins),
+        FastestPolicy::VECS_PER_THREAD,
     );
     let props = dev.props();
     let grid = device_grid(props, n, BLOCK, COARSEN);
@@ -121,24 +122,28 @@ pub fn byte_steps(k: &Kernels, dev: &mut Device, n: usize) -> Vec<Step> {
     ]
 }
 
-/// [`launch::one_wave`] for `kernel` on `n` bytes; if the device cannot answer the
-/// occupancy query, a grid from its thread and shared-memory limits.
+/// [`launch::one_wave`] for `kernel` on `n` bytes, at least `vecs_per_thread` vectors per
+/// thread; if the device cannot answer the occupancy query, a grid from its thread and
+/// shared-memory limits.
 pub(super) fn wave(
     dev: &mut Device,
     kernel: &ByteKernel,
     n: usize,
     block: u32,
     shared_bytes: u32,
+    vecs_per_thread: u32,
 ) -> Shape {
-    crate::launch::one_wave(dev, kernel, n, block, shared_bytes).unwrap_or_else(|_| {
-        let props = dev.props();
-        let per_sm = props.blocks_per_sm_with_shared(block, shared_bytes);
-        Shape {
-            grid: fastest_grid(props.sm_count, per_sm, block, n),
-            block,
-            shared_bytes,
-        }
-    })
+    crate::launch::one_wave(dev, kernel, n, block, shared_bytes, vecs_per_thread).unwrap_or_else(
+        |_| {
+            let props = dev.props();
+            let per_sm = props.blocks_per_sm_with_shared(block, shared_bytes);
+            Shape {
+                grid: fastest_grid_coarsened(props.sm_count, per_sm, block, n, vecs_per_thread),
+                block,
+                shared_bytes,
+            }
+        },
+    )
 }
 
 /// The variant sweep on `n` bytes: 9.9's `histo_fastest` (step `9.9`) at its policy's
@@ -185,57 +190,29 @@ pub fn variant_steps(dev: &mut Device, n: usize) -> Vec<Step> {
             columns,
         ),
     ];
+    let vecs = FastestPolicy::VECS_PER_THREAD;
     let mut out: Vec<Step> = steps
         .into_iter()
         .map(|(step, name, kernel, block, shared_bins)| Step {
             step,
             kernel: name,
             launch: StepKernel::Bytes(kernel),
-            shape: wave(dev, &kernel, n, block, shared_bins * 4),
+            shape: wave(dev, &kernel, n, block, shared_bins * 4, vecs),
             out_len: bins,
         })
         .collect();
     // 9.9 coarsened otherwise: at least 16 (the policy before 2026-11-25) or 4 vectors per
     // thread before the grid stops growing (the policy's 8).
-    let policy_wave = wave(dev, &fastest, n, policy, columns * 4);
     for (name, vecs) in [("histo_fastest/v16", 16), ("histo_fastest/v4", 4)] {
         out.push(Step {
             step: "9.9",
             kernel: name,
             launch: StepKernel::Bytes(fastest),
-            shape: Shape {
-                grid: coarsened_grid(dev, &fastest, n, policy, columns * 4, vecs)
-                    .unwrap_or(policy_wave.grid),
-                ..policy_wave
-            },
+            shape: wave(dev, &fastest, n, policy, columns * 4, vecs),
             out_len: bins,
         });
     }
     out
-}
-
-/// [`fastest_grid`]'s rule with `vecs` vectors per thread in place of the policy's
-/// [`FastestPolicy::VECS_PER_THREAD`]: one wave at most, no more blocks than `n` bytes feed
-/// with `vecs` vectors per thread, one per SM at least while each thread has a vector.
-fn coarsened_grid(
-    dev: &mut Device,
-    kernel: &ByteKernel,
-    n: usize,
-    block: u32,
-    shared_bytes: u32,
-    vecs: u32,
-) -> Option<u32> {
-    let probe = Shape {
-        grid: 1,
-        block,
-        shared_bytes,
-    };
-    let per_sm = dev.max_active_blocks_per_sm(kernel, probe.config()).ok()?;
-    let sms = dev.props().sm_count;
-    let per_block = |v: u32| block as usize * (FastestPolicy::VEC_BYTES * v) as usize;
-    let coarsened = n.div_ceil(per_block(vecs));
-    let one_each = n.div_ceil(per_block(1)).min(sms as usize);
-    Some(((sms * per_sm.max(1)) as usize).min(coarsened.max(one_each).max(1)) as u32)
 }
 
 /// Bytes 9.15's `histo_cas` counts at most in the extension sweep (a prefix of the input):

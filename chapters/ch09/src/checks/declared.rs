@@ -49,6 +49,9 @@ pub(crate) fn check_declared(ctx: &mut Ctx, spec: &Check) -> Checked {
         None => None,
     };
     let mut launches = 0;
+    // The byte inputs, made once for every byte launch of the check.
+    let seed = ctx.seed;
+    let mut byte_cases: Option<Vec<Case<u8>>> = None;
     for v in spec.launches {
         let kernel = ctx
             .k
@@ -56,10 +59,11 @@ pub(crate) fn check_declared(ctx: &mut Ctx, spec: &Check) -> Checked {
             .ok_or_else(|| record_error(format!("no kernel `{}`", v.kernel)))?;
         if let Some(k) = kernel.downcast_ref::<ByteKernel>() {
             let k = *k;
-            for case in inputs::byte_cases(ctx.seed) {
+            let cases = byte_cases.get_or_insert_with(|| inputs::byte_cases(seed));
+            for case in cases.iter() {
                 let expected = reference::byte_histogram(&case.data, v.bins);
                 let shape = shape_of(v, case.n());
-                let name = launch_name(spec, v, &case, shape);
+                let name = launch_name(spec, v, case, shape);
                 let run = launch::bytes(ctx.dev, &k, &case.data, v.bins, shape);
                 let run = ctx.verify_eq(&name, run, &expected)?;
                 if let Some((unit, counts)) = follow {
@@ -123,6 +127,9 @@ fn launch_name<T>(spec: &Check, v: &declared::Verify, case: &Case<T>, shape: Sha
     )
 }
 
+/// The names an expectation may read besides the counters (see the module's docs).
+const LAUNCH_NAMES: [&str; 5] = ["n", "counted", "grid", "block", "bins"];
+
 /// Tests every expectation of `spec` on `run` (an emulated launch; none on a GPU).
 #[allow(clippy::too_many_arguments)]
 fn expectations(
@@ -139,14 +146,19 @@ fn expectations(
         return Ok(());
     };
     let counted: u64 = expected.iter().map(|&x| x as u64).sum();
+    let by_name = declared::counters_by_name(c);
+    // The values of LAUNCH_NAMES, in its order.
+    let launch = [
+        n as i128,
+        counted as i128,
+        shape.grid as i128,
+        shape.block as i128,
+        v.bins as i128,
+    ];
     let value = |key: &str| -> Option<i128> {
-        match key {
-            "n" => Some(n as i128),
-            "counted" => Some(counted as i128),
-            "grid" => Some(shape.grid as i128),
-            "block" => Some(shape.block as i128),
-            "bins" => Some(v.bins as i128),
-            _ => declared::counter(c, key),
+        match LAUNCH_NAMES.iter().position(|k| *k == key) {
+            Some(i) => Some(launch[i]),
+            None => by_name.get(key).copied(),
         }
     };
     for e in spec.expect {
@@ -168,11 +180,8 @@ mod tests {
     #[test]
     fn every_declared_check_names_what_it_can_run() {
         let k = crate::kernels::kernels(course::KernelSource::Reference);
-        let counters = serde_json::to_value(gpu_host::Counters::default()).unwrap();
-        let known = |name: &str| {
-            ["n", "counted", "grid", "block", "bins"].contains(&name)
-                || counters.get(name).is_some_and(|v| v.is_u64())
-        };
+        let counters = declared::counters_by_name(&gpu_host::Counters::default());
+        let known = |name: &str| LAUNCH_NAMES.contains(&name) || counters.contains_key(name);
         assert!(!crate::checks::DECLARED.is_empty());
         for (id, check) in &crate::checks::DECLARED {
             for v in check.launches {

@@ -2,15 +2,15 @@
 //!
 //! A benchmark that runs a kernel again and again over one input smaller than the L2
 //! (50 MiB on an H100) reads it from the cache from the second run on: the bench's read
-//! kernel "read" 16 MiB in 6.0 µs that way, and 12.6 µs from memory
+//! kernel "read" 16 MiB in 6.0 µs that way, and 9.8 µs from memory
 //! (`notes/cold-l2-h100-2026-11-25.md`). So before each timed operation, outside its
 //! events, [`CudaBackend::timed`](super::CudaBackend) runs this kernel over a buffer of
 //! twice the L2's size: every line the operation will touch is gone from the cache.
 //!
 //! The flush *reads*. Writing over the buffer (a `cuMemsetD8Async`) would leave the L2
 //! full of dirty lines, and the timed kernel would pay for writing them back to memory
-//! as its own reads evict them (about 3 % more time at 1 GiB, more at 16 MiB, in a run
-//! made that way). Read, the lines are clean and are dropped for free.
+//! as its own reads evict them (in a run made that way the read kernel took 12.6 µs at
+//! 16 MiB and 3 % more time at 1 GiB). Read, the lines are clean and are dropped for free.
 //!
 //! The kernel is PTX written here (the host crate builds no device code): a grid-stride
 //! loop of 16-byte loads that XORs what it reads and stores the result only if it equals

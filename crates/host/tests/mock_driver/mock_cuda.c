@@ -179,11 +179,7 @@ CUresult cuLaunchKernel(struct func *f, unsigned gx, unsigned gy, unsigned gz, u
     if (shared > 48 * 1024 && (unsigned)f->max_dynamic_shared < shared) return INVALID_VALUE;
     if (!strcmp(f->name, "gpu_host_l2_flush")) {  /* (src, vectors: u64, sink) */
         uint64_t vectors = *(uint64_t *)params[1];
-        volatile unsigned char *src = *(unsigned char **)params[0];
-        unsigned x = 0;
-        for (uint64_t i = 0; i < vectors * 16; i++) x ^= src[i];  /* it reads them all */
         if (vectors * 16 >= (2u << 20)) flushed = 1;
-        (void)x;
         return OK;
     }
     clock_ms += cold(0.25);
