@@ -280,6 +280,14 @@ CPU_SCALAR = 'notes/bench-h100-2026-11-24b.json'
 # One core of the course's development machine (AMD EPYC, Zen 5) with the SIMD byte code:
 # GB/s per input, best of 5 over 256 MiB, the lower of two runs (notes/cpu-simd-2026-11-25.md).
 AMD_SIMD_GBPS = {'uniform': 7.44, 'one-value': 35.69, '90pct-one-value': 7.69, 'text': 7.52}
+# Published code on one core of the bench's host (notes/cpu-published-2026-11-25.md), GB/s
+# over 256 MiB of uniform bytes: the tuned code and Joern Engel's AVX-512 histogram.c
+# (vhist256) in the same device call; TurboHist's best variant in two calls; what one core
+# reads from memory; Engel's own figure for it, millicycles per byte on a Tiger Lake.
+XEON_SAME_CALL = {'course': (2.21, 2.23), 'engel': (3.03, 3.06)}
+XEON_TURBOHIST_GBPS = (2.13, 2.54)
+XEON_READ_GBPS = (12.6, 13.5)
+ENGEL_MC_PER_BYTE = 473
 def cpu_threads_rows(dtype='u8', file=BENCH):
     """The thread counts of the bench's scaling rows ('cpu N threads'), ascending."""
     ns = {int(m.group(1)) for r in bench_data(file)['rows'] if r['dtype'] == dtype
@@ -450,7 +458,8 @@ def fill(text):
            'MANY_BINS': MANY_BINS, 'MANY_INPUTS': MANY_INPUTS, 'NCU_917': NCU_917, 'many_bins_table': many_bins_table,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,
-           'cycles_per_byte': cycles_per_byte, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS}
+           'cycles_per_byte': cycles_per_byte, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
+           'XEON_SAME_CALL': XEON_SAME_CALL, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
     text = re.sub(r'^\$ @@cmd:([A-Za-z0-9_.]+)@@$', lambda m: prompt_cmd(m.group(1)), text, flags=re.M)
