@@ -280,15 +280,38 @@ CPU_SCALAR = 'notes/bench-h100-2026-11-24b.json'
 # One core of the course's development machine (AMD EPYC, Zen 5) with the SIMD byte code:
 # GB/s per input, best of 5 over 256 MiB, the lower of two runs (notes/cpu-simd-2026-11-25.md).
 AMD_SIMD_GBPS = {'uniform': 7.44, 'one-value': 35.69, '90pct-one-value': 7.69, 'text': 7.52}
-# Published code on one core of the bench's host (notes/cpu-published-2026-11-25.md), over
-# 256 MiB: Joern Engel's AVX-512 histogram.c (vhist256) against the tuned code in eight
-# rounds that alternate the two on one core, the median and the range of the ratio per
-# input; TurboHist's best variant, GB/s of uniform bytes in two calls; what one core reads
-# from memory, GB/s; Engel's own figure for his code, millicycles per byte on a Tiger Lake.
-XEON_ENGEL_RATIO = {'uniform': (1.34, 1.21, 1.55), 'text': (1.23, 1.15, 1.53)}
+# Published code on one core of the bench's host (notes/cpu-published-2026-11-25.md):
+# Joern Engel's AVX-512 histogram.c (vhist256) against the tuned code, eight rounds that
+# alternate the two over 256 MiB, and one call over buffers in L1 and L2; TurboHist's best
+# variant, GB/s of uniform bytes in two calls; what one core reads from memory, GB/s;
+# Engel's own figure for his code, millicycles per byte on a Tiger Lake.
+XEON_PAIRS = 'notes/cpu-published-2026-11-25/h100-host-pairs.txt'
+XEON_SIZES = 'notes/cpu-published-2026-11-25/h100-host-sizes.txt'
 XEON_TURBOHIST_GBPS = (2.13, 2.54)
 XEON_READ_GBPS = (12.6, 13.5)
 ENGEL_MC_PER_BYTE = 473
+def engel_ratios(file=XEON_PAIRS):
+    """Engel's GB/s over the tuned code's, round by round: {input: (median, min, max)},
+    rounded to two places (the inputs as the pairs file names them: uniform, text)."""
+    rounds = open(os.path.join(ROOT, file)).read().split('== round ')[1:]
+    out = {}
+    for input, name in [('uniform', 'u.bin'), ('text', 't.bin')]:
+        gbps = lambda who, r: float(re.search(rf'{name}: {who}.* ([0-9.]+) GB/s', r).group(1))
+        ratios = sorted(gbps('Engel', r) / gbps('course', r) for r in rounds)
+        mid = len(ratios) // 2
+        median = (ratios[mid - 1] + ratios[mid]) / 2 if len(ratios) % 2 == 0 else ratios[mid]
+        out[input] = tuple(round(x, 2) for x in (median, ratios[0], ratios[-1]))
+    return out
+def engel_cached_ratios(file=XEON_SIZES):
+    """Engel's GB/s over the tuned code's on uniform bytes from L1 (32 KiB) and L2 (1 MiB),
+    one ratio per size and round of the sizes file, ascending."""
+    ratios = []
+    for r in open(os.path.join(ROOT, file)).read().split('== round ')[1:]:
+        for size in ('32768', '1048576'):
+            gbps = lambda who: float(re.search(rf'{who}, uniform, {size} bytes x \d+: ([0-9.]+) GB/s', r).group(1))
+            ratios.append(gbps('Engel vhist256') / gbps('course simd'))
+    return sorted(ratios)
+XEON_ENGEL_RATIO = engel_ratios()
 def cpu_threads_rows(dtype='u8', file=BENCH):
     """The thread counts of the bench's scaling rows ('cpu N threads'), ascending."""
     ns = {int(m.group(1)) for r in bench_data(file)['rows'] if r['dtype'] == dtype
@@ -460,7 +483,7 @@ def fill(text):
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,
            'cycles_per_byte': cycles_per_byte, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
-           'XEON_ENGEL_RATIO': XEON_ENGEL_RATIO, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
+           'XEON_ENGEL_RATIO': XEON_ENGEL_RATIO, 'engel_cached_ratios': engel_cached_ratios, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
     text = re.sub(r'^\$ @@cmd:([A-Za-z0-9_.]+)@@$', lambda m: prompt_cmd(m.group(1)), text, flags=re.M)
