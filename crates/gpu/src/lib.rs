@@ -157,6 +157,17 @@ pub mod prelude {
 /// `let bins = shared_array![u32; 256];`. Only valid directly in a `#[kernel]` body,
 /// where the attribute lays it out; its contents start as garbage (poison on the
 /// emulator), so initialise it before reading.
+///
+/// Anywhere else it is an error that says so, e.g. in a helper (pass the array to it as an
+/// argument instead):
+///
+/// ```compile_fail
+/// use gpu::prelude::*;
+///
+/// fn helper() {
+///     let _bins = shared_array![u32; 4];
+/// }
+/// ```
 #[macro_export]
 macro_rules! shared_array {
     ($($t:tt)*) => {

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_macros::kernel;
 
 #[kernel]
 fn fill<T: DeviceValue>(out: GlobalSlice<T>, v: T) {

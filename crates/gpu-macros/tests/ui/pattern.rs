@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_macros::kernel;
 
 #[kernel]
 fn pair((a, b): (u32, u32), out: GlobalSlice<u32>) {

@@ -1,4 +1,4 @@
-use gpu::prelude::*;
+use gpu_macros::kernel;
 
 #[kernel]
 fn answer(out: GlobalSlice<u32>) -> u32 {
