@@ -541,6 +541,28 @@ fn a_kernel_that_allocates_a_little_in_every_lane_passes() {
 }
 
 #[test]
+fn a_lane_reusing_an_instance_starts_with_the_statics_of_a_new_one() {
+    // Instances are pooled: a lane that starts after another ended runs in the instance
+    // the other left. Each lane here flips a static that starts at 1 (written data) and
+    // counts itself in one that starts at 0 (zeroed data); a lane that saw what an earlier
+    // lane left would stride past bytes and the counts would be wrong.
+    let body = r#"    use std::sync::atomic::{AtomicU32, Ordering};
+    static FIRST: AtomicU32 = AtomicU32::new(1);
+    static LANES: AtomicU32 = AtomicU32::new(0);
+    let extra = (FIRST.swap(0, Ordering::Relaxed) ^ 1) + LANES.fetch_add(1, Ordering::Relaxed);
+    let stride = thread::grid_stride_x() + extra;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += stride;
+    }"#;
+    let dir = student("statics-per-lane", "ch09.rs", "9.3", body);
+    let (report, _) = grade(&dir, &["9.3"]);
+    let e = exercise(&report, "9.3");
+    assert_eq!(e["status"], "pass", "{e}");
+}
+
+#[test]
 fn a_host_function_that_exits_is_judged_alone() {
     // 9.1's sequential histogram is host code; it runs in the sandbox too.
     let dir = student("host-exit", "ch09.rs", "9.1", FORGE_AND_EXIT);

@@ -1,7 +1,8 @@
 //! How fast the emulator runs: emulated lane-operations per second, on the launch the
 //! course cares most about, a 256-thread-block shared-memory histogram over 2^20 bytes.
 //!
-//! `cargo bench -p simt --bench lane_ops` (release profile). A lane-operation is one lane
+//! `cargo bench -p simt --bench lane_ops` (the workspace's `bench` profile: release with
+//! one codegen unit and fat LTO, see the root `Cargo.toml`). A lane-operation is one lane
 //! taking part in one counted warp instruction (a load, store, atomic, collective or
 //! barrier): `Counters::lane_ops`. Each one costs a coroutine switch into the lane and back,
 //! plus the step's bookkeeping (checks and counters), so it is the emulator's unit of work.

@@ -56,6 +56,7 @@ pub mod meter;
 pub mod op;
 mod reconverge;
 pub mod report;
+mod rodata;
 mod schedule;
 pub mod site;
 pub mod spec;

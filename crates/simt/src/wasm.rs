@@ -25,7 +25,8 @@
 //! Instances are pooled per module: a lane that ends gives its instance back, and the next
 //! lane gets it with its statics restored to their initial bytes, so no state passes from
 //! one lane to another (the builder refuses `unsafe` code, without which a kernel cannot
-//! read its stack or heap before writing it).
+//! read its stack or heap before writing it, nor write the module's constants, which the
+//! restore therefore skips: see `rodata.rs`).
 
 use crate::lane::{self, LanePanic};
 use crate::meter::Meter;
@@ -77,6 +78,13 @@ pub struct WasmModule {
     pool: Mutex<Vec<Box<WasmLane>>>,
     /// Each kernel's static shared bytes, asked once (every launch needs them).
     shared_bytes: Mutex<FxHashMap<String, u32>>,
+    /// The initial bytes of the statics, shared by the module's instances that start with
+    /// the same (all of them, the start-up being deterministic): a lane's restore copies
+    /// from bytes the cache holds, not from a copy of its own.
+    statics: Mutex<Option<Arc<[u8]>>>,
+    /// Where the module's constants lie in a lane's memory ([`crate::rodata`]): a
+    /// pooled lane's restore skips them.
+    read_only: Vec<std::ops::Range<usize>>,
 }
 
 impl std::fmt::Debug for WasmModule {
@@ -94,6 +102,9 @@ pub(crate) struct LaneData {
     panic: Option<(String, String)>,
     /// The size a denied `memory.grow` asked for.
     denied: Option<usize>,
+    /// The lane's linear memory (set once the instance exists: its imports read it
+    /// without looking up the export by name).
+    memory: Option<Memory>,
     limits: LaneLimits,
     module: u64,
     last_site: Option<Site>,
@@ -192,8 +203,11 @@ pub(crate) struct WasmLane {
     /// The memory's size in pages when the instance was made ([`WasmModule::give_back`]).
     initial_pages: u64,
     /// The bytes of the module's data (statics) as instantiated, from `data_start`.
-    statics: Vec<u8>,
+    statics: Arc<[u8]>,
     data_start: usize,
+    /// The ranges of memory a reuse restores from `statics`: all of them but the
+    /// module's constants.
+    restore: Vec<std::ops::Range<usize>>,
     stack_pointer: Option<(wasmi::Global, wasmi::Val)>,
     func: Option<TypedFunc<(), ()>>,
     /// The export `func` is (the next lane of the same kernel skips the lookup).
@@ -241,6 +255,8 @@ impl WasmModule {
             linker,
             pool: Mutex::new(Vec::new()),
             shared_bytes: Mutex::new(FxHashMap::default()),
+            statics: Mutex::new(None),
+            read_only: crate::rodata::read_only_ranges(wasm),
         }))
     }
 
@@ -463,12 +479,23 @@ impl WasmModule {
         }
     }
 
+    /// `bytes` as shared statics: the module's copy when it holds the same bytes.
+    fn shared_statics(&self, bytes: &[u8]) -> Arc<[u8]> {
+        let mut shared = self.statics.lock().unwrap_or_else(|e| e.into_inner());
+        match &*shared {
+            Some(s) if **s == *bytes => s.clone(),
+            Some(_) => Arc::from(bytes),
+            None => shared.insert(Arc::from(bytes)).clone(),
+        }
+    }
+
     fn instantiate(&self, limits: LaneLimits) -> Result<Box<WasmLane>, LaunchError> {
         let data = LaneData {
             args: Arc::from(Vec::new()),
             hi: 0,
             panic: None,
             denied: None,
+            memory: None,
             limits,
             module: self.id,
             last_site: None,
@@ -497,6 +524,7 @@ impl WasmModule {
         let memory = instance
             .get_memory(&store, "memory")
             .ok_or_else(|| self.lost("the module exports no memory".into()))?;
+        store.data_mut().memory = Some(memory);
         // The lane's start-up (its panic hook) runs once, before the statics are taken as
         // the state every reuse restores: a pooled lane starts where a new one would be
         // after `__gpu_lane_init`, without paying for it again.
@@ -524,7 +552,8 @@ impl WasmModule {
         let data_end = global("__heap_base")
             .unwrap_or(size)
             .clamp(data_start, size);
-        let statics = memory.data(&store)[data_start..data_end].to_vec();
+        let statics = self.shared_statics(&memory.data(&store)[data_start..data_end]);
+        let restore = crate::rodata::writable(data_start..data_end, &self.read_only);
         let stack_pointer = instance
             .get_global(&store, "__stack_pointer")
             .map(|g| (g, g.get(&store)));
@@ -536,6 +565,7 @@ impl WasmModule {
             statics,
             initial_pages,
             data_start,
+            restore,
             stack_pointer,
             func: None,
             export: String::new(),
@@ -546,10 +576,12 @@ impl WasmModule {
 impl WasmLane {
     /// Restores the statics and the stack pointer as a new instance has them.
     fn reset(&mut self) {
-        let start = self.data_start;
-        let end = start + self.statics.len();
-        if let Some(mem) = self.memory.data_mut(&mut self.store).get_mut(start..end) {
-            mem.copy_from_slice(&self.statics);
+        let memory = self.memory.data_mut(&mut self.store);
+        for r in &self.restore {
+            let from = r.start - self.data_start..r.end - self.data_start;
+            if let (Some(mem), Some(bytes)) = (memory.get_mut(r.clone()), self.statics.get(from)) {
+                mem.copy_from_slice(bytes);
+            }
         }
         if let Some((g, v)) = &self.stack_pointer {
             let _ = g.set(&mut self.store, v.clone());
@@ -636,10 +668,10 @@ thread_local! {
 }
 
 fn memory_of(caller: &Caller<'_, LaneData>) -> Result<Memory, wasmi::Error> {
-    match caller.get_export("memory") {
-        Some(Extern::Memory(m)) => Ok(m),
-        _ => Err(wasmi::Error::new("the lane has no memory")),
-    }
+    caller
+        .data()
+        .memory
+        .ok_or_else(|| wasmi::Error::new("the lane has no memory"))
 }
 
 /// The most bytes of one panic message, file name or printed line read from a lane: a
@@ -728,11 +760,13 @@ fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
             if !lane::in_launch() {
                 return Err(outside());
             }
-            let bytes: Vec<u8> = (0..n.min(64))
-                .flat_map(|i| special(i).to_le_bytes())
-                .collect();
+            let n = n.min(64) as usize;
+            let mut bytes = [0u8; 4 * 64];
+            for (i, word) in bytes.chunks_exact_mut(4).take(n).enumerate() {
+                word.copy_from_slice(&special(i as u32).to_le_bytes());
+            }
             memory_of(&caller)?
-                .write(&mut caller, out as usize, &bytes)
+                .write(&mut caller, out as usize, &bytes[..4 * n])
                 .map_err(|_| {
                     wasmi::Error::new("special registers written outside the lane's memory")
                 })

@@ -1,0 +1,324 @@
+//! Where a kernel module's read-only data lies in a lane's memory, so that a pooled lane's
+//! restore ([`crate::wasm`]) copies back only the statics a lane can change.
+//!
+//! `wasm-ld` puts a crate's constants (string literals, tables, panic messages: Rust's
+//! `.rodata.*` sections) into a data segment of their own, named `.rodata` in the module's
+//! `name` section, apart from the writable statics (`.data`, and `.bss`, which has no
+//! segment: its bytes start as zeros). Safe Rust cannot write to a constant, and the
+//! sandbox builds only kernels without `unsafe`, so those bytes are as the module left them
+//! when a lane ends; restoring them was about 9.4 KiB of the 10 KiB copied per lane start of
+//! the course's modules.
+//!
+//! Anything this parser does not recognise (no `name` section, a segment placed by a
+//! `global.get`, a malformed section) leaves the segment out of the read-only set: the
+//! restore then copies it too, as before.
+
+use std::ops::Range;
+
+/// The memory ranges of the active data segments of `wasm` that the module's `name`
+/// section calls `.rodata` (or `.rodata.<something>`): empty when there are none or the
+/// module cannot be read.
+pub(crate) fn read_only_ranges(wasm: &[u8]) -> Vec<Range<usize>> {
+    parse(wasm).unwrap_or_default()
+}
+
+/// The parts of `statics` outside every range of `read_only`, in order: what a pooled
+/// lane's restore copies.
+pub(crate) fn writable(
+    statics: std::ops::Range<usize>,
+    read_only: &[std::ops::Range<usize>],
+) -> Vec<std::ops::Range<usize>> {
+    let mut ro: Vec<_> = read_only.to_vec();
+    ro.sort_by_key(|r| r.start);
+    let mut out = Vec::new();
+    let mut at = statics.start;
+    for r in ro {
+        let (start, end) = (r.start.max(at), r.end.min(statics.end));
+        if start >= end {
+            continue;
+        }
+        if start > at {
+            out.push(at..start);
+        }
+        at = end;
+    }
+    if at < statics.end {
+        out.push(at..statics.end);
+    }
+    out
+}
+
+fn parse(wasm: &[u8]) -> Option<Vec<Range<usize>>> {
+    let mut r = Reader { bytes: wasm, at: 8 };
+    if wasm.get(..4)? != b"\0asm" {
+        return None;
+    }
+    // Active segments by index: where each starts in memory and how long it is.
+    let mut placed: Vec<Option<Range<usize>>> = Vec::new();
+    let mut read_only: Vec<u32> = Vec::new();
+    while r.at < wasm.len() {
+        let id = r.byte()?;
+        let size = r.u32()? as usize;
+        let body = wasm.get(r.at..r.at.checked_add(size)?)?;
+        r.at += size;
+        match id {
+            11 => placed = data_segments(body)?,
+            0 => read_only.extend(rodata_names(body)?),
+            _ => {}
+        }
+    }
+    Some(
+        read_only
+            .into_iter()
+            .filter_map(|i| placed.get(i as usize).cloned().flatten())
+            .collect(),
+    )
+}
+
+/// The data section's segments: `Some(range)` for an active segment of memory 0 placed by
+/// an `i32.const`, `None` for any other.
+fn data_segments(body: &[u8]) -> Option<Vec<Option<Range<usize>>>> {
+    let mut r = Reader { bytes: body, at: 0 };
+    let count = r.u32()?;
+    let mut segments = Vec::new();
+    for _ in 0..count {
+        let start = match r.u32()? {
+            0 => r.const_offset()?,
+            1 => None,
+            2 => {
+                let memory = r.u32()?;
+                let offset = r.const_offset()?;
+                offset.filter(|_| memory == 0)
+            }
+            _ => return None,
+        };
+        let len = r.u32()? as usize;
+        r.at = r.at.checked_add(len)?;
+        segments.push(start.map(|s| s..s + len));
+    }
+    Some(segments)
+}
+
+/// The indices of the data segments named `.rodata` or `.rodata.*` in a custom section
+/// (none unless it is the `name` section with data segment names, subsection 9).
+fn rodata_names(body: &[u8]) -> Option<Vec<u32>> {
+    let mut r = Reader { bytes: body, at: 0 };
+    if r.name()? != b"name" {
+        return Some(Vec::new());
+    }
+    let mut found = Vec::new();
+    while r.at < body.len() {
+        let id = r.byte()?;
+        let size = r.u32()? as usize;
+        let end = r.at.checked_add(size)?;
+        if id == 9 {
+            let mut s = Reader {
+                bytes: body.get(..end)?,
+                at: r.at,
+            };
+            for _ in 0..s.u32()? {
+                let index = s.u32()?;
+                let name = s.name()?;
+                if name == b".rodata" || name.starts_with(b".rodata.") {
+                    found.push(index);
+                }
+            }
+        }
+        r.at = end;
+    }
+    Some(found)
+}
+
+/// A cursor over a module's bytes (LEB128 numbers, names).
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        let mut v = 0u64;
+        for shift in (0..35).step_by(7) {
+            let b = self.byte()?;
+            v |= ((b & 0x7f) as u64) << shift;
+            if b & 0x80 == 0 {
+                return u32::try_from(v).ok();
+            }
+        }
+        None
+    }
+
+    fn i32(&mut self) -> Option<i32> {
+        let mut v = 0i64;
+        for shift in (0..35).step_by(7) {
+            let b = self.byte()?;
+            v |= ((b & 0x7f) as i64) << shift;
+            if b & 0x80 == 0 {
+                let bits = shift + 7;
+                if bits < 64 && b & 0x40 != 0 {
+                    v |= -1i64 << bits;
+                }
+                return i32::try_from(v).ok();
+            }
+        }
+        None
+    }
+
+    fn name(&mut self) -> Option<&'a [u8]> {
+        let len = self.u32()? as usize;
+        let name = self.bytes.get(self.at..self.at.checked_add(len)?)?;
+        self.at += len;
+        Some(name)
+    }
+
+    /// A segment's offset expression: `Some(offset)` for `i32.const n; end`, `None` for
+    /// any other (skipped to its `end`).
+    fn const_offset(&mut self) -> Option<Option<usize>> {
+        if self.bytes.get(self.at) == Some(&0x41) {
+            self.at += 1;
+            let n = self.i32()?;
+            if self.byte()? == 0x0b {
+                return Some(usize::try_from(n as u32).ok());
+            }
+            return None;
+        }
+        // Any other constant expression (`global.get`, extended constants): skip to its
+        // `end`, which no immediate of `global.get` contains.
+        if self.byte()? != 0x23 {
+            return None;
+        }
+        self.u32()?;
+        (self.byte()? == 0x0b).then_some(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leb(mut v: u32, out: &mut Vec<u8>) {
+        loop {
+            let b = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                out.push(b);
+                return;
+            }
+            out.push(b | 0x80);
+        }
+    }
+
+    fn section(id: u8, body: &[u8], out: &mut Vec<u8>) {
+        out.push(id);
+        leb(body.len() as u32, out);
+        out.extend_from_slice(body);
+    }
+
+    fn name(s: &str, out: &mut Vec<u8>) {
+        leb(s.len() as u32, out);
+        out.extend_from_slice(s.as_bytes());
+    }
+
+    /// A module with data segments placed at `offsets` (an `i32.const`, or `None` for a
+    /// `global.get`), `len` bytes each, named `names` in a `name` section when given.
+    fn module(offsets: &[Option<u32>], len: u32, names: Option<&[&str]>) -> Vec<u8> {
+        let mut m = b"\0asm\x01\0\0\0".to_vec();
+        let mut data = Vec::new();
+        leb(offsets.len() as u32, &mut data);
+        for o in offsets {
+            data.push(0);
+            match o {
+                // `i32.const` takes a signed LEB: 65536 needs a third byte.
+                Some(o) => {
+                    data.push(0x41);
+                    let mut v = *o as i64;
+                    loop {
+                        let b = (v & 0x7f) as u8;
+                        v >>= 7;
+                        if (v == 0 && b & 0x40 == 0) || (v == -1 && b & 0x40 != 0) {
+                            data.push(b);
+                            break;
+                        }
+                        data.push(b | 0x80);
+                    }
+                }
+                None => data.extend_from_slice(&[0x23, 0]),
+            }
+            data.push(0x0b);
+            leb(len, &mut data);
+            data.extend(std::iter::repeat_n(7u8, len as usize));
+        }
+        section(11, &data, &mut m);
+        if let Some(names) = names {
+            let mut sub = Vec::new();
+            leb(names.len() as u32, &mut sub);
+            for (i, n) in names.iter().enumerate() {
+                leb(i as u32, &mut sub);
+                name(n, &mut sub);
+            }
+            let mut custom = Vec::new();
+            name("name", &mut custom);
+            custom.push(9);
+            leb(sub.len() as u32, &mut custom);
+            custom.extend_from_slice(&sub);
+            section(0, &custom, &mut m);
+        }
+        // Another custom section after `name` (rustc's `producers` and `target_features`).
+        let mut other = Vec::new();
+        name("producers", &mut other);
+        other.push(0);
+        section(0, &other, &mut m);
+        m
+    }
+
+    #[test]
+    #[allow(clippy::single_range_in_vec_init)] // lists of one range are what is meant
+    fn the_restore_covers_the_statics_around_the_constants() {
+        assert_eq!(writable(100..200, &[]), vec![100..200]);
+        assert_eq!(writable(100..200, &[100..150]), vec![150..200]);
+        assert_eq!(
+            writable(100..200, &[160..170, 120..130]),
+            vec![100..120, 130..160, 170..200]
+        );
+        assert_eq!(writable(100..200, &[50..250]), Vec::<Range<usize>>::new());
+        assert_eq!(writable(100..200, &[0..10, 300..400]), vec![100..200]);
+    }
+
+    #[test]
+    #[allow(clippy::single_range_in_vec_init)]
+    fn only_segments_named_rodata_are_read_only() {
+        let m = module(
+            &[Some(65536), Some(70000), Some(80000)],
+            100,
+            Some(&[".rodata", ".data", ".rodata.cst16"]),
+        );
+        assert_eq!(read_only_ranges(&m), vec![65536..65636, 80000..80100]);
+    }
+
+    #[test]
+    #[allow(clippy::single_range_in_vec_init)]
+    fn without_names_or_a_constant_offset_nothing_is_read_only() {
+        assert!(read_only_ranges(&module(&[Some(65536)], 100, None)).is_empty());
+        assert!(read_only_ranges(&module(&[None], 100, Some(&[".rodata"]))).is_empty());
+        // Cut short inside a section, the module is not trusted with a read-only range;
+        // cut between sections, it is a shorter module, read as such.
+        let m = module(&[Some(65536)], 100, Some(&[".rodata"]));
+        let whole = read_only_ranges(&m);
+        assert_eq!(whole, vec![65536..65636]);
+        let name_end = m.len() - b"\0\x0b\x09producers\0".len();
+        for cut in 8..m.len() {
+            let ranges = read_only_ranges(&m[..cut]);
+            if cut == name_end {
+                assert_eq!(ranges, whole);
+            } else {
+                assert!(ranges.is_empty(), "cut at {cut}: {ranges:?}");
+            }
+        }
+    }
+}
