@@ -11,7 +11,8 @@
 //!
 //! Anything this parser does not recognise (no `name` section, a segment placed by a
 //! `global.get`, a malformed section) leaves the segment out of the read-only set: the
-//! restore then copies it too, as before.
+//! restore then copies it too, as before. The module is read with `wasmparser`, the
+//! reader wasmi itself is built on.
 
 use std::ops::Range;
 
@@ -49,21 +50,49 @@ pub(crate) fn writable(
 }
 
 fn parse(wasm: &[u8]) -> Option<Vec<Range<usize>>> {
-    let mut r = Reader { bytes: wasm, at: 8 };
-    if wasm.get(..4)? != b"\0asm" {
-        return None;
-    }
-    // Active segments by index: where each starts in memory and how long it is.
+    use wasmparser::{DataKind, KnownCustom, Name, Operator, Parser, Payload};
+    // Active segments by index: where each starts in memory and how long it is (`None`
+    // for a passive one, or one placed by anything but an `i32.const` in memory 0).
     let mut placed: Vec<Option<Range<usize>>> = Vec::new();
     let mut read_only: Vec<u32> = Vec::new();
-    while r.at < wasm.len() {
-        let id = r.byte()?;
-        let size = r.u32()? as usize;
-        let body = wasm.get(r.at..r.at.checked_add(size)?)?;
-        r.at += size;
-        match id {
-            11 => placed = data_segments(body)?,
-            0 => read_only.extend(rodata_names(body)?),
+    for payload in Parser::new(0).parse_all(wasm) {
+        match payload.ok()? {
+            Payload::DataSection(reader) => {
+                for data in reader {
+                    let data = data.ok()?;
+                    let start = match data.kind {
+                        DataKind::Active {
+                            memory_index: 0,
+                            offset_expr,
+                        } => {
+                            let mut ops = offset_expr.get_operators_reader();
+                            match (ops.read().ok()?, ops.read().ok()?) {
+                                (Operator::I32Const { value }, Operator::End) => {
+                                    Some(value as u32 as usize)
+                                }
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    };
+                    placed.push(start.map(|s| s..s + data.data.len()));
+                }
+            }
+            Payload::CustomSection(custom) => {
+                if let KnownCustom::Name(names) = custom.as_known() {
+                    for name in names {
+                        let Name::Data(map) = name.ok()? else {
+                            continue;
+                        };
+                        for naming in map {
+                            let naming = naming.ok()?;
+                            if naming.name == ".rodata" || naming.name.starts_with(".rodata.") {
+                                read_only.push(naming.index);
+                            }
+                        }
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -73,129 +102,6 @@ fn parse(wasm: &[u8]) -> Option<Vec<Range<usize>>> {
             .filter_map(|i| placed.get(i as usize).cloned().flatten())
             .collect(),
     )
-}
-
-/// The data section's segments: `Some(range)` for an active segment of memory 0 placed by
-/// an `i32.const`, `None` for any other.
-fn data_segments(body: &[u8]) -> Option<Vec<Option<Range<usize>>>> {
-    let mut r = Reader { bytes: body, at: 0 };
-    let count = r.u32()?;
-    let mut segments = Vec::new();
-    for _ in 0..count {
-        let start = match r.u32()? {
-            0 => r.const_offset()?,
-            1 => None,
-            2 => {
-                let memory = r.u32()?;
-                let offset = r.const_offset()?;
-                offset.filter(|_| memory == 0)
-            }
-            _ => return None,
-        };
-        let len = r.u32()? as usize;
-        r.at = r.at.checked_add(len)?;
-        segments.push(start.map(|s| s..s + len));
-    }
-    Some(segments)
-}
-
-/// The indices of the data segments named `.rodata` or `.rodata.*` in a custom section
-/// (none unless it is the `name` section with data segment names, subsection 9).
-fn rodata_names(body: &[u8]) -> Option<Vec<u32>> {
-    let mut r = Reader { bytes: body, at: 0 };
-    if r.name()? != b"name" {
-        return Some(Vec::new());
-    }
-    let mut found = Vec::new();
-    while r.at < body.len() {
-        let id = r.byte()?;
-        let size = r.u32()? as usize;
-        let end = r.at.checked_add(size)?;
-        if id == 9 {
-            let mut s = Reader {
-                bytes: body.get(..end)?,
-                at: r.at,
-            };
-            for _ in 0..s.u32()? {
-                let index = s.u32()?;
-                let name = s.name()?;
-                if name == b".rodata" || name.starts_with(b".rodata.") {
-                    found.push(index);
-                }
-            }
-        }
-        r.at = end;
-    }
-    Some(found)
-}
-
-/// A cursor over a module's bytes (LEB128 numbers, names).
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn byte(&mut self) -> Option<u8> {
-        let b = *self.bytes.get(self.at)?;
-        self.at += 1;
-        Some(b)
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        let mut v = 0u64;
-        for shift in (0..35).step_by(7) {
-            let b = self.byte()?;
-            v |= ((b & 0x7f) as u64) << shift;
-            if b & 0x80 == 0 {
-                return u32::try_from(v).ok();
-            }
-        }
-        None
-    }
-
-    fn i32(&mut self) -> Option<i32> {
-        let mut v = 0i64;
-        for shift in (0..35).step_by(7) {
-            let b = self.byte()?;
-            v |= ((b & 0x7f) as i64) << shift;
-            if b & 0x80 == 0 {
-                let bits = shift + 7;
-                if bits < 64 && b & 0x40 != 0 {
-                    v |= -1i64 << bits;
-                }
-                return i32::try_from(v).ok();
-            }
-        }
-        None
-    }
-
-    fn name(&mut self) -> Option<&'a [u8]> {
-        let len = self.u32()? as usize;
-        let name = self.bytes.get(self.at..self.at.checked_add(len)?)?;
-        self.at += len;
-        Some(name)
-    }
-
-    /// A segment's offset expression: `Some(offset)` for `i32.const n; end`, `None` for
-    /// any other (skipped to its `end`).
-    fn const_offset(&mut self) -> Option<Option<usize>> {
-        if self.bytes.get(self.at) == Some(&0x41) {
-            self.at += 1;
-            let n = self.i32()?;
-            if self.byte()? == 0x0b {
-                return Some(usize::try_from(n as u32).ok());
-            }
-            return None;
-        }
-        // Any other constant expression (`global.get`, extended constants): skip to its
-        // `end`, which no immediate of `global.get` contains.
-        if self.byte()? != 0x23 {
-            return None;
-        }
-        self.u32()?;
-        (self.byte()? == 0x0b).then_some(None)
-    }
 }
 
 #[cfg(test)]
