@@ -312,6 +312,35 @@ def engel_cached_ratios(file=XEON_SIZES):
             ratios.append(gbps('Engel vhist256') / gbps('course simd'))
     return sorted(ratios)
 XEON_ENGEL_RATIO = engel_ratios()
+# The fastest published per-core figures found for u32 values: Wojciech Mula's histograms
+# of 32-bit values (github.com/WojciechMula/toys, avx512-conflict-detection, results/*.txt,
+# Go benchmarks of 10 Mi values uniform over 15, 64 or 256 values, counted into 4096
+# counters; its "MB/s" are millions of values per second): his scalar loop at 4458 to 5124
+# M values/s on one core of an AMD Ryzen 7 9700X, 3990 to 4335 on a Ryzen 7 7700X; his
+# fastest AVX-512 loop (V3) 709 to 729 on a Skylake Xeon virtual machine.
+MULA_PUBLISHED = {'9700X scalar': (4.46, 5.12), '7700X scalar': (3.99, 4.33), 'Skylake Xeon V3': (0.71, 0.73)}
+# His code (go test -c of that folder, commit 15ba010, Go 1.19.8) and the course's u32 CPU
+# code on one core of the bench's host, three rounds alternating the two on his input
+# shapes (notes/u32-anchor-2026-11-25.md).
+XEON_U32_PAIRS = 'notes/u32-anchor-2026-11-25/h100-host-u32.txt'
+def mula_pairs(file=XEON_U32_PAIRS):
+    """Per round and input (values uniform over 15, 64, 256): (his fastest variant's G values/s,
+    the tuned code's), and the tuned code's at 4096 values, from the raw output."""
+    pairs, at_4096 = [], []
+    for r in open(os.path.join(ROOT, file)).read().split('== round ')[1:]:
+        for m in (15, 64, 256):
+            his = max(float(x) for x in re.findall(rf'BenchmarkHistogram/\w+/10485760-{m}-false\s+\d+\s+[0-9.]+ ns/op\s+([0-9.]+) MB/s', r)) / 1000
+            ours = float(re.search(rf'maxint {m}:  tuned ([0-9.]+) G/s', r).group(1))
+            pairs.append((his, ours))
+        at_4096 += [float(x) for x in re.findall(r'maxint 4096:  tuned ([0-9.]+) G/s', r)]
+    return pairs, at_4096
+def mula_ratio(file=XEON_U32_PAIRS):
+    """His fastest variant over the tuned code, per (round, input): (median, min, max)."""
+    ratios = sorted(his / ours for his, ours in mula_pairs(file)[0])
+    mid = len(ratios) // 2
+    median = (ratios[mid - 1] + ratios[mid]) / 2 if len(ratios) % 2 == 0 else ratios[mid]
+    return tuple(round(x, 2) for x in (median, ratios[0], ratios[-1]))
+XEON_MULA_RATIO = mula_ratio()
 def cpu_threads_rows(dtype='u8', file=BENCH):
     """The thread counts of the bench's scaling rows ('cpu N threads'), ascending."""
     ns = {int(m.group(1)) for r in bench_data(file)['rows'] if r['dtype'] == dtype
@@ -483,7 +512,7 @@ def fill(text):
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,
            'cycles_per_byte': cycles_per_byte, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
-           'XEON_ENGEL_RATIO': XEON_ENGEL_RATIO, 'engel_cached_ratios': engel_cached_ratios, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
+           'XEON_ENGEL_RATIO': XEON_ENGEL_RATIO, 'MULA_PUBLISHED': MULA_PUBLISHED, 'mula_pairs': mula_pairs, 'XEON_MULA_RATIO': XEON_MULA_RATIO, 'engel_cached_ratios': engel_cached_ratios, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
     text = re.sub(r'^\$ @@cmd:([A-Za-z0-9_.]+)@@$', lambda m: prompt_cmd(m.group(1)), text, flags=re.M)
