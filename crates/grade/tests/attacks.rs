@@ -9,90 +9,16 @@
 //! process, thread, clock or output that the grader reads; statics and stack of its own;
 //! fuel instead of a wall clock. These tests are that promise, checked.
 
+mod clones;
+
+use clones::{exercise, grade, grade_with, root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The course's workspace root.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// A student's clone holding the reference chapters (a `lib.rs` of its own: the
-/// reference crate's has more modules), with the body of region `id` (the first region
-/// of that exercise in `file`) replaced by `body`.
+/// A student's clone holding the reference chapters, with the body of region `id` (the
+/// first region of that exercise in `file`) replaced by `body`.
 fn student(name: &str, file: &str, id: &str, body: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("attack-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    let src = dir.join("kernels").join("src");
-    std::fs::create_dir_all(&src).expect("a scratch folder");
-    std::fs::write(
-        src.join("lib.rs"),
-        "//! A student's kernels.\npub mod ch05;\npub mod ch09;\n",
-    )
-    .expect("written");
-    for f in ["ch05.rs", "ch09.rs"] {
-        let text = std::fs::read_to_string(root().join("solutions/src").join(f))
-            .expect("the reference files");
-        let text = if f == file {
-            replace_region(&text, id, body)
-        } else {
-            text
-        };
-        std::fs::write(src.join(f), text).expect("written");
-    }
-    dir
-}
-
-fn replace_region(text: &str, id: &str, body: &str) -> String {
-    let begin = format!("// STUDENT-BEGIN {id}\n");
-    let start = text.find(&begin).expect("the region exists") + begin.len();
-    let end = start
-        + text[start..]
-            .find("// STUDENT-END")
-            .expect("the region ends");
-    // Keep the indentation of the END marker's line.
-    let indent_at = text[..end].rfind('\n').map_or(end, |i| i + 1);
-    format!("{}{body}\n{}", &text[..start], &text[indent_at..])
-}
-
-/// Grades exercises `ids` of the clone at `dir`; the JSON report and the raw stdout.
-fn grade(dir: &Path, ids: &[&str]) -> (serde_json::Value, String) {
-    grade_with(dir, ids, &[])
-}
-
-/// [`grade`] with environment variables `env` set for the grader.
-fn grade_with(dir: &Path, ids: &[&str], env: &[(&str, &str)]) -> (serde_json::Value, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grade"));
-    cmd.envs(env.iter().copied());
-    cmd.arg("--student").arg(dir).arg("--json");
-    for id in ids {
-        cmd.args(["--exercise", id]);
-    }
-    let out = cmd
-        .env_remove("COURSE_SEED")
-        .env_remove("COURSE_LANES_KERNELS")
-        .output()
-        .expect("the grade binary runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "grading must run whatever the kernels do: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-        panic!("the report is the grader's own JSON ({e}):\n{stdout}");
-    });
-    (report, stdout)
-}
-
-fn exercise<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
-    report["exercises"]
-        .as_array()
-        .expect("exercises")
-        .iter()
-        .find(|e| e["id"] == id)
-        .unwrap_or_else(|| panic!("exercise {id} in {report}"))
+    clones::student_with(&format!("attack-{name}"), &[(file, id, body)])
 }
 
 /// The attacked exercise fails with `status`, its reason mentions `why`, the other

@@ -1,0 +1,93 @@
+//! A student's clone for the grader's integration tests: the reference chapters with some
+//! regions replaced, graded with `grade --student DIR` from this (pristine) course.
+//!
+//! Shared by `attacks.rs` (kernels that try to forge a grade) and `own_solutions.rs`
+//! (right kernels written differently from the reference, and classic mistakes). Each test
+//! binary uses part of it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The course's workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A student's clone in folder `name` holding the reference chapters (a `lib.rs` of its
+/// own: the reference crate's has more modules), with each `(file, id, body)` of `edits`
+/// applied in order: the body of the first region `id` of `file` replaced by `body`.
+pub fn student_with(name: &str, edits: &[(&str, &str, &str)]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    let src = dir.join("kernels").join("src");
+    std::fs::create_dir_all(&src).expect("a scratch folder");
+    std::fs::write(
+        src.join("lib.rs"),
+        "//! A student's kernels.\npub mod ch05;\npub mod ch09;\n",
+    )
+    .expect("written");
+    for f in ["ch05.rs", "ch09.rs"] {
+        let mut text = std::fs::read_to_string(root().join("solutions/src").join(f))
+            .expect("the reference files");
+        for (_, id, body) in edits.iter().filter(|(file, _, _)| *file == f) {
+            text = replace_region(&text, id, body);
+        }
+        std::fs::write(src.join(f), text).expect("written");
+    }
+    dir
+}
+
+/// `text` with the body of its first region `id` replaced by `body`.
+pub fn replace_region(text: &str, id: &str, body: &str) -> String {
+    let begin = format!("// STUDENT-BEGIN {id}\n");
+    let start = text.find(&begin).expect("the region exists") + begin.len();
+    let end = start
+        + text[start..]
+            .find("// STUDENT-END")
+            .expect("the region ends");
+    // Keep the indentation of the END marker's line.
+    let indent_at = text[..end].rfind('\n').map_or(end, |i| i + 1);
+    format!("{}{body}\n{}", &text[..start], &text[indent_at..])
+}
+
+/// Grades exercises `ids` of the clone at `dir`; the JSON report and the raw stdout.
+pub fn grade(dir: &Path, ids: &[&str]) -> (serde_json::Value, String) {
+    grade_with(dir, ids, &[])
+}
+
+/// [`grade`] with environment variables `env` set for the grader.
+pub fn grade_with(dir: &Path, ids: &[&str], env: &[(&str, &str)]) -> (serde_json::Value, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grade"));
+    cmd.envs(env.iter().copied());
+    cmd.arg("--student").arg(dir).arg("--json");
+    for id in ids {
+        cmd.args(["--exercise", id]);
+    }
+    let out = cmd
+        .env_remove("COURSE_SEED")
+        .env_remove("COURSE_LANES_KERNELS")
+        .output()
+        .expect("the grade binary runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "grading must run whatever the kernels do: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!("the report is the grader's own JSON ({e}):\n{stdout}");
+    });
+    (report, stdout)
+}
+
+/// Exercise `id` of `report`.
+pub fn exercise<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    report["exercises"]
+        .as_array()
+        .expect("exercises")
+        .iter()
+        .find(|e| e["id"] == id)
+        .unwrap_or_else(|| panic!("exercise {id} in {report}"))
+}
