@@ -3,6 +3,27 @@
 use gpu_host::LaunchError;
 use serde::{Deserialize, Serialize};
 
+/// The longest reason or detail line an outcome keeps, in bytes. A panic message from the
+/// sandbox is already cut at 4 KiB; a compiler's error line is as long as the code that
+/// caused it, and every report format copies it.
+const LINE_LIMIT: usize = 8192;
+
+/// The most detail lines an outcome keeps (a build's errors, a multi-line message): the
+/// first and the last half of them.
+const DETAIL_LIMIT: usize = 100;
+
+/// `line` cut at [`LINE_LIMIT`] bytes (on a character boundary), saying how much was cut.
+fn clip(line: String) -> String {
+    if line.len() <= LINE_LIMIT {
+        return line;
+    }
+    let mut cut = LINE_LIMIT;
+    while !line.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{} … ({} more bytes)", &line[..cut], line.len() - cut)
+}
+
 /// The verdict of a check, from best to worst kind of news. It reads back from its JSON
 /// form too, so that a check run in a child process (a GPU check, isolated because a
 /// kernel fault poisons the whole process) can report to its parent.
@@ -124,20 +145,33 @@ impl Outcome {
     /// on one line (`9.4 (...): race - <reason>`), the details below it. Control
     /// characters in the reason and details (a kernel's panic message, a compiler's
     /// output) are escaped ([`gpu_host::printable`]): no report can rewrite a terminal's
-    /// lines or hold invalid XML.
+    /// lines or hold invalid XML. And no line is longer than 8 KiB, nor are
+    /// there more than 100 details (the first and last): a student's code decides how long its
+    /// compiler errors and panic messages are.
     pub fn one_line_reason(mut self) -> Self {
         self.reason = gpu_host::printable(&self.reason.replace("\r\n", "\n"));
         for d in &mut self.details {
             *d = gpu_host::printable(d).replace('\n', " ");
         }
-        if !self.reason.contains('\n') {
-            return self;
+        if self.reason.contains('\n') {
+            let text = std::mem::take(&mut self.reason);
+            let mut lines = text.lines();
+            self.reason = lines.next().unwrap_or_default().trim_end().to_string();
+            let rest: Vec<String> = lines.map(|l| l.trim().to_string()).collect();
+            self.details.splice(0..0, rest);
         }
-        let text = std::mem::take(&mut self.reason);
-        let mut lines = text.lines();
-        self.reason = lines.next().unwrap_or_default().trim_end().to_string();
-        let rest: Vec<String> = lines.map(|l| l.trim().to_string()).collect();
-        self.details.splice(0..0, rest);
+        self.reason = clip(std::mem::take(&mut self.reason));
+        if self.details.len() > DETAIL_LIMIT {
+            // The first and the last lines: a message's end says where it was cut, and
+            // the check's own lines (the input, how to replay it) come after it.
+            let cut = self.details.len() - DETAIL_LIMIT;
+            let head = DETAIL_LIMIT / 2;
+            self.details
+                .splice(head..head + cut, [format!("… {cut} more lines …")]);
+        }
+        for d in &mut self.details {
+            *d = clip(std::mem::take(d));
+        }
         self
     }
 
@@ -206,6 +240,34 @@ mod tests {
         assert_eq!(out.details, vec!["a", "b", "input: x"]);
         let single = Outcome::fail(Status::Race, "r").detail("d");
         assert_eq!(single.clone().one_line_reason(), single);
+    }
+
+    #[test]
+    fn long_lines_and_many_details_are_cut_and_say_so() {
+        // A 300 000-byte line of two-byte characters, and twice the details kept.
+        let long = "é".repeat(150_000);
+        let mut out = Outcome::fail(Status::Error, format!("error: {long}\nnext"));
+        for i in 0..2 * DETAIL_LIMIT {
+            out = out.detail(format!("line {i}"));
+        }
+        let out = out.one_line_reason();
+        assert!(out.reason.len() <= LINE_LIMIT + 40, "{}", out.reason.len());
+        assert!(out.reason.starts_with("error: éé"));
+        assert!(out.reason.ends_with("more bytes)"), "the cut says so");
+        // The first and the last details stay, the middle is one line that says so.
+        assert_eq!(out.details.len(), DETAIL_LIMIT + 1);
+        assert_eq!(out.details[0], "next");
+        assert_eq!(
+            out.details[DETAIL_LIMIT / 2],
+            format!("… {} more lines …", DETAIL_LIMIT + 1)
+        );
+        assert_eq!(
+            out.details[DETAIL_LIMIT],
+            format!("line {}", 2 * DETAIL_LIMIT - 1)
+        );
+        // A short outcome is untouched.
+        let short = Outcome::fail(Status::Race, "r").detail("d");
+        assert_eq!(short.clone().one_line_reason(), short);
     }
 
     #[test]

@@ -248,6 +248,22 @@ fn a_long_panic_message_is_cut_short() {
 }
 
 #[test]
+fn a_compile_error_of_any_length_is_cut_short() {
+    // rustc repeats the message, and the source line that holds it, in its output: a
+    // 300 000-byte message would be a report of a megabyte.
+    let body = format!("    compile_error!(\"{}\");", "A".repeat(300_000));
+    let dir = student("long-compile-error", "ch09.rs", "9.3", &body);
+    let (report, raw) = grade(&dir, &["9.3", "9.4"]);
+    let e = exercise(&report, "9.3");
+    assert_eq!(e["status"], "error", "{e}");
+    let reason = e["reason"].as_str().unwrap_or_default();
+    assert!(reason.len() < 10_000, "a reason of {} bytes", reason.len());
+    assert!(reason.ends_with("more bytes)"), "the cut says so");
+    assert!(raw.len() < 100_000, "a report of {} bytes", raw.len());
+    assert_eq!(exercise(&report, "9.4")["status"], "pass");
+}
+
+#[test]
 fn control_characters_in_a_panic_message_cannot_rewrite_the_table() {
     // Erase the line, go up one, and print a passing row over the real one.
     let body = r#"    let _ = (data, histo);
