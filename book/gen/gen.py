@@ -290,6 +290,12 @@ XEON_SIZES = 'notes/cpu-published-2026-11-25/h100-host-sizes.txt'
 XEON_TURBOHIST_GBPS = (2.13, 2.54)
 XEON_READ_GBPS = (12.6, 13.5)
 ENGEL_MC_PER_BYTE = 473
+def median_range(ratios):
+    """(median, min, max) of `ratios`, rounded to two places."""
+    ratios = sorted(ratios)
+    mid = len(ratios) // 2
+    median = (ratios[mid - 1] + ratios[mid]) / 2 if len(ratios) % 2 == 0 else ratios[mid]
+    return tuple(round(x, 2) for x in (median, ratios[0], ratios[-1]))
 def engel_ratios(file=XEON_PAIRS):
     """Engel's GB/s over the tuned code's, round by round: {input: (median, min, max)},
     rounded to two places (the inputs as the pairs file names them: uniform, text)."""
@@ -297,10 +303,7 @@ def engel_ratios(file=XEON_PAIRS):
     out = {}
     for input, name in [('uniform', 'u.bin'), ('text', 't.bin')]:
         gbps = lambda who, r: float(re.search(rf'{name}: {who}.* ([0-9.]+) GB/s', r).group(1))
-        ratios = sorted(gbps('Engel', r) / gbps('course', r) for r in rounds)
-        mid = len(ratios) // 2
-        median = (ratios[mid - 1] + ratios[mid]) / 2 if len(ratios) % 2 == 0 else ratios[mid]
-        out[input] = tuple(round(x, 2) for x in (median, ratios[0], ratios[-1]))
+        out[input] = median_range(gbps('Engel', r) / gbps('course', r) for r in rounds)
     return out
 def engel_cached_ratios(file=XEON_SIZES):
     """Engel's GB/s over the tuned code's on uniform bytes from L1 (32 KiB) and L2 (1 MiB),
@@ -334,13 +337,9 @@ def mula_pairs(file=XEON_U32_PAIRS):
             pairs.append((his, ours))
         at_4096 += [float(x) for x in re.findall(r'maxint 4096:  tuned ([0-9.]+) G/s', r)]
     return pairs, at_4096
-def mula_ratio(file=XEON_U32_PAIRS):
-    """His fastest variant over the tuned code, per (round, input): (median, min, max)."""
-    ratios = sorted(his / ours for his, ours in mula_pairs(file)[0])
-    mid = len(ratios) // 2
-    median = (ratios[mid - 1] + ratios[mid]) / 2 if len(ratios) % 2 == 0 else ratios[mid]
-    return tuple(round(x, 2) for x in (median, ratios[0], ratios[-1]))
-XEON_MULA_RATIO = mula_ratio()
+XEON_MULA_PAIRS, XEON_MULA_4096 = mula_pairs()
+# His fastest variant over the tuned code, per (round, input): (median, min, max).
+XEON_MULA_RATIO = median_range(his / ours for his, ours in XEON_MULA_PAIRS)
 def cpu_threads_rows(dtype='u8', file=BENCH):
     """The thread counts of the bench's scaling rows ('cpu N threads'), ascending."""
     ns = {int(m.group(1)) for r in bench_data(file)['rows'] if r['dtype'] == dtype
@@ -512,7 +511,7 @@ def fill(text):
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,
            'cycles_per_byte': cycles_per_byte, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
-           'XEON_ENGEL_RATIO': XEON_ENGEL_RATIO, 'MULA_PUBLISHED': MULA_PUBLISHED, 'mula_pairs': mula_pairs, 'XEON_MULA_RATIO': XEON_MULA_RATIO, 'engel_cached_ratios': engel_cached_ratios, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
+           'XEON_ENGEL_RATIO': XEON_ENGEL_RATIO, 'MULA_PUBLISHED': MULA_PUBLISHED, 'XEON_MULA_PAIRS': XEON_MULA_PAIRS, 'XEON_MULA_4096': XEON_MULA_4096, 'XEON_MULA_RATIO': XEON_MULA_RATIO, 'engel_cached_ratios': engel_cached_ratios, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
     text = re.sub(r'^\$ @@cmd:([A-Za-z0-9_.]+)@@$', lambda m: prompt_cmd(m.group(1)), text, flags=re.M)

@@ -145,8 +145,8 @@ impl Outcome {
     /// on one line (`9.4 (...): race - <reason>`), the details below it. Control
     /// characters in the reason and details (a kernel's panic message, a compiler's
     /// output) are escaped ([`gpu_host::printable`]): no report can rewrite a terminal's
-    /// lines or hold invalid XML. And no line is longer than 8 KiB, nor are
-    /// there more than 100 details (the first and last): a student's code decides how long its
+    /// lines or hold invalid XML. And no line is longer than 8 KiB, nor are there more
+    /// than 100 details (the first and last): a student's code decides how long its
     /// compiler errors and panic messages are.
     pub fn one_line_reason(mut self) -> Self {
         self.reason = gpu_host::printable(&self.reason.replace("\r\n", "\n"));
