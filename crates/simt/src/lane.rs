@@ -4,7 +4,7 @@
 //! lane's coroutine, so device API calls find their lane without taking it as a parameter,
 //! just as `threadIdx` is simply there in CUDA C.
 
-use crate::op::Op;
+use crate::op::{Op, wire};
 use crate::site::Site;
 use corosensei::Yielder;
 use std::cell::{Cell, RefCell};
@@ -17,6 +17,21 @@ pub(crate) struct Req {
     pub(crate) op: Op,
 }
 
+/// A request as it crosses the switch from the lane to the scheduler: the site, and the
+/// operation in its wire form (`op::wire`), which the scheduler decodes into a [`Req`].
+///
+/// Whole words, not the decoded `Op`: the scheduler reads what crosses the switch right
+/// after it, while the lane's stores of it are still on their way to the cache, and the
+/// CPU forwards such a store to a load only when the load reads what one store wrote.
+/// An `Op` is written field by field (bytes among words) and was read back in other
+/// widths, and each of those reads waited for the stores to land (measured with `perf`:
+/// the largest stall of the sandboxed launch's step).
+#[derive(Clone, Copy)]
+pub(crate) struct Parked {
+    pub(crate) site: Site,
+    pub(crate) words: wire::Words,
+}
+
 /// The per-lane state a device API call can read.
 pub(crate) struct LaneCtx {
     pub(crate) thread: [u32; 3],
@@ -25,7 +40,7 @@ pub(crate) struct LaneCtx {
     pub(crate) grid_dim: [u32; 3],
     pub(crate) lane: u32,
     pub(crate) dynamic_shared_bytes: u32,
-    pub(crate) yielder: Cell<*const Yielder<u128, Req>>,
+    pub(crate) yielder: Cell<*const Yielder<u128, Parked>>,
     /// Where the lane's stack was when it last parked (the scheduler prefetches it).
     pub(crate) sp: Cell<usize>,
 }
@@ -77,12 +92,14 @@ pub fn park(site: &'static Location<'static>, op: Op) -> u128 {
 /// device call passed ([`crate::site::intern`]).
 #[inline]
 pub(crate) fn park_at(site: Site, op: Op) -> u128 {
-    try_park_at(site, op).unwrap_or_else(|| outside_launch())
+    try_park_at(site, &wire::encode(&op)).unwrap_or_else(|| outside_launch())
 }
 
-/// [`park_at`], or `None` outside a launch (a sandboxed host function has no lane).
+/// [`park_at`] with the operation's wire words `words` (a sandboxed lane passes them on
+/// as its device call carried them; the scheduler decodes them), or `None` outside a
+/// launch (a sandboxed host function has no lane).
 #[inline]
-pub(crate) fn try_park_at(site: Site, op: Op) -> Option<u128> {
+pub(crate) fn try_park_at(site: Site, words: &wire::Words) -> Option<u128> {
     let p = CURRENT.with(|c| c.get());
     if p.is_null() {
         return None;
@@ -97,7 +114,10 @@ pub(crate) fn try_park_at(site: Site, op: Op) -> Option<u128> {
         (*p).sp
             .set(std::hint::black_box(&here) as *const u8 as usize)
     };
-    Some(y.suspend(Req { site, op }))
+    Some(y.suspend(Parked {
+        site,
+        words: *words,
+    }))
 }
 
 /// `threadIdx` of the calling lane.

@@ -41,10 +41,10 @@ use crate::config::Config;
 use crate::counters::{Counters, LineCounters};
 use crate::flow::{Flow, FlowEvent, FlowKind};
 use crate::hardware as hw;
-use crate::lane::{LaneCtx, Req, set_current, take_last_panic};
+use crate::lane::{LaneCtx, Parked, Req, set_current, take_last_panic};
 use crate::memory::{GlobalMemory, SharedMemory};
 use crate::meter::Work;
-use crate::op::{Op, Space};
+use crate::op::{Op, Space, wire};
 use crate::reconverge::{LoopEnds, LoopStack, behind};
 use crate::report::{LaunchError, LaunchReport, ThreadRef, WaitSite, ranges};
 use crate::site::{Site, SiteTable, fmt_site, site_order};
@@ -103,7 +103,7 @@ fn prefetch_stack(sp: usize, ctx: *const LaneCtx) {
     let _ = (sp, ctx);
 }
 
-type Co = Coroutine<u128, Req, LaneResult, DefaultStack>;
+type Co = Coroutine<u128, Parked, LaneResult, DefaultStack>;
 
 /// Where a lane is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -565,6 +565,17 @@ impl<'m> Exec<'m> {
     }
 
     /// Resumes lane `li` with the result of its operation and records where it parks next.
+    ///
+    /// Always inlined, so that the loops that resume a step's lanes one after the other
+    /// (`execute`, a barrier's release) switch into each lane straight from the loop: no
+    /// frame of the scheduler is left and entered between two lanes. The CPU predicts a
+    /// return from the addresses the last calls pushed; a lane resumes by returning
+    /// through the frames it parked in (the interpreter's call of the device-call import),
+    /// which the lane before it has just pushed when it parked at the same site. With a
+    /// scheduler frame returned from and entered again between the two, every one of
+    /// those returns was mispredicted (the `lane_ops` bench: the sandboxed launch about
+    /// 5 % faster inlined, see `notes/sandbox-speed-2026-11-25.md`).
+    #[inline(always)]
     fn resume(&mut self, li: usize, value: u128) -> Result<(), LaunchError> {
         let lane = &mut self.lanes[li];
         if let Some(req) = lane.req {
@@ -585,7 +596,15 @@ impl<'m> Exec<'m> {
         let r = co.resume(value);
         set_current(std::ptr::null());
         match r {
-            CoroutineResult::Yield(req) => {
+            CoroutineResult::Yield(Parked { site, words }) => {
+                let Some(op) = wire::decode(&words) else {
+                    return Err(LaunchError::LaneTrap {
+                        thread: lane.thread,
+                        what: "an invalid device call".into(),
+                        site: fmt_site(site),
+                    });
+                };
+                let req = Req { site, op };
                 lane.sp = lane.ctx.sp.get();
                 if let Some(prev) = lane.req {
                     lane.loops.moved(prev.site, req.site, &mut self.loop_ends);
@@ -601,52 +620,62 @@ impl<'m> Exec<'m> {
                     && let Some(mask) = w.mask()
                     && mask & (1 << (li % WARP)) == 0
                 {
-                    return Err(self.warp_error(
-                        li,
-                        format!(
-                            "lane {} called it with a mask that does not include itself",
-                            li % WARP
-                        ),
-                    ));
+                    return Err(self.mask_without_self(li));
                 }
                 Ok(())
             }
-            CoroutineResult::Return(result) => {
-                self.progress = true;
-                lane.status = Status::Exited;
-                self.warps[li / WARP].set(li, Status::Exited);
-                let co = lane.co.take().expect("invariant: checked above");
-                self.stacks.push(co.into_stack());
-                let thread = lane.thread;
-                match result {
-                    Ok(()) => {
-                        lane.req = None;
-                        if let (Some(w), Some(m)) = (lane.wasm.take(), &self.module) {
-                            m.give_back(w);
-                        }
-                        Ok(())
-                    }
-                    Err(LaneFailure::Panic(message, site)) => Err(LaunchError::LanePanic {
-                        thread,
-                        message,
-                        site,
-                    }),
-                    Err(LaneFailure::Fuel(fuel, site)) => {
-                        Err(LaunchError::FuelExhausted { thread, fuel, site })
-                    }
-                    Err(LaneFailure::Budget(budget, site)) => {
-                        Err(LaunchError::WorkBudgetExceeded {
-                            work: Work::Instructions,
-                            budget,
-                            thread: Some(thread),
-                            site,
-                        })
-                    }
-                    Err(LaneFailure::Trap(what, site)) => {
-                        Err(LaunchError::LaneTrap { thread, what, site })
-                    }
+            CoroutineResult::Return(result) => self.returned(li, result),
+        }
+    }
+
+    /// The error of lane `li`, which passed a collective a mask without itself.
+    #[cold]
+    #[inline(never)]
+    fn mask_without_self(&self, li: usize) -> LaunchError {
+        self.warp_error(
+            li,
+            format!(
+                "lane {} called it with a mask that does not include itself",
+                li % WARP
+            ),
+        )
+    }
+
+    /// Lane `li`'s kernel returned (`result`): the lane exits, its stack and instance go
+    /// back for reuse, and a failure becomes the launch's error. Once per lane, out of
+    /// [`Exec::resume`]'s inlined path.
+    #[inline(never)]
+    fn returned(&mut self, li: usize, result: LaneResult) -> Result<(), LaunchError> {
+        self.progress = true;
+        let lane = &mut self.lanes[li];
+        lane.status = Status::Exited;
+        self.warps[li / WARP].set(li, Status::Exited);
+        let co = lane.co.take().expect("invariant: the lane was running");
+        self.stacks.push(co.into_stack());
+        let thread = lane.thread;
+        match result {
+            Ok(()) => {
+                lane.req = None;
+                if let (Some(w), Some(m)) = (lane.wasm.take(), &self.module) {
+                    m.give_back(w);
                 }
+                Ok(())
             }
+            Err(LaneFailure::Panic(message, site)) => Err(LaunchError::LanePanic {
+                thread,
+                message,
+                site,
+            }),
+            Err(LaneFailure::Fuel(fuel, site)) => {
+                Err(LaunchError::FuelExhausted { thread, fuel, site })
+            }
+            Err(LaneFailure::Budget(budget, site)) => Err(LaunchError::WorkBudgetExceeded {
+                work: Work::Instructions,
+                budget,
+                thread: Some(thread),
+                site,
+            }),
+            Err(LaneFailure::Trap(what, site)) => Err(LaunchError::LaneTrap { thread, what, site }),
         }
     }
 

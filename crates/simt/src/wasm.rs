@@ -796,7 +796,6 @@ fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
         w: &wire::Words,
     ) -> Result<u64, wasmi::Error> {
         let site = site_of(caller, loc)?;
-        let op = wire::decode(w).ok_or_else(|| wasmi::Error::new("an invalid device call"))?;
         caller.data_mut().last_site = Some(site);
         // Only a metered lane (a check's) reads its fuel on every device call.
         if caller.data().meter.is_some() {
@@ -805,7 +804,7 @@ fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
                 return Err(wasmi::Error::new("the check's work budget ran out"));
             }
         }
-        let r = lane::try_park_at(site, op).ok_or_else(outside)?;
+        let r = lane::try_park_at(site, w).ok_or_else(outside)?;
         let data = caller.data_mut();
         data.hi = (r >> 64) as u64;
         let fuel = data.grant();
