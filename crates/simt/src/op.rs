@@ -420,6 +420,12 @@ pub mod wire {
     }
 
     /// The operation of `w`, or `None` for words no [`encode`] produces.
+    ///
+    /// Always inlined: the scheduler decodes a lane's words as the lane parks, into the
+    /// lane's request, and a call returned the `Op` through a temporary that was copied
+    /// at once in other widths than it was written, a copy the CPU could not forward
+    /// from its pending stores (see `lane::Parked`).
+    #[inline(always)]
     pub fn decode(w: &Words) -> Option<Op> {
         let field = |shift: u32| (w[0] >> shift) & 0xff;
         let space = space_of(field(8));

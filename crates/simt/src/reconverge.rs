@@ -70,6 +70,23 @@ pub(crate) struct LoopStack {
 }
 
 impl LoopStack {
+    /// The same loops at the same iterations as `other` (loop heads compared as the
+    /// interned sites they are): two lanes whose stacks are the same and which are parked
+    /// at the same site are level, [`behind`] neither way.
+    #[inline]
+    pub(crate) fn same_as(&self, other: &LoopStack) -> bool {
+        self.len == other.len
+            && self.counts[..self.len] == other.counts[..other.len]
+            && self.heads[..self.len]
+                .iter()
+                .zip(&other.heads[..other.len])
+                .all(|(a, b)| match (a, b) {
+                    (Some(a), Some(b)) => std::ptr::eq(*a, *b),
+                    (None, None) => true,
+                    _ => false,
+                })
+    }
+
     fn top(&self) -> Option<Site> {
         if self.len == 0 {
             None

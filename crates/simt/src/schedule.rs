@@ -797,11 +797,23 @@ impl<'m> Exec<'m> {
             return Ok(false);
         }
         let mut b = lo + ready.trailing_zeros() as usize;
-        for l in Bits(ready & (ready - 1)) {
-            let li = lo + l;
-            let (x, y) = (&self.lanes[li], &self.lanes[b]);
-            if behind(&x.loops, x.site(), &y.loops, y.site(), &self.loop_ends) == Ordering::Less {
-                b = li;
+        // The common case, a converged warp: every ready lane parked at the first one's
+        // site with the same loop stack. They are level, and one step takes them all.
+        let converged = {
+            let (site, loops) = (self.lanes[b].site(), &self.lanes[b].loops);
+            Bits(ready & (ready - 1)).all(|l| {
+                let x = &self.lanes[lo + l];
+                std::ptr::eq(x.site(), site) && x.loops.same_as(loops)
+            })
+        };
+        if !converged {
+            for l in Bits(ready & (ready - 1)) {
+                let li = lo + l;
+                let (x, y) = (&self.lanes[li], &self.lanes[b]);
+                if behind(&x.loops, x.site(), &y.loops, y.site(), &self.loop_ends) == Ordering::Less
+                {
+                    b = li;
+                }
             }
         }
         let (site, op, loops) = (
@@ -817,7 +829,9 @@ impl<'m> Exec<'m> {
             let lane = &self.lanes[li];
             if same_site(lane.site(), site) && same_kind(&lane.op(), &op) {
                 // One instruction, one position: lanes at the same site go on together.
-                self.lanes[li].loops = loops;
+                if !converged {
+                    self.lanes[li].loops = loops;
+                }
                 group[n] = li;
                 n += 1;
                 mask |= 1 << l;
