@@ -598,11 +598,7 @@ impl<'m> Exec<'m> {
         match r {
             CoroutineResult::Yield(Parked { site, words }) => {
                 let Some(op) = wire::decode(&words) else {
-                    return Err(LaunchError::LaneTrap {
-                        thread: lane.thread,
-                        what: "an invalid device call".into(),
-                        site: fmt_site(site),
-                    });
+                    return Err(self.invalid_call(li, site));
                 };
                 let req = Req { site, op };
                 lane.sp = lane.ctx.sp.get();
@@ -625,6 +621,18 @@ impl<'m> Exec<'m> {
                 Ok(())
             }
             CoroutineResult::Return(result) => self.returned(li, result),
+        }
+    }
+
+    /// The error of lane `li`, whose device call at `site` carried words no operation
+    /// encodes to (only a hand-made module can send them).
+    #[cold]
+    #[inline(never)]
+    fn invalid_call(&self, li: usize, site: Site) -> LaunchError {
+        LaunchError::LaneTrap {
+            thread: self.lanes[li].thread,
+            what: "an invalid device call".into(),
+            site: fmt_site(site),
         }
     }
 
