@@ -49,6 +49,8 @@ pub mod flow;
 /// The hardware the emulator models (the `gpu-hardware` crate, which the kernels read as
 /// `gpu::hardware`): one definition of every figure.
 pub use gpu_hardware as hardware;
+#[cfg(test)]
+mod invalid_calls;
 pub mod lane;
 pub mod launch;
 pub mod memory;
@@ -63,6 +65,8 @@ pub mod spec;
 pub mod text;
 pub mod trace;
 pub mod wasm;
+#[cfg(test)]
+mod wasm_bytes;
 
 pub use config::Config;
 pub use counters::{Counters, LineCounters};

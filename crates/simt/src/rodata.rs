@@ -107,71 +107,39 @@ fn parse(wasm: &[u8]) -> Option<Vec<Range<usize>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn leb(mut v: u32, out: &mut Vec<u8>) {
-        loop {
-            let b = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                out.push(b);
-                return;
-            }
-            out.push(b | 0x80);
-        }
-    }
-
-    fn section(id: u8, body: &[u8], out: &mut Vec<u8>) {
-        out.push(id);
-        leb(body.len() as u32, out);
-        out.extend_from_slice(body);
-    }
-
-    fn name(s: &str, out: &mut Vec<u8>) {
-        leb(s.len() as u32, out);
-        out.extend_from_slice(s.as_bytes());
-    }
+    use crate::wasm_bytes::{header, name, section, sleb, uleb};
 
     /// A module with data segments placed at `offsets` (an `i32.const`, or `None` for a
     /// `global.get`), `len` bytes each, named `names` in a `name` section when given.
     fn module(offsets: &[Option<u32>], len: u32, names: Option<&[&str]>) -> Vec<u8> {
-        let mut m = b"\0asm\x01\0\0\0".to_vec();
+        let mut m = header();
         let mut data = Vec::new();
-        leb(offsets.len() as u32, &mut data);
+        uleb(offsets.len() as u64, &mut data);
         for o in offsets {
             data.push(0);
             match o {
-                // `i32.const` takes a signed LEB: 65536 needs a third byte.
                 Some(o) => {
                     data.push(0x41);
-                    let mut v = *o as i64;
-                    loop {
-                        let b = (v & 0x7f) as u8;
-                        v >>= 7;
-                        if (v == 0 && b & 0x40 == 0) || (v == -1 && b & 0x40 != 0) {
-                            data.push(b);
-                            break;
-                        }
-                        data.push(b | 0x80);
-                    }
+                    sleb(*o as i64, &mut data);
                 }
                 None => data.extend_from_slice(&[0x23, 0]),
             }
             data.push(0x0b);
-            leb(len, &mut data);
+            uleb(len as u64, &mut data);
             data.extend(std::iter::repeat_n(7u8, len as usize));
         }
         section(11, &data, &mut m);
         if let Some(names) = names {
             let mut sub = Vec::new();
-            leb(names.len() as u32, &mut sub);
+            uleb(names.len() as u64, &mut sub);
             for (i, n) in names.iter().enumerate() {
-                leb(i as u32, &mut sub);
+                uleb(i as u64, &mut sub);
                 name(n, &mut sub);
             }
             let mut custom = Vec::new();
             name("name", &mut custom);
             custom.push(9);
-            leb(sub.len() as u32, &mut custom);
+            uleb(sub.len() as u64, &mut custom);
             custom.extend_from_slice(&sub);
             section(0, &custom, &mut m);
         }
