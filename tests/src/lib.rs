@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod book;
+pub mod moved;
 pub mod regions;
 
 use course::Chapter;
@@ -23,12 +24,9 @@ pub fn chapters() -> Vec<&'static Chapter> {
     chapters::all()
 }
 
-/// The workspace root (this crate lives in `tests/`).
+/// The course these tests run in, found at run time ([`course_root::course_root`]).
 pub fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("invariant: tests/ has a parent")
-        .to_path_buf()
+    course_root::course_root().expect("the course these tests run in")
 }
 
 /// Makes the pristine stubs (`crates/learn/pristine`, what a fresh clone's `kernels/src`

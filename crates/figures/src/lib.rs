@@ -37,9 +37,10 @@ pub struct Figure {
     pub svg: String,
 }
 
-/// The repository root (this crate lives in `crates/figures`).
+/// The repository root, found at run time ([`course_root::course_root`]); the current
+/// folder when no course is found (every file read from it is then missing, and says so).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    course_root::course_root().unwrap_or_else(|_| PathBuf::from("."))
 }
 
 /// The folder the figures are written to, relative to the repository root.

@@ -48,15 +48,9 @@ pub fn chapters() -> Vec<&'static Chapter> {
     chapters::all()
 }
 
-/// The workspace root this grader was built in (the crate lives in `crates/grade`).
-///
-/// Taken from the build, not from the current directory, so `cargo run -p grade` from
-/// any folder of the clone checks the same files; `--root` overrides it.
-pub fn workspace_root() -> PathBuf {
-    let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    crate_dir
-        .parent()
-        .and_then(|crates| crates.parent())
-        .map(PathBuf::from)
-        .unwrap_or(crate_dir)
+/// The course this grader grades, found at run time ([`course_root::course_root`]: the
+/// course `cargo run -p grade` runs in, from any of its folders, never the folder the
+/// grader was built in); `--root` overrides it. `Err` says where it looked.
+pub fn workspace_root() -> Result<PathBuf, String> {
+    course_root::course_root()
 }

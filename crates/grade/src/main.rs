@@ -87,7 +87,8 @@ enum DeviceArg {
 
 #[derive(Debug, Args)]
 struct Common {
-    /// The course's workspace root [default: where this grader was built].
+    /// The course's root [default: the course this command runs in, found from the
+    /// current folder (or COURSE_ROOT)].
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
 }
@@ -239,12 +240,24 @@ fn main() -> ExitCode {
     }
 }
 
-fn root(common: &Common) -> PathBuf {
-    common.root.clone().unwrap_or_else(grade::workspace_root)
+fn root(common: &Common) -> Result<PathBuf, String> {
+    match &common.root {
+        Some(root) => Ok(root.clone()),
+        None => grade::workspace_root(),
+    }
+}
+
+/// The course's root ([`root`]), made the one every child process grades
+/// (`COURSE_ROOT`): call it before any thread starts.
+fn course(common: &Common) -> Result<PathBuf, String> {
+    let root = root(common)?;
+    // SAFETY: called from `main`'s thread before any other thread is started.
+    unsafe { std::env::set_var(course_root::ROOT_ENV, &root) };
+    Ok(root)
 }
 
 fn regenerate(common: &Common) -> Result<(), String> {
-    let root = root(common);
+    let root = root(common)?;
     let n = manifest::write(&root)?;
     println!(
         "grade: wrote {} ({n} files); commit it with the change that needed it",
@@ -254,6 +267,7 @@ fn regenerate(common: &Common) -> Result<(), String> {
 }
 
 fn run(args: &RunArgs) -> Result<(), String> {
+    let root = course(&args.common)?;
     let chapters = grade::chapters();
     let selection = Selection::only(args.exercises.iter().cloned());
     let unknown = selection.unknown(&chapters);
@@ -291,7 +305,6 @@ fn run(args: &RunArgs) -> Result<(), String> {
             .min(8)
     });
     let source: KernelSource = args.kernels.into();
-    let root = root(&args.common);
     let mut broken = grade::student::Broken::new();
     if let Some(path) = &args.student {
         let src = path.join("kernels").join("src");

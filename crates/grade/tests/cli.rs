@@ -312,3 +312,27 @@ fn device_auto_without_a_gpu_falls_back_to_the_emulator_with_a_note() {
     );
     assert_eq!(json(&out)["device"], "emulator");
 }
+
+#[test]
+fn a_folder_that_is_no_course_says_where_it_looked() {
+    // Named explicitly: the one line says that folder is not a course.
+    let outside = scratch("no-course");
+    let out = Command::new(env!("CARGO_BIN_EXE_grade"))
+        .current_dir(&outside)
+        .env(course_root::ROOT_ENV, &outside)
+        .output()
+        .expect("the grader runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.starts_with("grade: error: ")
+            && said.contains("is not a course")
+            && said.contains(&outside.display().to_string()),
+        "{said}"
+    );
+    // Searched for, from a folder outside any course: every place looked at is named.
+    let elsewhere = std::env::temp_dir();
+    let why = course_root::find(None, &[("the current folder", elsewhere.clone())])
+        .expect_err("no course at or above the temporary folder");
+    assert!(why.contains(&elsewhere.display().to_string()), "{why}");
+}

@@ -15,7 +15,13 @@ fn main() -> ExitCode {
         eprintln!("build_lanes: cannot create {}: {e}", dir.display());
         return ExitCode::FAILURE;
     }
-    let root = gpu_host::lanes::workspace_root();
+    let root = match gpu_host::lanes::workspace_root() {
+        Ok(root) => root,
+        Err(e) => {
+            eprintln!("build_lanes: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     for name in gpu_host::lanes::SANDBOXED {
         let bytes = match gpu_host::lanes::build(name, &root) {
             Ok(b) => b,

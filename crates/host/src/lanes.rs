@@ -85,12 +85,11 @@ fn loaded() -> &'static Mutex<HashMap<String, Loaded>> {
     MODULES.get_or_init(Default::default)
 }
 
-/// The workspace's root (two folders above this crate).
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+/// The course's root, found at run time ([`course_root::course_root`]: never the folder
+/// this crate was built in, so a copied or moved course builds its own kernels). `Err`
+/// says where it looked.
+pub fn workspace_root() -> Result<PathBuf, String> {
+    course_root::course_root()
 }
 
 /// The sandboxed module of crate `name`, built (once per process) on first use; `None`
@@ -177,7 +176,7 @@ fn load(name: &str) -> Loaded {
         })?;
         return WasmModule::new(name, &bytes);
     }
-    let bytes = build(name, &workspace_root())?;
+    let bytes = build(name, &workspace_root()?)?;
     WasmModule::new(name, &bytes)
 }
 

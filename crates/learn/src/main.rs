@@ -32,7 +32,8 @@ struct Cli {
     /// first unsolved one].
     #[arg(long, value_name = "ID")]
     exercise: Option<String>,
-    /// The course's workspace root [default: where this runner was built].
+    /// The course's root [default: the course this command runs in, found from the
+    /// current folder (or COURSE_ROOT)].
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
 }
@@ -57,7 +58,21 @@ Traces (key t) are written to .course/traces/ID.svg; resets back up your whole f
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let root = cli.root.clone().unwrap_or_else(workspace_root);
+    let root = match cli
+        .root
+        .clone()
+        .map(Ok)
+        .unwrap_or_else(course_root::course_root)
+    {
+        Ok(root) => root,
+        Err(e) => {
+            eprintln!("learn: error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // Every process the runner starts (the checks, the grader) checks this course.
+    // SAFETY: no thread has been started yet that could read the environment.
+    unsafe { std::env::set_var(course_root::ROOT_ENV, &root) };
     let result = match cli.command {
         Some(Command::Pristine) => pristine(&root),
         None => run(&cli, &root),
@@ -69,11 +84,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// The workspace root this runner was built in (the crate lives in `crates/learn`).
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn pristine(root: &Path) -> Result<(), String> {

@@ -101,15 +101,13 @@ pub fn toolchain_from_env() -> String {
     }
 }
 
-/// The root of the workspace this builder belongs to (two levels above its manifest).
+/// The course this builder runs in, found at run time ([`course_root::course_root`]), or,
+/// where none is found, the current folder (whose missing packages the build then names).
 /// Kernel packages are looked up there unless [`Builder::workspace`] says otherwise.
 pub fn workspace_root() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .parent()
-        .and_then(Path::parent)
-        .unwrap_or(manifest)
-        .to_path_buf()
+    course_root::course_root()
+        .or_else(|_| std::env::current_dir())
+        .unwrap_or_else(|_| PathBuf::from("."))
 }
 
 /// Why a PTX build could not run or failed. Every message is one line that says what to

@@ -13,6 +13,9 @@
 //! - the runner (`learn --once`): its list marks exactly those as done, and the exercise
 //!   it opens on shows its verdict and hint.
 //!
+//! Last, a copy of the course, renamed, must be judged by its own kernels by all three
+//! tools ([`course_tests::moved`]).
+//!
 //! Any disagreement stops the journey with the stage, the tool and what it said. The
 //! scratch files live in `target/journey/` (the developer's `kernels/` and progress are
 //! not touched).
@@ -39,6 +42,9 @@ struct Cli {
     /// The seed of the shuffled order.
     #[arg(long, default_value_t = 2009)]
     seed: u64,
+    /// Only the last stage: a copied, renamed course judged by its own kernels.
+    #[arg(long, conflicts_with = "chapter")]
+    moved_only: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -86,7 +92,7 @@ fn run(cli: &Cli) -> Result<usize, String> {
         .then_some(())
         .ok_or("the tools do not build")?;
     let mut stages = 0;
-    for chapter in chapters {
+    for chapter in chapters.into_iter().filter(|_| !cli.moved_only) {
         let ids: Vec<&str> = chapter.exercises.iter().map(|e| e.id).collect();
         let mut orders = Vec::new();
         if cli.order != Order::Shuffled {
@@ -110,6 +116,18 @@ fn run(cli: &Cli) -> Result<usize, String> {
                 stages += 1;
             }
         }
+    }
+    if cli.chapter.is_empty() {
+        // The last stage: the course copied and renamed judges its own kernels.
+        let t = Instant::now();
+        course_tests::moved::check(&root, &scratch.join("moved"))
+            .map_err(|e| format!("a copied, renamed course: {e}"))?;
+        println!(
+            "== a copied, renamed course: cargo test, the runner and the grader judge the \
+             copy's kernels ({:.0} s)",
+            t.elapsed().as_secs_f64()
+        );
+        stages += 1;
     }
     Ok(stages)
 }

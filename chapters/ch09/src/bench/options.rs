@@ -127,12 +127,14 @@ impl Default for Options {
     }
 }
 
-/// The default text input: the book's chapters (`book/src/**/*.md` of the workspace this
-/// crate was built in, in path order, concatenated) when they are there, else the
+/// The default text input: the book's chapters (`book/src/**/*.md` of the course this
+/// runs in, in path order, concatenated) when they are there, else the
 /// chapter's paragraph of English ([`crate::inputs::TEXT`]). Returns the bytes and a
 /// description for the header.
 pub fn default_text() -> (Vec<u8>, String) {
-    let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../book/src");
+    let book = gpu_host::lanes::workspace_root()
+        .unwrap_or_default()
+        .join("book/src");
     let mut files = Vec::new();
     collect_markdown(&book, &mut files);
     files.sort();
