@@ -10,6 +10,7 @@
 //! `solutions.ptx` but no exercise.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod bench;
 pub mod ch05;

@@ -78,28 +78,37 @@ pub fn all_distinct(seed: u64) -> Vec<u8> {
 /// real text, a hot bin, and uniform random (small and larger). Sizes stay small: the
 /// emulator runs every lane.
 pub fn byte_cases(seed: u64) -> Vec<Case<u8>> {
+    use course::draw::{n, seed_text};
+    let one = course::draw::between(0x0b17e, 200, 0, 255) as u8;
+    let (random, zeros, runs, text, hot) = (n(1001), n(777), n(1500), n(1234), n(999));
     vec![
         // First an input spanning several warps and blocks: a missing barrier shows there
         // as a race at its line, where a one-warp input would only miscount.
         Case::new(
-            format!("uniform random bytes, n = 1001, seed {seed}"),
-            uniform(1001, seed),
+            format!("uniform random bytes, n = {random}, {}", seed_text(seed)),
+            uniform(random, seed),
         ),
         Case::new("empty input (n = 0)", Vec::new()),
-        Case::new("one element (n = 1, byte 200)", vec![200]),
-        Case::new("all zeros, n = 777", vec![0; 777]),
+        Case::new(format!("one element (n = 1, byte {one})"), vec![one]),
+        Case::new(format!("all zeros, n = {zeros}"), vec![0; zeros]),
         Case::new(
-            format!("the 256 byte values once each, shuffled, seed {}", seed + 1),
+            format!(
+                "the 256 byte values once each, shuffled, {}",
+                seed_text(seed + 1)
+            ),
             all_distinct(seed + 1),
         ),
         Case::new(
-            format!("sorted runs, n = 1500, seed {}", seed + 2),
-            sorted_runs(1500, seed + 2),
+            format!("sorted runs, n = {runs}, {}", seed_text(seed + 2)),
+            sorted_runs(runs, seed + 2),
         ),
-        Case::new("English text, n = 1234", cycle(TEXT.as_bytes(), 1234)),
         Case::new(
-            format!("90% zeros, n = 999, seed {}", seed + 3),
-            bytes(&InputKind::Skew(90), 999, seed + 3),
+            format!("English text, n = {text}"),
+            cycle(TEXT.as_bytes(), text),
+        ),
+        Case::new(
+            format!("90% zeros, n = {hot}, {}", seed_text(seed + 3)),
+            bytes(&InputKind::Skew(90), hot, seed + 3),
         ),
     ]
 }

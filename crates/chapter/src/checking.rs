@@ -5,7 +5,7 @@
 //! A chapter adds its own ways of verifying a launch (its outputs differ: ch05 compares
 //! arrays, ch09 bins with a tolerance) as a trait on [`Ctx`] over its kernel table.
 
-use course::{Outcome, Status, seed_from_env};
+use course::{Outcome, Status};
 use gpu_host::{Device, LaunchError, LaunchReport};
 
 /// A check in progress: `Ok` carries the pass message, `Err` the failure.
@@ -44,7 +44,8 @@ pub struct Ctx<'a, K: 'static> {
     /// The kernel table under test: the student's, the reference, or a deliberately
     /// wrong one from the course's own tests.
     pub k: &'static K,
-    /// The seed of the check's random inputs (`COURSE_SEED`, else the chapter's).
+    /// The seed of the check's random inputs (derived from the grader's private seed, else
+    /// `COURSE_SEED`, else the chapter's: [`course::draw::check_seed`]).
     pub seed: u64,
     /// The package a failure's replay line names (`cargo test -p ch05`).
     package: &'static str,
@@ -63,7 +64,7 @@ impl<'a, K> Ctx<'a, K> {
         default_seed: u64,
         package: &'static str,
     ) -> Self {
-        let seed = seed_from_env(default_seed);
+        let seed = course::draw::check_seed(default_seed);
         let block_order = dev
             .emulator_config_mut()
             .map(|c| c.block_order_seed.replace(seed));
@@ -106,7 +107,14 @@ impl<'a, K> Ctx<'a, K> {
             if o.status == Status::NotImplemented {
                 return o;
             }
-            o.detail(format!("input: {case}")).detail(format!(
+            let o = o.detail(format!("input: {case}"));
+            if course::draw::private_seed().is_some() {
+                return o.detail(
+                    "inputs: drawn from the grader's private seed (your own `cargo test` \
+                     runs the course's public inputs)",
+                );
+            }
+            o.detail(format!(
                 "{}{} cargo test -p {}",
                 course::REPLAY,
                 self.seed,

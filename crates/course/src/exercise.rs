@@ -68,7 +68,26 @@ impl Exercise {
     /// The check's host calls count on the same work meter as its launches (the device's,
     /// [`Limits::simt_config`](crate::Limits::simt_config)), or on a meter of their own
     /// with [`Limits::CHECKS`](crate::Limits::CHECKS)' budget when the device has none (a GPU).
+    ///
+    /// A student's answer that was not built (put back to its stub because it does not
+    /// compile, its markers are broken or it holds what the sandbox refuses:
+    /// [`gpu_host::lanes::broken`]) is not run: its outcome says why, in every tool alike.
     pub fn run(&self, device: &mut Device, source: KernelSource) -> Outcome {
+        if source == KernelSource::Student
+            && let Some(why) = gpu_host::lanes::broken(self.id)
+        {
+            let mut lines = why.into_iter();
+            let mut out = Outcome::fail(
+                Status::Error,
+                lines.next().unwrap_or_else(|| "does not compile".into()),
+            );
+            for line in lines {
+                out = out.detail(line);
+            }
+            let mut out = out.one_line_reason();
+            out.exercise = self.id;
+            return out;
+        }
         let meter = device
             .emulator_config_mut()
             .and_then(|c| c.meter.clone())

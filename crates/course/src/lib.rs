@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 mod check;
+pub mod draw;
 mod exercise;
 pub mod json;
 mod limits;

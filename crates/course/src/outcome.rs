@@ -157,7 +157,8 @@ impl Outcome {
             let text = std::mem::take(&mut self.reason);
             let mut lines = text.lines();
             self.reason = lines.next().unwrap_or_default().trim_end().to_string();
-            let rest: Vec<String> = lines.map(|l| l.trim().to_string()).collect();
+            // Each line keeps its indentation: rustc's carets line up under the code.
+            let rest: Vec<String> = lines.map(|l| l.trim_end().to_string()).collect();
             self.details.splice(0..0, rest);
         }
         self.reason = clip(std::mem::take(&mut self.reason));

@@ -193,18 +193,31 @@ fn expand(f: &mut ItemFn) -> syn::Result<proc_macro2::TokenStream> {
         "Launch metadata of the kernel [`{name_str}`](fn@{name_str}): its shared-memory layout and `KERNEL`, \
          the typed launchable."
     );
-    let _ = format_ident!("unused");
     let export = format!("__gpu_kernel_{name_str}");
     let shared_export = format!("__gpu_shared_{name_str}");
+    let body = format_ident!("__gpu_body_{}", name);
     Ok(quote! {
+        // The kernel's body, one safe function on every target: an unsafe operation in it
+        // is an error for nvptx64 as for the emulator's sandbox, never only a warning
+        // inside the `unsafe extern "ptx-kernel"` entry.
+        #(#attrs)*
+        #[doc(hidden)]
+        #[inline(always)]
+        #[allow(non_snake_case)]
+        fn #body(#inputs) #block
+
         #(#attrs)*
         #[cfg(target_arch = "nvptx64")]
         #[unsafe(no_mangle)]
-        #vis unsafe extern "ptx-kernel" fn #name(#inputs) #block
+        #vis unsafe extern "ptx-kernel" fn #name(#(#names: #types),*) {
+            #body(#(#names),*)
+        }
 
         #(#attrs)*
         #[cfg(not(target_arch = "nvptx64"))]
-        #vis fn #name(#inputs) #block
+        #vis fn #name(#(#names: #types),*) {
+            #body(#(#names),*)
+        }
 
         // In the sandbox (wasm32), each lane calls this export; it reads the arguments
         // the launch passed and runs the kernel.
@@ -396,4 +409,48 @@ pub fn derive_host_value(item: TokenStream) -> TokenStream {
         }
     }
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expand;
+
+    /// The nvptx64 entry is `unsafe extern "ptx-kernel"`; none of the kernel's own tokens
+    /// may sit in it (an unsafe operation there would be only a warning in edition 2024):
+    /// its body is one call of the safe body function, which holds them on every target.
+    #[test]
+    fn the_ptx_entry_holds_nothing_but_a_call_of_the_safe_body() {
+        let mut f: syn::ItemFn = syn::parse_quote! {
+            pub fn peek(addr: u64, out: GlobalSlice<u32>) {
+                out.store(0, *(addr as *const u32));
+            }
+        };
+        let file: syn::File = syn::parse2(expand(&mut f).expect("expands")).expect("items");
+        let fns: Vec<&syn::ItemFn> = file
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                syn::Item::Fn(f) => Some(f),
+                _ => None,
+            })
+            .collect();
+        let entry = fns
+            .iter()
+            .find(|f| f.sig.abi.is_some())
+            .expect("the ptx-kernel entry");
+        assert!(entry.sig.unsafety.is_some());
+        let [syn::Stmt::Expr(syn::Expr::Call(call), None)] = entry.block.stmts.as_slice() else {
+            panic!("the entry's body is one call: {}", quote::quote!(#entry));
+        };
+        assert_eq!(
+            quote::quote!(#call).to_string(),
+            "__gpu_body_peek (addr , out)"
+        );
+        let body = fns
+            .iter()
+            .find(|f| f.sig.ident == "__gpu_body_peek")
+            .expect("the body function");
+        assert!(body.sig.unsafety.is_none() && body.sig.abi.is_none());
+        assert!(quote::quote!(#body).to_string().contains("as * const u32"));
+    }
 }

@@ -31,6 +31,22 @@
 //!
 //! Names follow Rust-CUDA's `cuda_std` where it has the concept (`thread::index_1d`,
 //! `warp::warp_match_any`, `warp::sync_warp`, ...), so the Rust-CUDA guide reads alike.
+//!
+//! ## No `unsafe` in a kernel, on any target
+//!
+//! `#[kernel]` compiles a kernel's body as one safe function on every target; on nvptx64
+//! the `unsafe extern "ptx-kernel"` entry only calls it. So an unsafe operation in a body
+//! is an error everywhere (E0133), never the warning edition 2024 gives inside an unsafe
+//! function, and a body that compiles for the GPU compiles for the emulator's sandbox:
+//!
+//! ```compile_fail,E0133
+//! use gpu::prelude::*;
+//!
+//! #[kernel]
+//! pub fn peek(addr: u64, out: GlobalSlice<u32>) {
+//!     out.store(0, *(addr as *const u32));
+//! }
+//! ```
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(
     target_arch = "nvptx64",

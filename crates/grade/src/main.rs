@@ -48,6 +48,20 @@ struct RunArgs {
     /// emulator's sandbox. The Classroom recipe (crates/grade/README.md).
     #[arg(long, value_name = "PATH", conflicts_with = "kernels")]
     student: Option<PathBuf>,
+    /// Draw every check's inputs (values, sizes, host functions' arguments) from this
+    /// private seed, any text, instead of the course's public one: answers keyed to the
+    /// public inputs fail. Never printed; the report says a private seed was used. Also
+    /// from the environment variable COURSE_GRADE_SEED (a CI secret) or --seed-file.
+    #[arg(
+        long,
+        value_name = "TEXT",
+        env = "COURSE_GRADE_SEED",
+        hide_env_values = true
+    )]
+    seed: Option<String>,
+    /// Read the private seed (see --seed) from this file (its first line).
+    #[arg(long, value_name = "FILE", conflicts_with = "seed")]
+    seed_file: Option<PathBuf>,
     /// Grade only this exercise (repeatable), e.g. --exercise 9.4; the total is then
     /// of the exercises graded.
     #[arg(long = "exercise", value_name = "ID")]
@@ -179,14 +193,17 @@ const AFTER_HELP: &str = "Examples:
   cargo run -p grade -- --markdown                    a feedback comment for the student
   cargo run -p grade -- --kernels reference           the solutions: should score full points
   cargo run -p grade -- --exercise 9.4                one exercise
-  cargo run -p grade -- --student ../alice            alice's kernels/src/*.rs, graded from this course
+  cargo run -p grade -- --student ../alice            alice's answers, graded from this course
+  cargo run -p grade -- --student ../alice --seed-file ~/secret   on inputs only you know
   cargo run -p grade --features cuda -- --device gpu  on the GPU (CUDA device 0)
   cargo run -p grade -- manifest                      regenerate crates/grade/manifest.txt
 
 Statuses: pass, wrong result, wrong technique, race, barrier error, out of bounds,
 panicked, timed out, not implemented, error (the check itself could not run).
-The tamper check lists every course file that differs from the manifest; only kernels/
-is the student's. The report is deterministic: the same clone gives the same bytes.";
+Only the answers between STUDENT-BEGIN and STUDENT-END are built, in the course's own
+files; every other edit is listed as ignored. The tamper check lists every course file
+that differs from the manifest. The report is deterministic: the same clone and seed give
+the same bytes, and it holds no path of this machine and never the seed.";
 
 fn main() -> ExitCode {
     // The report must not depend on the environment: a replay seed set for `cargo test`
@@ -266,8 +283,32 @@ fn regenerate(common: &Common) -> Result<(), String> {
     Ok(())
 }
 
+/// Makes the private seed of `--seed`, `--seed-file` or `COURSE_GRADE_SEED` the one this
+/// process and its children draw the checks' inputs from ([`course::draw`]); without one,
+/// no seed is set and the public inputs are used. Call it before any thread starts.
+fn private_seed(args: &RunArgs) -> Result<(), String> {
+    let seed = match (&args.seed, &args.seed_file) {
+        (_, Some(file)) => Some(
+            std::fs::read_to_string(file)
+                .map_err(|e| format!("--seed-file {}: cannot read it: {e}", file.display()))?
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        ),
+        (seed, None) => seed.clone(),
+    };
+    // SAFETY: called from `main`'s thread before any other thread is started.
+    match seed.filter(|s| !s.trim().is_empty()) {
+        Some(s) => unsafe { std::env::set_var(course::draw::PRIVATE_SEED_ENV, s.trim()) },
+        None => unsafe { std::env::remove_var(course::draw::PRIVATE_SEED_ENV) },
+    }
+    Ok(())
+}
+
 fn run(args: &RunArgs) -> Result<(), String> {
     let root = course(&args.common)?;
+    private_seed(args)?;
     let chapters = grade::chapters();
     let selection = Selection::only(args.exercises.iter().cloned());
     let unknown = selection.unknown(&chapters);
@@ -305,7 +346,7 @@ fn run(args: &RunArgs) -> Result<(), String> {
             .min(8)
     });
     let source: KernelSource = args.kernels.into();
-    let mut broken = grade::student::Broken::new();
+    let mut outline = gpu_host::lanes::Outline::default();
     if let Some(path) = &args.student {
         let src = path.join("kernels").join("src");
         if !src.is_dir() {
@@ -314,26 +355,42 @@ fn run(args: &RunArgs) -> Result<(), String> {
                 path.display()
             ));
         }
-        eprintln!("grade: building {} in the sandbox", src.display());
-        broken = grade::student::build(&src, &root)?;
+        eprintln!(
+            "grade: building the answers of {} in the sandbox",
+            path.display()
+        );
+        outline = grade::student::build(&src, &root)?;
     } else if source == KernelSource::Student && matches!(target, Target::Emulator) {
-        // Grading the clone in place: its kernels crate as it is, or, if it does not
-        // build, one broken exercise at a time.
-        broken = grade::student::build_in_place(&root)?;
+        // Grading the clone in place: its answers, in the course's files.
+        outline = grade::student::build_in_place(&root)?;
     }
-    for id in broken.keys() {
-        eprintln!("grade: {id} does not compile: graded without it, the others on their own code");
+    for (id, why) in &outline.broken {
+        let first = why.first().map(String::as_str).unwrap_or_default();
+        let first = first.split(':').next().unwrap_or_default();
+        eprintln!(
+            "grade: {id}'s answer was not built ({first}): graded as not started, the others on their own code"
+        );
     }
     let manifest_path = args
         .manifest
         .clone()
         .unwrap_or_else(|| PathBuf::from(manifest::MANIFEST_PATH));
     let integrity = manifest::check(&root, &manifest_path);
-    let mut exercises = engine::grade_on(
+    let exercises = engine::grade_on(
         &chapters, &selection, source, &limits, &isolation, jobs, &target,
     )?;
-    grade::student::report_broken(&mut exercises, &chapters, &broken);
-    let report = Report::new(source, limits, &chapters, exercises, Some(integrity)).on(&target);
+    let mut paths = vec![(root.clone(), ".")];
+    if let Some(student) = &args.student {
+        paths.push((student.clone(), "<submission>"));
+    }
+    if let Some(home) = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")) {
+        paths.push((PathBuf::from(home), "~"));
+    }
+    paths.push((std::env::temp_dir(), "<tmp>"));
+    let report = Report::new(source, limits, &chapters, exercises, Some(integrity))
+        .on(&target)
+        .answers(&outline)
+        .without_paths(&paths);
     let format = if args.json {
         Format::Json
     } else if args.junit {

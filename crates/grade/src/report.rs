@@ -8,6 +8,8 @@
 use crate::engine::Target;
 use course::Limits;
 use course::{Chapter, Exercise, KernelSource, Outcome, Status};
+pub use gpu_host::answers::Ignored;
+use gpu_host::lanes::Outline;
 use serde::{Deserialize, Serialize};
 
 /// The version of the JSON report's schema (the `schema_version` field).
@@ -214,6 +216,17 @@ pub struct Report {
     /// The tamper check; `null` when it was not run (the library's callers, tests).
     #[serde(deserialize_with = "course::json::present")]
     pub integrity: Option<Integrity>,
+    /// Where the checks' inputs came from: the course's public seed (what `cargo test`
+    /// runs) or a private one, which is never printed ([`course::draw::inputs_text`]).
+    /// Added in schema 1 without a bump.
+    pub inputs: String,
+    /// Edits of the student's files outside the answer regions: not built and not graded
+    /// (only the answers count). Added in schema 1 without a bump.
+    pub ignored: Vec<Ignored>,
+    /// A note on the build of the student's answers (several builds; the build budget ran
+    /// out), if any. Added in schema 1 without a bump.
+    #[serde(deserialize_with = "course::json::present")]
+    pub build_note: Option<String>,
     /// Points per chapter.
     pub chapters: Vec<ChapterReport>,
     /// One entry per exercise, in course order.
@@ -264,6 +277,9 @@ impl Report {
             exercises_graded: exercises.len(),
             tampered: integrity.as_ref().is_some_and(Integrity::tampered),
             integrity,
+            inputs: course::draw::inputs_text().to_string(),
+            ignored: Vec::new(),
+            build_note: None,
             chapters: per_chapter,
             exercises,
         }
@@ -286,6 +302,73 @@ impl Report {
             }
         }
         self
+    }
+
+    /// This report, with what the build of the student's answers left out: the edits
+    /// outside the regions and the build's note.
+    pub fn answers(mut self, outline: &Outline) -> Self {
+        self.ignored = outline.ignored.clone();
+        self.build_note = outline.note.clone();
+        self
+    }
+
+    /// This report with every path of `paths` (a folder of the machine, and the word that
+    /// stands for it: the course's root as `.`, the home folder as `~`) replaced in every
+    /// text it holds, longest first: no report holds a path of the grading machine.
+    pub fn without_paths(mut self, paths: &[(std::path::PathBuf, &str)]) -> Self {
+        let mut pairs: Vec<(String, &str)> = paths
+            .iter()
+            .flat_map(|(p, to)| {
+                let canonical = p.canonicalize().unwrap_or_else(|_| p.clone());
+                [p.display().to_string(), canonical.display().to_string()]
+                    .into_iter()
+                    .map(move |s| (s, *to))
+            })
+            .filter(|(s, _)| s.len() > 1)
+            .collect();
+        pairs.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        self.each_text(|t| {
+            for (from, to) in &pairs {
+                if t.contains(from.as_str()) {
+                    *t = t.replace(from.as_str(), to);
+                }
+            }
+        });
+        self
+    }
+
+    /// This report with every character that does not show as itself escaped in every
+    /// text a submission can reach ([`gpu_host::printable`]), as every format shows it.
+    pub fn printable(mut self) -> Self {
+        self.each_text(|t| {
+            if t.chars().any(gpu_host::hidden) {
+                *t = gpu_host::printable(t);
+            }
+        });
+        self
+    }
+
+    /// Calls `fix` on every text of the report that a submission or the machine can reach:
+    /// the outcomes, the ignored edits, the build note, the tamper check's findings.
+    fn each_text(&mut self, mut fix: impl FnMut(&mut String)) {
+        for e in &mut self.exercises {
+            fix(&mut e.outcome.reason);
+            e.outcome.details.iter_mut().for_each(&mut fix);
+        }
+        for i in &mut self.ignored {
+            fix(&mut i.file);
+            fix(&mut i.what);
+        }
+        if let Some(n) = &mut self.build_note {
+            fix(n);
+        }
+        if let Some(i) = &mut self.integrity {
+            fix(&mut i.manifest);
+            i.files.iter_mut().for_each(|f| fix(&mut f.path));
+            if let Some(e) = &mut i.error {
+                fix(e);
+            }
+        }
     }
 
     /// Did the checks run on a GPU?

@@ -77,18 +77,15 @@ fn a_child_process_cannot_be_started() {
 
 #[test]
 fn a_constructor_in_init_array_fails_to_build() {
+    // Items nested in the kernel's body (a region cannot close its function: see
+    // `a_region_that_closes_its_function_is_refused`).
     let body = r#"    let _ = (data, histo);
-}
-
-extern "C" fn forge() {
-    println!("grade-result: FORGED");
-}
-
-#[used]
-#[unsafe(link_section = ".init_array")]
-static FORGE: extern "C" fn() = forge;
-
-fn _unused() {"#;
+    extern "C" fn forge() {
+        println!("grade-result: FORGED");
+    }
+    #[used]
+    #[unsafe(link_section = ".init_array")]
+    static FORGE: extern "C" fn() = forge;"#;
     let dir = student("init-array", "ch09.rs", "9.3", body);
     let (report, raw) = grade(&dir, &["9.3", "5.1"]);
     refused_alone(&report, "9.3", "5.1", "not allowed in a kernel crate");
@@ -100,7 +97,7 @@ fn global_asm_and_includes_fail_to_build() {
     for (name, body) in [
         (
             "global-asm",
-            "    let _ = (data, histo);\n}\ncore::arch::global_asm!(\".section .init_array\");\nfn _unused() {",
+            "    let _ = (data, histo);\n    core::arch::global_asm!(\".section .init_array\");",
         ),
         (
             "include",
@@ -158,7 +155,7 @@ fn unsafe_behind_a_literal_or_a_macro_fails_to_build() {
         (
             "path-from-a-macro",
             format!(
-                "{RIGHT_9_3}\n}}\nmacro_rules! take {{ ($a:ident) => {{ #[$a = \"../../../../solutions/src/ch05.rs\"] mod stolen; }} }}\ntake!(path);\nfn _unused() {{"
+                "{RIGHT_9_3}\n    macro_rules! take {{ ($a:ident) => {{ #[$a = \"../../../../solutions/src/ch05.rs\"] mod stolen; }} }}\n    take!(path);"
             ),
         ),
     ] {
@@ -187,15 +184,15 @@ fn a_symbolic_link_in_the_sources_fails_to_build() {
 #[test]
 fn a_compile_time_loop_is_stopped_at_the_build_limit() {
     // A `const` whose evaluation never ends, rustc's own stop turned off: the build is
-    // stopped at the (wall-clock) build limit, and every exercise says why.
+    // stopped when the submission's build budget runs out, and every exercise says why.
     let body = format!(
-        "{RIGHT_9_3}\n}}\n#[allow(long_running_const_eval)]\nconst SPIN: u64 = {{ let mut i = 0u64; \
-         while i < u64::MAX {{ i += 1; }} i }};\npub fn spin() -> u64 {{ SPIN }}\nfn _unused() {{"
+        "{RIGHT_9_3}\n    #[allow(long_running_const_eval)]\n    const SPIN: u64 = {{ let mut i = 0u64; \
+         while i < u64::MAX {{ i += 1; }} i }};\n    histo.atomic_add(0, (SPIN & 0) as u32);"
     );
     let dir = student("const-loop", "ch09.rs", "9.3", &body);
     let t = std::time::Instant::now();
     let (report, _) = grade_with(&dir, &["9.3", "5.1"], &[("COURSE_BUILD_LIMIT_S", "20")]);
-    crate_refused(&report, &["9.3", "5.1"], "did not finish in 20 s");
+    crate_refused(&report, &["9.3", "5.1"], "(20 s for all its builds");
     assert!(t.elapsed().as_secs() < 120, "{:?}", t.elapsed());
 }
 
@@ -204,9 +201,8 @@ fn a_compile_time_loop_is_stopped_at_the_build_limit() {
 fn with_big_static(len: &str) -> String {
     format!(
         "    let seven = BIG[(data.len() % 7) as usize].load(core::sync::atomic::Ordering::Relaxed) as u32;\n\
-         histo.atomic_add(0, seven / 8);{RIGHT_9_3}\n}}\n\
-         static BIG: [core::sync::atomic::AtomicU8; {len}] = [const {{ core::sync::atomic::AtomicU8::new(7) }}; {len}];\n\
-         fn _unused() {{"
+         histo.atomic_add(0, seven / 8);{RIGHT_9_3}\n\
+         static BIG: [core::sync::atomic::AtomicU8; {len}] = [const {{ core::sync::atomic::AtomicU8::new(7) }}; {len}];"
     )
 }
 
@@ -610,4 +606,381 @@ fn counting_for_other_threads_through_shared_memory_is_the_wrong_technique() {
         "wrong_technique",
         "issued by the thread that loaded it",
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// The grade is computed from the answers alone, in an environment the course defines, on
+// inputs the instructor draws; every byte of every report is the grader's.
+
+/// Every format of the grade of `dir` (exercises `ids`) under `env`: JSON, table, Markdown,
+/// JUnit.
+fn every_format(dir: &Path, ids: &[&str], env: &[(&str, &str)]) -> Vec<(&'static str, String)> {
+    [
+        ("json", "--json"),
+        ("table", "--exercise"),
+        ("markdown", "--markdown"),
+        ("junit", "--junit"),
+    ]
+    .into_iter()
+    .map(|(name, flag)| {
+        // The table has no flag: `--exercise` is repeated harmlessly with the first id.
+        let args: Vec<&str> = if flag == "--exercise" {
+            vec!["--exercise", ids[0]]
+        } else {
+            vec![flag]
+        };
+        (name, clones::grade_raw(dir, ids, &args, env))
+    })
+    .collect()
+}
+
+#[test]
+fn the_grading_machine_s_environment_reaches_neither_the_code_nor_the_report() {
+    // A secret of the grading job printed by a panic, and a kernel that behaves only on CI.
+    let secret = r#"    let _ = (data, histo);
+    panic!("{}", option_env!("GITHUB_TOKEN").unwrap_or("no token"));"#;
+    let on_ci = format!(
+        "    if option_env!(\"CI\").is_some() {{ return; }}\n{}",
+        "    let _ = (data, histo);"
+    );
+    let hidden = r#"    macro_rules! read { ($w:ident) => { $w!("GITHUB_TOKEN") } }
+    let _ = (data, histo, read!(option_env));"#;
+    let dir = clones::student_with(
+        "attack-env",
+        &[
+            ("ch09.rs", "9.3", secret),
+            ("ch09.rs", "9.2", &on_ci),
+            ("ch09.rs", "9.4", hidden),
+        ],
+    );
+    let ids = ["9.2", "9.3", "9.4", "9.5"];
+    let token = "ghp_FAKESECRETnotarealtoken0123456789";
+    let ci = [
+        ("GITHUB_TOKEN", token),
+        ("CI", "true"),
+        ("GITHUB_ACTIONS", "true"),
+    ];
+    let plain = every_format(&dir, &ids, &[]);
+    let on_runner = every_format(&dir, &ids, &ci);
+    for ((name, a), (_, b)) in plain.iter().zip(&on_runner) {
+        assert_eq!(a, b, "the {name} report differs on the CI runner");
+        assert!(
+            !b.contains("FAKESECRET"),
+            "the secret reached the {name} report"
+        );
+    }
+    let report: serde_json::Value = serde_json::from_str(&on_runner[0].1).expect("JSON");
+    for id in ["9.2", "9.3", "9.4"] {
+        let e = exercise(&report, id);
+        assert_eq!(e["status"], "error", "{e}");
+        assert!(
+            e["reason"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("option_env"),
+            "refused with its reason: {e}"
+        );
+    }
+    assert_eq!(exercise(&report, "9.5")["status"], "pass");
+}
+
+#[test]
+fn no_report_holds_a_path_or_the_user_of_the_grading_machine() {
+    // A compile error (rustc names files), a refused include_str!, and a panic in a helper
+    // of the course (its location is a file of the course).
+    let include = "    let _ = (data, histo);\n    let _s = include_str!(\"/etc/hostname\");";
+    let type_error = "    let x: u32 = \"not a number\";\n    let _ = (data, histo, x);";
+    let dir = clones::student_with(
+        "attack-paths",
+        &[("ch09.rs", "9.3", include), ("ch09.rs", "9.4", type_error)],
+    );
+    // A home folder of a user whose name must not show; the toolchain where it was.
+    let home = std::env::var("HOME").unwrap_or_default();
+    let cargo_home = std::env::var("CARGO_HOME").unwrap_or(format!("{home}/.cargo"));
+    let rustup_home = std::env::var("RUSTUP_HOME").unwrap_or(format!("{home}/.rustup"));
+    let fake_home = Path::new(env!("CARGO_TARGET_TMPDIR")).join("home-of-graderusername");
+    std::fs::create_dir_all(&fake_home).expect("a home");
+    let env = [
+        ("HOME", fake_home.to_str().expect("UTF-8")),
+        ("CARGO_HOME", cargo_home.as_str()),
+        ("RUSTUP_HOME", rustup_home.as_str()),
+        ("USER", "graderusername"),
+    ];
+    let root = root().canonicalize().expect("the course");
+    for (name, text) in every_format(&dir, &["9.3", "9.4", "9.5"], &env) {
+        for machine in [
+            root.display().to_string(),
+            dir.display().to_string(),
+            "graderusername".to_string(),
+            rustup_home.clone(),
+            cargo_home.clone(),
+        ] {
+            assert!(
+                !text.contains(&machine),
+                "the {name} report holds {machine}:\n{text}"
+            );
+        }
+        if name == "json" {
+            let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+            let e = exercise(&report, "9.3");
+            let reason = e["reason"].as_str().unwrap_or_default();
+            assert!(reason.starts_with("ch09.rs:"), "a relative place: {reason}");
+            let e = exercise(&report, "9.4");
+            assert!(
+                e["reason"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("mismatched types")
+            );
+            // rustc's carets still line up under the code: the lines keep their indentation.
+            let details: Vec<&str> = e["details"]
+                .as_array()
+                .expect("details")
+                .iter()
+                .filter_map(|d| d.as_str())
+                .collect();
+            assert!(
+                details
+                    .iter()
+                    .any(|d| d.starts_with("  ") && d.contains('^')),
+                "indented compiler output: {details:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn text_from_a_submission_cannot_rewrite_the_markdown_or_break_the_junit() {
+    // A fence closed from inside, then a forged grade heading, a remote image, a link, a
+    // mention and the end of the details; an invisible character; and U+FFFF, which XML 1.0
+    // cannot hold.
+    let forged = r#"    let _ = (data, histo);
+    panic!("x\n~~~\n</details>\n\n## Grade: 260 / 260 points\n![i](https://evil.example/p.png) [ok](https://evil.example) @octocat\u{200b}\u{ffff}");"#;
+    let compile = "    compile_error!(\"~~~~~~~~\\n## Grade: 260 / 260 points\");";
+    let dir = clones::student_with(
+        "attack-markdown",
+        &[("ch09.rs", "9.3", forged), ("ch09.rs", "9.4", compile)],
+    );
+    let md = clones::grade_raw(&dir, &["9.3", "9.4", "9.5"], &["--markdown"], &[]);
+    let mut headings = 0;
+    let parser = pulldown_cmark::Parser::new_ext(&md, pulldown_cmark::Options::ENABLE_TABLES);
+    let mut in_code = false;
+    for event in parser {
+        use pulldown_cmark::{Event, Tag, TagEnd};
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => in_code = true,
+            Event::End(TagEnd::CodeBlock) => in_code = false,
+            Event::Start(Tag::Heading { level, .. }) => {
+                headings += 1;
+                assert!(
+                    headings == 1 || level == pulldown_cmark::HeadingLevel::H3,
+                    "a heading the grader did not write: {md}"
+                );
+            }
+            Event::Start(Tag::Image { .. }) | Event::Start(Tag::Link { .. }) => {
+                panic!("a link or image in the feedback: {md}")
+            }
+            Event::Text(t) if !in_code => {
+                assert!(
+                    !t.contains("260 / 260") && !t.contains("octocat"),
+                    "{t} in {md}"
+                );
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(headings, 2, "the grade and \"What to look at\": {md}");
+    assert!(
+        md.contains("\\u{200b}"),
+        "the invisible character shown escaped"
+    );
+    let junit = clones::grade_raw(&dir, &["9.3", "9.4", "9.5"], &["--junit"], &[]);
+    roxmltree::Document::parse(&junit).unwrap_or_else(|e| panic!("not XML 1.0: {e}\n{junit}"));
+    assert!(junit.contains("\\u{ffff}") && !junit.contains('\u{ffff}'));
+}
+
+#[test]
+fn edits_outside_the_answers_are_not_built_and_are_listed() {
+    // A helper of the course changed (every byte in bin 0), a crate attribute and an extra
+    // module in lib.rs, a file of the student's own: none is built, each is listed, and
+    // the grade is the answers' own.
+    let dir = student("outside", "ch09.rs", "9.3", RIGHT_9_3);
+    let file = dir.join("kernels/src/ch09.rs");
+    let text = std::fs::read_to_string(&file).expect("written");
+    let helper = "    (byte as u32 * num_bins) >> 8\n";
+    assert!(text.contains(helper));
+    std::fs::write(
+        &file,
+        text.replace(helper, "    let _ = (byte, num_bins);\n    0\n"),
+    )
+    .expect("written");
+    std::fs::write(
+        dir.join("kernels/src/lib.rs"),
+        "//! Mine.\n#![allow(unused)]\npub mod ch05;\npub mod ch09;\npub mod extra;\n",
+    )
+    .expect("written");
+    std::fs::write(
+        dir.join("kernels/src/extra.rs"),
+        "pub fn helper() -> u32 { 7 }\n",
+    )
+    .expect("written");
+    let (report, _) = grade(&dir, &["9.3", "9.4"]);
+    assert_eq!(
+        exercise(&report, "9.3")["status"],
+        "pass",
+        "the course's byte_bin was built"
+    );
+    let ignored: Vec<String> = report["ignored"]
+        .as_array()
+        .expect("ignored")
+        .iter()
+        .map(|i| format!("{}:{} {}", i["file"], i["lines"], i["what"]))
+        .collect();
+    assert!(
+        ignored.iter().any(|i| i.starts_with("\"ch09.rs\":[")),
+        "{ignored:?}"
+    );
+    assert!(
+        ignored.iter().any(|i| i.starts_with("\"lib.rs\"")),
+        "{ignored:?}"
+    );
+    assert!(
+        ignored.iter().any(|i| i.starts_with("\"extra.rs\":null")),
+        "{ignored:?}"
+    );
+}
+
+#[test]
+fn a_region_whose_markers_are_broken_costs_its_exercise_naming_the_marker() {
+    let dir = student("markers", "ch09.rs", "9.3", RIGHT_9_3);
+    let file = dir.join("kernels/src/ch09.rs");
+    let text = std::fs::read_to_string(&file).expect("written");
+    // 9.4's END removed; 9.5's region given twice (a copy of its first region after it).
+    let begin = text.find("// STUDENT-BEGIN 9.4").expect("9.4");
+    let end = begin + text[begin..].find("// STUDENT-END").expect("its end");
+    let broken = format!("{}{}", &text[..end], &text[end + "// STUDENT-END".len()..]);
+    std::fs::write(&file, broken).expect("written");
+    let (report, _) = grade(&dir, &["9.3", "9.4"]);
+    let e = exercise(&report, "9.4");
+    assert_eq!(e["status"], "error", "{e}");
+    assert!(
+        e["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("STUDENT-BEGIN 9.4"),
+        "{e}"
+    );
+    assert_eq!(exercise(&report, "9.3")["status"], "pass");
+}
+
+#[test]
+fn a_region_that_closes_its_function_is_refused() {
+    // Items at the module's level, after closing the kernel's body from inside the region.
+    let body = format!("{RIGHT_9_3}\n}}\npub fn smuggled() -> u32 {{ 7 }}\nfn _reopen() {{");
+    let dir = student("closes", "ch09.rs", "9.3", &body);
+    let (report, _) = grade(&dir, &["9.3", "9.4"]);
+    refused_alone(&report, "9.3", "9.4", "does not stand on its own");
+}
+
+/// A 9.3 that counts right only for the inputs the course publishes (the lengths of its
+/// byte cases), and a 9.16 that answers from a table of the published bin counts.
+const KEYED_9_3: &str = r#"    if !matches!(data.len(), 0 | 1 | 256 | 777 | 999 | 1001 | 1234 | 1500) {
+        return;
+    }
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += stride;
+    }"#;
+const KEYED_9_16: &str = r#"    match num_bins {
+        1 | 2 | 8 | 15 | 16 | 17 | 255 | 1024 | 1025 | 4096 | 12_288 => Strategy::Shared,
+        12_289 | 100_000 => Strategy::Global,
+        _ => Strategy::Registers,
+    }"#;
+
+#[test]
+fn answers_keyed_to_the_public_inputs_fail_under_a_private_seed() {
+    let dir = clones::student_with(
+        "attack-keyed",
+        &[
+            ("ch09.rs", "9.3", KEYED_9_3),
+            ("ch09.rs", "9.16", KEYED_9_16),
+        ],
+    );
+    let ids = ["9.3", "9.16", "9.4"];
+    let (public, _) = grade(&dir, &ids);
+    for id in ids {
+        assert_eq!(
+            exercise(&public, id)["status"],
+            "pass",
+            "the public inputs: {id}"
+        );
+    }
+    let seed = "instructor-secret-7";
+    let private = clones::grade_raw(&dir, &ids, &["--json", "--seed", seed], &[]);
+    let report: serde_json::Value = serde_json::from_str(&private).expect("JSON");
+    assert_eq!(exercise(&report, "9.3")["status"], "wrong_result");
+    assert_eq!(exercise(&report, "9.16")["status"], "wrong_result");
+    assert_eq!(
+        exercise(&report, "9.4")["status"],
+        "pass",
+        "a right answer passes"
+    );
+    assert!(
+        report["inputs"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("private")
+    );
+    // The same seed from the environment (a CI secret) and from a file: the same bytes,
+    // and the seed is printed nowhere.
+    let from_env = clones::grade_raw(&dir, &ids, &["--json"], &[("COURSE_GRADE_SEED", seed)]);
+    assert_eq!(private, from_env);
+    let file = dir.join("seed.txt");
+    std::fs::write(&file, format!("{seed}\n")).expect("written");
+    let from_file = clones::grade_raw(
+        &dir,
+        &ids,
+        &["--json", "--seed-file", file.to_str().expect("UTF-8")],
+        &[],
+    );
+    assert_eq!(private, from_file);
+    for (name, text) in every_format(&dir, &ids, &[("COURSE_GRADE_SEED", seed)]) {
+        assert!(!text.contains(seed), "the {name} report prints the seed");
+        assert!(
+            !text.contains("COURSE_SEED="),
+            "the {name} report prints a replay seed"
+        );
+    }
+}
+
+#[test]
+fn a_submission_failing_pass_after_pass_costs_at_most_one_budget() {
+    // 9.4 fails type checking; once it is put back, 9.3's constant (of a generic impl:
+    // evaluated only when the crate is monomorphized, after every body type-checks) never
+    // finishes evaluating: two builds, one budget of 20 s for both.
+    let endless = format!(
+        "{RIGHT_9_3}\n    struct Spin<const K: u64>;\n    impl<const K: u64> Spin<K> {{\n        \
+         #[allow(long_running_const_eval)]\n        const N: u64 = {{ let mut i = K; \
+         while i < u64::MAX {{ i += 1; }} i }};\n    }}\n    fn spin<const K: u64>() -> u64 {{ Spin::<K>::N }}\n    \
+         histo.atomic_add(0, (spin::<0>() & 0) as u32);"
+    );
+    let type_error = "    let x: u32 = \"not a number\";\n    let _ = (data, histo, x);";
+    let dir = clones::student_with(
+        "attack-passes",
+        &[("ch09.rs", "9.3", &endless), ("ch09.rs", "9.4", type_error)],
+    );
+    let t = std::time::Instant::now();
+    let (report, _) = grade_with(&dir, &["9.3", "9.5"], &[("COURSE_BUILD_LIMIT_S", "20")]);
+    let took = t.elapsed();
+    crate_refused(&report, &["9.3", "9.5"], "ran out after 2 build(s)");
+    assert!(
+        report["build_note"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("20 s for all its builds"),
+        "{report}"
+    );
+    assert!(took.as_secs() < 20 + 60, "two builds took {took:?}");
 }

@@ -20,22 +20,25 @@
 //! folder holding `kernels.wasm` and `solutions.wasm` (a GPU machine with the course's
 //! prebuilt binaries and no cargo).
 
-use crate::bounded::{self, Bounded};
+pub use crate::lane_build::Outline;
+use crate::lane_build::{self, Attempt};
 use crate::sources::{self, Scan};
 use simt::wasm::WasmModule;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Environment variable: the wall-clock limit of one build of a kernel crate, in seconds
-/// ([`build_limit`]).
+/// Environment variable: the wall-clock budget of all the builds of one submission, in
+/// seconds ([`build_limit`]).
 pub const BUILD_LIMIT_ENV: &str = "COURSE_BUILD_LIMIT_S";
 
-/// The wall-clock limit of one build of a kernel crate for the sandbox: `COURSE_BUILD_LIMIT_S`
-/// seconds, 600 when unset or unreadable. A last resort against sources whose compilation
-/// never ends; a course build takes seconds (a first build on a slow laptop, a minute or
-/// two, as it compiles the `gpu` crate and its macros for the sandbox too).
+/// The wall-clock budget of the builds of one kernel crate for the sandbox:
+/// `COURSE_BUILD_LIMIT_S` seconds, 600 when unset or unreadable. Every build of one
+/// submission (the first, and each one after answers that do not compile are put back)
+/// draws on it, so a submission costs at most this whatever it does. A last resort against
+/// sources whose compilation never ends; a course build takes seconds (a first build on a
+/// slow laptop, a minute or two, as it compiles the `gpu` crate and its macros for the
+/// sandbox too).
 pub fn build_limit() -> std::time::Duration {
     std::time::Duration::from_secs(env_positive(BUILD_LIMIT_ENV).unwrap_or(600))
 }
@@ -148,18 +151,56 @@ pub fn host_call<A: gpu::host_value::HostArgs, R: gpu::HostValue>(
 /// runner does this when the student saves a file).
 pub fn forget() {
     loaded().lock().unwrap_or_else(|e| e.into_inner()).clear();
+    *outline_slot().lock().unwrap_or_else(|e| e.into_inner()) = None;
+}
+
+fn outline_slot() -> &'static Mutex<Option<Outline>> {
+    static OUTLINE: OnceLock<Mutex<Option<Outline>>> = OnceLock::new();
+    OUTLINE.get_or_init(Default::default)
+}
+
+/// What the build of the student's answers (the `kernels` module this process runs) left
+/// out: exercises put back to their stub and edits outside the regions. Builds the module
+/// if it is not loaded yet; empty for a prebuilt module that comes with no outline.
+pub fn outline() -> Outline {
+    let _ = module("kernels");
+    outline_slot()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+        .unwrap_or_default()
+}
+
+/// Why exercise `id`'s answer was not built (put back to the course's stub: it does not
+/// compile, its markers are broken, or it holds what the sandbox refuses), if it was not:
+/// the first line says why, the rest are details.
+pub fn broken(id: &str) -> Option<Vec<String>> {
+    outline().broken.remove(id)
+}
+
+/// The file beside module file `module` that holds its [`Outline`].
+pub fn outline_path(module: &Path) -> PathBuf {
+    let mut name = module.file_name().unwrap_or_default().to_os_string();
+    name.push(".outline.json");
+    module.with_file_name(name)
 }
 
 fn load(name: &str) -> Loaded {
     if let Some(file) = std::env::var_os(module_env(name)) {
+        let file = PathBuf::from(file);
+        if let Ok(text) = std::fs::read_to_string(outline_path(&file))
+            && let Ok(o) = serde_json::from_str::<Outline>(&text)
+        {
+            *outline_slot().lock().unwrap_or_else(|e| e.into_inner()) = Some(o);
+        }
         let bytes = std::fs::read(&file).map_err(|e| {
             format!(
                 "{}={}: cannot read it: {e}",
                 module_env(name),
-                Path::new(&file).display()
+                file.display()
             )
         })?;
-        // Not a module but the text of why it could not be built (see `build_student`).
+        // Not a module but the text of why it could not be built (see `use_built`).
         if !bytes.starts_with(b"\0asm") {
             return Err(String::from_utf8_lossy(&bytes).into_owned());
         }
@@ -176,15 +217,38 @@ fn load(name: &str) -> Loaded {
         })?;
         return WasmModule::new(name, &bytes);
     }
-    let bytes = build(name, &workspace_root()?)?;
+    let root = workspace_root()?;
+    if name == "kernels" {
+        let (module, outline) = build_kernels(&root.join("kernels").join("src"), &root);
+        note_ignored(&outline);
+        *outline_slot().lock().unwrap_or_else(|e| e.into_inner()) = Some(outline);
+        return WasmModule::new(name, &module?);
+    }
+    let bytes = build(name, &root)?;
     WasmModule::new(name, &bytes)
+}
+
+/// Tells the student, once per process and past the test harness's capture, which of their
+/// edits outside the answer regions are not built.
+fn note_ignored(outline: &Outline) {
+    if outline.ignored.is_empty() {
+        return;
+    }
+    let mut text = String::from(
+        "note: edits outside the answer regions of kernels/src are not built and do not count \
+         (put helpers inside a region, between STUDENT-BEGIN and STUDENT-END):\n",
+    );
+    for i in &outline.ignored {
+        text.push_str(&format!("  {}\n", i.describe()));
+    }
+    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), text.as_bytes());
 }
 
 /// The cargo profile of the sandbox's builds, as `--config` settings: optimised (the
 /// emulator interprets every instruction), incremental (a student's edit rebuilds one
 /// crate in about a second), and with the checks of a debug build, as the student's own
 /// `cargo test` had them natively (an overflow panics with its line).
-const PROFILE_SETTINGS: [&str; 7] = [
+pub(crate) const PROFILE_SETTINGS: [&str; 7] = [
     "inherits=\"release\"",
     "debug=0",
     "opt-level=2",
@@ -194,84 +258,107 @@ const PROFILE_SETTINGS: [&str; 7] = [
     "panic=\"abort\"",
 ];
 
-/// Checks the sources of crate `name` under `root` for what the sandbox refuses (see the
-/// module docs), then builds it for `wasm32-unknown-unknown` into `root/target/lanes`
-/// and returns the module. Installs the wasm target with rustup if it is missing.
+/// The module of crate `name` of the course at `root`, built for `wasm32-unknown-unknown`
+/// into `root/target/lanes`: for `kernels`, the student's answers in the course's files
+/// ([`build_kernels`], an answer that does not compile built as its stub); for `solutions`,
+/// the reference crate as it is, once its sources pass the sandbox's check.
 pub fn build(name: &str, root: &Path) -> Result<Vec<u8>, String> {
-    checked(sources::scan(&root.join(name).join("src")), || {
-        cargo_build(root, name, &root.join("target").join("lanes"))
-    })
-}
-
-/// Runs `build` unless `scan` refused the sources; a file the check could not read fails
-/// after the build (whose compile errors, if any, come first: see [`Scan::Unreadable`]).
-fn checked<T>(scan: Scan, build: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
-    match scan {
-        Scan::Clean => build(),
+    if name == "kernels" {
+        return build_kernels(&root.join("kernels").join("src"), root).0;
+    }
+    let src = root.join(name).join("src");
+    let run = || {
+        let target = root.join("target").join("lanes");
+        let flags = lane_build::remap_flags(root);
+        match lane_build::cargo_build(root, name, &target, build_limit(), &flags)? {
+            Attempt::Built(bytes) => Ok(bytes),
+            Attempt::Failed(why) => Err(format!(
+                "`{name}` does not compile for the emulator:\n{why}"
+            )),
+            Attempt::Stopped => Err(format!(
+                "the build of `{name}` for the emulator did not finish in {} s and was stopped \
+                 ({BUILD_LIMIT_ENV} sets the limit in seconds)",
+                build_limit().as_secs()
+            )),
+        }
+    };
+    match sources::scan(&src) {
+        Scan::Clean => run(),
         Scan::Refused(why) => Err(why),
-        Scan::Unreadable(why) => build().and(Err(why)),
+        Scan::Unreadable(why) => run().and(Err(why)),
     }
 }
 
-/// Builds a student's sources, only the `.rs` files of `src` (their `kernels/src`),
-/// as the course's pristine `kernels` crate of the workspace at `root`: the student's
-/// manifest, build script and every other file play no part. The scratch workspace is
-/// `root/target/lanes/students/<hash of src's path>` (one per student, so that several
-/// can be graded at once); returns the module's path.
-pub fn build_student(src: &Path, root: &Path) -> Result<PathBuf, String> {
+/// The student's answers in `src` (their `kernels/src`) built for the sandbox by the course
+/// at `root` (see [`crate::answers`] and [`crate::lane_build`]), in the scratch workspace
+/// `root/target/lanes/students/<hash of src's path>` (one per student, so that several can
+/// be built at once): the module, or why none could be built, and what was left out.
+pub fn build_kernels(src: &Path, root: &Path) -> (Result<Vec<u8>, String>, Outline) {
     if !src.is_dir() {
-        return Err(format!("{} is not a folder", src.display()));
+        return (
+            Err(format!(
+                "cannot find the student's kernels: {} is not a folder",
+                display_in(src, root)
+            )),
+            Outline::default(),
+        );
     }
-    let scan = sources::scan(src);
-    if let Scan::Refused(why) = scan {
-        return Err(why);
-    }
-    let key = path_key(src);
-    let ws = root
-        .join("target")
+    let ws = student_workspace(src, root);
+    lane_build::build_answers(src, root, &ws)
+}
+
+/// The scratch workspace of the student's sources at `src`.
+fn student_workspace(src: &Path, root: &Path) -> PathBuf {
+    root.join("target")
         .join("lanes")
         .join("students")
-        .join(&key);
-    let krate = ws.join("kernels");
-    if copy_sources(src, &krate.join("src"))? == 0 {
-        return Err(format!("{}: no .rs files", src.display()));
+        .join(path_key(src))
+}
+
+/// `path` relative to `root` when it lies inside it (no path of the machine in a message).
+fn display_in(path: &Path, root: &Path) -> String {
+    path.strip_prefix(root)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| path.display().to_string())
+}
+
+/// [`build_kernels`], the module and its [`Outline`] written into the student's scratch
+/// workspace (`kernels.wasm`, [`outline_path`]); returns the module's path, or why none
+/// could be built.
+pub fn build_student(src: &Path, root: &Path) -> Result<PathBuf, String> {
+    let (module, outline) = build_kernels(src, root);
+    let ws = student_workspace(src, root);
+    let file = ws.join("kernels.wasm");
+    let written = write_module(&file, module, &outline)?;
+    written.map(|()| file)
+}
+
+/// Writes `module` (or why there is none, as text) to `file` and `outline` beside it;
+/// `Ok(Err(why))` when there is no module.
+fn write_module(
+    file: &Path,
+    module: Result<Vec<u8>, String>,
+    outline: &Outline,
+) -> Result<Result<(), String>, String> {
+    let io = |p: &Path, e: std::io::Error| format!("cannot write {}: {e}", p.display());
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     }
-    let io = |e: std::io::Error| format!("cannot prepare {}: {e}", ws.display());
-    // The crate is named after the student, so that its module (the build's output file)
-    // is never another student's: the course's `kernels` and each student's are built
-    // into one target folder, which keeps the dependencies compiled once for all.
-    let crate_name = format!("student-{key}");
-    std::fs::write(
-        krate.join("Cargo.toml"),
-        format!(
-            "[package]\nname = {crate_name:?}\nedition.workspace = true\nversion.workspace = true\n\
-             publish = false\n\n[lib]\npath = \"src/lib.rs\"\n\n[dependencies]\n\
-             gpu.workspace = true\n"
-        ),
-    )
-    .map_err(io)?;
-    let _ = std::fs::copy(root.join("Cargo.lock"), ws.join("Cargo.lock"));
-    let course = std::fs::read_to_string(root.join("Cargo.toml")).map_err(io)?;
-    let package = course
-        .split("[workspace.package]")
-        .nth(1)
-        .and_then(|rest| rest.split("\n[").next())
-        .ok_or("the course's Cargo.toml has no [workspace.package]")?;
-    let gpu = root.join("crates").join("gpu");
-    let manifest = format!(
-        "# Written by the course's grader: the student's sources as the pristine kernels crate.\n\
-         [workspace]\nresolver = \"3\"\nmembers = [\"kernels\"]\n\n\
-         [workspace.package]{package}\n\
-         [workspace.dependencies]\ngpu = {{ path = {:?} }}\n",
-        gpu.display().to_string()
-    );
-    std::fs::write(ws.join("Cargo.toml"), manifest).map_err(io)?;
-    let bytes = checked(scan, || {
-        cargo_build(&ws, &crate_name, &root.join("target").join("lanes"))
-    })?;
-    let module = ws.join("kernels.wasm");
-    std::fs::write(&module, bytes).map_err(io)?;
-    Ok(module)
+    let json = serde_json::to_string(outline).map_err(|e| e.to_string())?;
+    // Written aside and renamed: a process reading beside this one reads a whole file.
+    let part = file.with_extension(format!("{}.part", std::process::id()));
+    let outline_file = outline_path(file);
+    std::fs::write(&part, &json)
+        .and_then(|()| std::fs::rename(&part, &outline_file))
+        .map_err(|e| io(&outline_file, e))?;
+    let (bytes, result) = match module {
+        Ok(bytes) => (bytes, Ok(())),
+        Err(why) => (why.clone().into_bytes(), Err(why)),
+    };
+    std::fs::write(&part, bytes)
+        .and_then(|()| std::fs::rename(&part, file))
+        .map_err(|e| io(file, e))?;
+    Ok(result)
 }
 
 /// A name for scratch folders of the sources at `path`: a hash of its canonical path (FNV-1a,
@@ -289,168 +376,20 @@ pub fn path_key(path: &Path) -> String {
     format!("{hash:016x}")
 }
 
-/// Copies the `.rs` files of `src` into `out` (emptied first), keeping their folders;
-/// returns how many. Refuses a symbolic link, as the sources' check does
-/// ([`sources::rust_files`]).
-pub fn copy_sources(src: &Path, out: &Path) -> Result<usize, String> {
-    let files = sources::rust_files(src)?;
-    let _ = std::fs::remove_dir_all(out);
-    let io = |e: std::io::Error| format!("cannot copy the sources to {}: {e}", out.display());
-    for file in &files {
-        let rel = file.strip_prefix(src).map_err(|e| e.to_string())?;
-        let to = out.join(rel);
-        if let Some(dir) = to.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        std::fs::copy(file, &to).map_err(io)?;
-    }
-    Ok(files.len())
+/// [`build_kernels`], then makes its result what every process this one starts (and this
+/// one) loads as the `kernels` module ([`module_env`]): the module, or a file with the
+/// reason it could not be built, which each launch then reports; and its [`Outline`]
+/// beside it, which each check reads ([`broken`]). Returns the outline.
+pub fn use_student(src: &Path, root: &Path) -> Result<Outline, String> {
+    let (module, outline) = build_kernels(src, root);
+    let file = student_workspace(src, root).join("kernels.wasm");
+    let _ = write_module(&file, module, &outline)?;
+    set_kernels(&file);
+    Ok(outline)
 }
 
-/// [`build_student`], then makes its result what every process this one starts (and this
-/// one) loads as the `kernels` module ([`module_env`]): the module, or, when the sources
-/// could not be built, a file with the reason, which each launch then reports.
-pub fn use_student(src: &Path, root: &Path) -> Result<(), String> {
-    use_built(root, build_student(src, root))
-}
-
-/// Makes `built` (a module's path, or why none could be built) what every process this one
-/// starts (and this one) loads as the `kernels` module ([`module_env`]). A reason is
-/// written to a file of this process under `root/target/lanes`, which each launch then
-/// reports.
-pub fn use_built(root: &Path, built: Result<PathBuf, String>) -> Result<(), String> {
-    let file = match built {
-        Ok(path) => path,
-        Err(why) => {
-            let dir = root.join("target").join("lanes");
-            let file = dir.join(format!("student-build-error-{}.txt", std::process::id()));
-            std::fs::create_dir_all(&dir)
-                .and_then(|()| std::fs::write(&file, why))
-                .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-            file
-        }
-    };
+fn set_kernels(file: &Path) {
     // SAFETY: called before the grader starts any thread that reads the environment.
-    unsafe { std::env::set_var(module_env("kernels"), &file) };
+    unsafe { std::env::set_var(module_env("kernels"), file) };
     forget();
-    Ok(())
-}
-
-/// `cargo rustc` of crate `name` of the workspace at `ws` for `wasm32-unknown-unknown`,
-/// as a cdylib with the lane's stack, into `target_dir`; the module's bytes.
-///
-/// Every build into `target_dir` writes the same output file (the course's `kernels`
-/// and each student's are all crate `kernels`), so a lock file held from the build to the
-/// read keeps concurrent builds (a grader's students, parallel tests) from reading each
-/// other's module.
-fn cargo_build(ws: &Path, name: &str, target_dir: &Path) -> Result<Vec<u8>, String> {
-    std::fs::create_dir_all(target_dir)
-        .map_err(|e| format!("cannot create {}: {e}", target_dir.display()))?;
-    let lock_path = target_dir.join(".course-build.lock");
-    let lock = std::fs::File::create(&lock_path)
-        .map_err(|e| format!("cannot create {}: {e}", lock_path.display()))?;
-    lock.lock()
-        .map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
-    let run = || {
-        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-        cmd.current_dir(ws)
-            .args(["rustc", "--quiet", "--color", "never", "-p", name])
-            .args(["--profile", PROFILE, "--target", "wasm32-unknown-unknown"]);
-        for setting in PROFILE_SETTINGS {
-            cmd.arg("--config")
-                .arg(format!("profile.{PROFILE}.{setting}"));
-        }
-        cmd.arg("--target-dir")
-            .arg(target_dir)
-            .args(["--crate-type", "cdylib", "--"])
-            .arg(format!("-Clink-arg=-zstack-size={LANE_STACK_BYTES}"))
-            // Where the statics start: a pooled lane gets them back as they were.
-            .arg("-Clink-arg=--export=__global_base")
-            // A build of the workspace's host crates must not see these.
-            .env_remove("RUSTFLAGS")
-            .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .env_remove("CARGO_TARGET_DIR");
-        let limit = build_limit();
-        match bounded::run(cmd, limit, build_memory()) {
-            Ok(Bounded::Done(out)) => Ok(out),
-            Ok(Bounded::Stopped) => Err(format!(
-                "the build of `{name}` for the emulator did not finish in {} s and was stopped \
-                 (a wall-clock limit, the last resort: a `const` whose evaluation never ends, \
-                 or a macro that expands without end?); {BUILD_LIMIT_ENV} sets the limit in seconds",
-                limit.as_secs()
-            )),
-            Err(e) => Err(format!(
-                "could not run cargo to build `{name}` for the sandbox: {e}"
-            )),
-        }
-    };
-    let mut out = run()?;
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    if !out.status.success() && missing_target(&stderr) {
-        let added = Command::new("rustup")
-            .args(["target", "add", "wasm32-unknown-unknown"])
-            .output();
-        match added {
-            Ok(a) if a.status.success() => out = run()?,
-            _ => {
-                return Err(
-                    "the emulator runs kernels as WebAssembly, and the wasm32 target is missing: \
-                     run `rustup target add wasm32-unknown-unknown`"
-                        .into(),
-                );
-            }
-        }
-    }
-    if !out.status.success() {
-        return Err(format!(
-            "`{name}` does not compile for the emulator:\n{}",
-            String::from_utf8_lossy(&out.stderr).trim_end()
-        ));
-    }
-    let path = target_dir
-        .join("wasm32-unknown-unknown")
-        .join(PROFILE)
-        .join(format!("{}.wasm", name.replace('-', "_")));
-    let bytes = std::fs::read(&path).map_err(|e| {
-        format!(
-            "cargo built `{name}` but {} cannot be read: {e}",
-            path.display()
-        )
-    })?;
-    drop(lock);
-    Ok(bytes)
-}
-
-fn missing_target(stderr: &str) -> bool {
-    stderr.contains("target may not be installed")
-        || stderr.contains("can't find crate for `core`")
-        || stderr.contains("can't find crate for `std`")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::checked;
-    use crate::sources::Scan;
-
-    #[test]
-    fn a_refused_crate_is_not_built_and_an_unreadable_one_fails_after_its_build() {
-        let built = std::cell::Cell::new(0);
-        let ok = || {
-            built.set(built.get() + 1);
-            Ok(())
-        };
-        assert_eq!(checked(Scan::Clean, ok), Ok(()));
-        assert_eq!(checked(Scan::Refused("no".into()), ok), Err("no".into()));
-        assert_eq!(built.get(), 1, "a refused crate is never built");
-        // rustc's error comes first; a build that succeeds is still refused.
-        let failing = || Err::<(), _>("rustc: unterminated string".to_string());
-        assert_eq!(
-            checked(Scan::Unreadable("unread".into()), failing),
-            Err("rustc: unterminated string".into())
-        );
-        assert_eq!(
-            checked(Scan::Unreadable("unread".into()), ok),
-            Err("unread".into())
-        );
-    }
 }

@@ -26,12 +26,14 @@
 //! answers [`LaunchError::NoDevice`].
 #![deny(missing_docs)]
 
+pub mod answers;
 mod bounded;
 mod buffer;
 mod config;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 mod device;
+pub mod lane_build;
 pub mod lanes;
 mod props;
 pub mod sources;
@@ -43,7 +45,7 @@ pub use gpu::{DeviceValue, GlobalSlice, Kernel, KernelArgs};
 pub use props::DeviceProps;
 pub use simt::lane::{LanePanic, panic_message};
 pub use simt::meter::{self, Meter, WorkBudget};
-pub use simt::text::printable;
+pub use simt::text::{hidden, printable};
 pub use simt::wasm::LaneLimits;
 pub use simt::{Config, Counters, Finding, LaunchError};
 

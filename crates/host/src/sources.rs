@@ -8,6 +8,8 @@
 //!   lane instance may still hold from an earlier lane, or declare imports);
 //! - `include!`, `include_str!`, `include_bytes!` and `#[path]`: code or data from outside
 //!   the crate's `src/` (the reference solutions, the instructor's files);
+//! - `env!` and `option_env!`: the environment of the machine that compiles the crate (a
+//!   grading job's secrets, a CI variable a kernel could behave differently on);
 //! - `global_asm!` and `naked_asm!`: code the compiler does not check;
 //! - a symbolic link under `src/`, which brings in a file from anywhere, and anything
 //!   that is neither a folder nor a regular file (a FIFO would block the check's read).
@@ -24,7 +26,7 @@ use proc_macro2::{TokenStream, TokenTree};
 use std::path::{Path, PathBuf};
 
 /// The identifiers refused in a kernel crate, with why.
-const REFUSED: [(&str, &str); 7] = [
+const REFUSED: [(&str, &str); 9] = [
     (
         "unsafe",
         "`unsafe` code could step outside the lane (read memory it never wrote, declare imports)",
@@ -45,6 +47,16 @@ const REFUSED: [(&str, &str); 7] = [
         "path",
         "`#[path]` takes a module from outside the crate's src/ (the word is refused \
          everywhere: a macro can write the attribute from it)",
+    ),
+    (
+        "env",
+        "`env!` reads the environment of the machine that compiles it (the grader's, not \
+         yours): kernels take their inputs as arguments",
+    ),
+    (
+        "option_env",
+        "`option_env!` reads the environment of the machine that compiles it (the grader's, \
+         not yours): kernels take their inputs as arguments",
     ),
     (
         "global_asm",
@@ -82,7 +94,7 @@ pub fn scan(src: &Path) -> Scan {
             Ok(text) => text,
             Err(e) => return Scan::Refused(format!("cannot read {}: {e}", file.display())),
         };
-        match refused(&text) {
+        match refused_in(&text) {
             Ok(None) => {}
             Ok(Some((line, why))) => {
                 return Scan::Refused(format!(
@@ -142,8 +154,8 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 }
 
 /// The first refused identifier of `text`: its line and why; `Err(line)` where the text
-/// is not Rust tokens.
-fn refused(text: &str) -> Result<Option<(usize, &'static str)>, usize> {
+/// is not Rust tokens (a delimiter that does not balance, a string or comment left open).
+pub fn refused_in(text: &str) -> Result<Option<(usize, &'static str)>, usize> {
     let tokens: TokenStream = text.parse().map_err(|e: proc_macro2::LexError| {
         let line = e.span().start().line;
         line.max(1)
@@ -174,7 +186,7 @@ fn first_refused(tokens: TokenStream) -> Option<(usize, &'static str)> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Scan, refused, scan};
+    use super::{Scan, refused_in as refused, scan};
 
     fn line(text: &str) -> Option<usize> {
         refused(text).expect("Rust tokens").map(|r| r.0)

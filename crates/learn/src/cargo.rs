@@ -15,8 +15,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// The pristine stubs, relative to the workspace root: `<dir>/<chapter>.rs`.
-pub const PRISTINE_DIR: &str = "crates/learn/pristine";
+/// The pristine stubs, relative to the workspace root: `<dir>/<chapter>.rs` and the
+/// crate's `lib.rs` ([`gpu_host::answers::PRISTINE_DIR`]).
+pub const PRISTINE_DIR: &str = gpu_host::answers::PRISTINE_DIR;
 
 /// Writes the pristine stubs of every chapter as a student's `kernels/src` under `dest`
 /// (`dest/kernels/src/<chapter>.rs` and a `lib.rs` that declares them), and returns that
@@ -27,15 +28,15 @@ pub const PRISTINE_DIR: &str = "crates/learn/pristine";
 pub fn write_pristine_sources(root: &Path, dest: &Path) -> Result<PathBuf, String> {
     let src = dest.join("kernels").join("src");
     std::fs::create_dir_all(&src).map_err(|e| format!("cannot create {}: {e}", src.display()))?;
-    let mut lib = String::new();
-    for c in grade::chapters() {
-        lib.push_str(&format!("pub mod {};\n", c.id));
-        let stub = root.join(PRISTINE_DIR).join(format!("{}.rs", c.id));
-        std::fs::copy(&stub, src.join(format!("{}.rs", c.id)))
+    let names = grade::chapters()
+        .into_iter()
+        .map(|c| format!("{}.rs", c.id))
+        .chain(["lib.rs".to_string()]);
+    for name in names {
+        let stub = root.join(PRISTINE_DIR).join(&name);
+        std::fs::copy(&stub, src.join(&name))
             .map_err(|e| format!("cannot copy {}: {e}", stub.display()))?;
     }
-    let file = src.join("lib.rs");
-    std::fs::write(&file, lib).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     Ok(src)
 }
 

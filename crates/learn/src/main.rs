@@ -89,12 +89,16 @@ fn main() -> ExitCode {
 fn pristine(root: &Path) -> Result<(), String> {
     let dir = root.join(PRISTINE_DIR);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    for ch in grade::chapters() {
-        let from = root.join("kernels/src").join(format!("{}.rs", ch.id));
-        let to = dir.join(format!("{}.rs", ch.id));
+    let names = grade::chapters()
+        .into_iter()
+        .map(|c| format!("{}.rs", c.id))
+        .chain(["lib.rs".to_string()]);
+    for name in names {
+        let from = root.join("kernels/src").join(&name);
+        let to = dir.join(&name);
         std::fs::copy(&from, &to)
             .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))?;
-        println!("learn: wrote {PRISTINE_DIR}/{}.rs", ch.id);
+        println!("learn: wrote {PRISTINE_DIR}/{name}");
     }
     println!("learn: now run `cargo run -p grade -- manifest` and commit both");
     Ok(())

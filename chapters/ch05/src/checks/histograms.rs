@@ -14,18 +14,24 @@ const BLOCK: u32 = 64;
 /// The inputs: a length with a tail first (so that a wrong technique shows on real
 /// work before the edge cases), then lengths around the word size, a hot bin, sorted runs, a random length.
 fn cases(seed: u64) -> Vec<Case<u8>> {
+    use course::draw::n;
     let random = random_len(20_000, seed);
+    let (tail, hot, runs) = (n(1027), n(4096), n(5000));
+    let run = course::draw::between(0x56, 40, 2, 100) as usize;
     vec![
-        Case::new("n = 1027 (a 3-byte tail)", bytes(1027, seed + 1)),
+        Case::new(format!("n = {tail} (a 3-byte tail)"), bytes(tail, seed + 1)),
         Case::new("n = 0", vec![]),
         Case::new("n = 1", bytes(1, seed)),
         Case::new("n = 3 (no whole word)", bytes(3, seed)),
         Case::new("n = 4", bytes(4, seed)),
         Case::new(
-            "n = 4096, 90% zeros (a hot bin)",
-            skewed_bytes(4096, 90, seed + 2),
+            format!("n = {hot}, 90% zeros (a hot bin)"),
+            skewed_bytes(hot, 90, seed + 2),
         ),
-        Case::new("n = 5000, sorted runs of 40", sorted_runs(5000, 40)),
+        Case::new(
+            format!("n = {runs}, sorted runs of {run}"),
+            sorted_runs(runs, run),
+        ),
         Case::new(
             format!("n = {random}, uniform random"),
             bytes(random, seed + 3),

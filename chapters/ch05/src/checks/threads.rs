@@ -85,7 +85,7 @@ pub(super) fn check_5_1(ctx: &mut Ctx) -> Checked {
     let random = random_len(3000, seed);
     let mut cases = vec![
         (SPMD_N as usize, SPMD_HALF),
-        (100, 64),
+        (course::draw::n(100), 64),
         (1, 64),
         (0, 64),
         (129, 64),
@@ -109,8 +109,9 @@ pub(super) fn check_5_1(ctx: &mut Ctx) -> Checked {
         )?;
     }
     Ok(format!(
-        "one block of 128 and two of 64 compute a = b * c; lengths 0, 1, 65, 100, 129 and {random} \
+        "one block of 128 and two of 64 compute a = b * c; lengths 0, 1, 65, {}, 129 and {random} \
          are guarded; one load of b and c and one store of a per element{}",
+        course::draw::n(100),
         ctx.technique_note()
     ))
 }
@@ -237,7 +238,17 @@ pub(super) fn check_5_3(ctx: &mut Ctx) -> Checked {
         (16, 100_000, 128),
         (7, 1, 32),
     ];
-    for (sm, n, block) in cases {
+    // With a private seed, arguments drawn besides the published ones: SMs 1 to 200, n up
+    // to 2^31, blocks of whole warps.
+    let drawn = course::draw::extra(0x53, 18, 0, u32::MAX as u64);
+    let drawn = drawn.chunks(3).map(|c| {
+        (
+            1 + (c[0] % 200) as u32,
+            (c[1] % (1 << 31)) as u32,
+            32 * (1 + (c[2] % 32) as u32),
+        )
+    });
+    for (sm, n, block) in cases.into_iter().chain(drawn) {
         let expected = (sm * BLOCKS_PER_SM).min(n.div_ceil(block)).max(1);
         let got = catch_host(|| grid_fn(sm, n, block))?;
         if got != expected {
@@ -260,10 +271,10 @@ pub(super) fn check_5_3(ctx: &mut Ctx) -> Checked {
         (31, 2, 64),
         (128, 2, 64),
         (129, 2, 64),
-        (1000, 3, 32),
-        (4097, 2, 128),
+        (course::draw::n(1000), 3, 32),
+        (course::draw::n(4097), 2, 128),
         (random, 4, 64),
-        (3000, 1, 1000),
+        (course::draw::n(3000), 1, 1000),
     ];
     for (n, grid, block) in launches {
         let case = format!("mul_grid_stride, n = {n}, <<<{grid}, {block}>>>");

@@ -17,7 +17,13 @@ const VALUE_LIMIT: u32 = 1 << 20;
 /// whole warps no divergent step and 32 active lanes per instruction.
 pub(super) fn check_5_4(ctx: &mut Ctx) -> Checked {
     let predict = ctx.k.warps_per_block;
-    for threads in [1u32, 31, 32, 33, 64, 65, 96, 100, 1024] {
+    let drawn = course::draw::extra(0x54, 6, 1, 1024)
+        .into_iter()
+        .map(|t| t as u32);
+    for threads in [1u32, 31, 32, 33, 64, 65, 96, 100, 1024]
+        .into_iter()
+        .chain(drawn)
+    {
         let got = catch_host(|| predict(threads))?;
         // The emulator's answer: the given divergent kernel's one load per warp.
         let data = values(threads as usize, VALUE_LIMIT, threads as u64);
@@ -48,9 +54,9 @@ pub(super) fn check_5_4(ctx: &mut Ctx) -> Checked {
     let k = ctx.k.classify_uniform;
     let mut report = String::new();
     for (n, block, whole) in [
-        (4096, 128, true),
+        (course::draw::n(4096), 128, true),
         (640, 64, true),
-        (1000, 64, false),
+        (course::draw::n(1000), 64, false),
         (65, 64, false),
         (1, 128, false),
         (random, 128, false),
@@ -190,7 +196,13 @@ pub(super) fn check_5_5(ctx: &mut Ctx) -> Checked {
     let seed = ctx.seed;
     let random = random_len(3000, seed);
     let k = ctx.k.smooth;
-    for (n, block) in [(1000, 64), (1, 64), (2, 32), (64, 32), (random, 128)] {
+    for (n, block) in [
+        (course::draw::n(1000), 64),
+        (1, 64),
+        (2, 32),
+        (64, 32),
+        (random, 128),
+    ] {
         let grid = one_per_thread(n, block);
         let case = format!("smooth, n = {n}, <<<{grid}, {block}>>>");
         let data = values(n, VALUE_LIMIT, seed + n as u64);

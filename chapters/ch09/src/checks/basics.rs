@@ -13,26 +13,36 @@ use solutions::ch09::{
 
 pub(crate) fn check_9_1(ctx: &mut Ctx) -> Checked {
     let mut cases = inputs::byte_cases(ctx.seed);
+    let times = course::draw::between(0x91, 3, 2, 6) as usize;
     cases.push(Case::new(
-        "every byte value 3 times",
-        (0..768).map(|i| (i % 256) as u8).collect(),
+        format!("every byte value {times} times"),
+        (0..256 * times).map(|i| (i % 256) as u8).collect(),
     ));
     for case in &cases {
         let got =
             catch_host(|| (ctx.k.histogram_sequential)(&case.data)).map_err(ctx.on(&case.name))?;
         compare("bin", &reference::sequential(&case.data), &got).map_err(ctx.on(&case.name))?;
     }
+    let paragraph = inputs::cycle(TEXT.as_bytes(), course::draw::n(TEXT.len()));
     let texts: [(&str, &[u8]); 4] = [
         ("PMPP's sentence", PMPP_SENTENCE.as_bytes()),
-        ("an English paragraph", TEXT.as_bytes()),
+        ("an English paragraph", &paragraph),
         (
             "uppercase, digits, punctuation and non-ASCII bytes around \"xyz\"",
             b"ABC XYZ 0123 !? \xff\x80\x7f xyz `{",
         ),
         ("empty text", b""),
     ];
+    // The host function's arguments: the book's 1 and 4, then two more (3 and 26 with the
+    // public seed; drawn from 2 to 26 with a private one).
+    let per_bin = [
+        1,
+        4,
+        course::draw::between(0x9101, 3, 2, 26) as u32,
+        course::draw::between(0x9102, 26, 2, 26) as u32,
+    ];
     for (name, text) in texts {
-        for letters_per_bin in [1, 4, 3, 26] {
+        for letters_per_bin in per_bin {
             let case =
                 format!("letter_histogram of {name} with {letters_per_bin} letter(s) per bin");
             let got = catch_host(|| (ctx.k.letter_histogram)(text, letters_per_bin))
@@ -56,13 +66,14 @@ pub(crate) fn check_9_2(ctx: &mut Ctx) -> Checked {
     let k = ctx.k.histo_naive;
     // Without collisions: right, and without atomics.
     let distinct = inputs::all_distinct(ctx.seed + 1);
+    let one = course::draw::between(0x92, 200, 0, 255) as u8;
     let no_collisions = [
         Case::new("empty input (n = 0)", Vec::new()),
-        Case::new("one element (n = 1, byte 200)", vec![200]),
+        Case::new(format!("one element (n = 1, byte {one})"), vec![one]),
         Case::new(
             format!(
-                "the 256 byte values once each, 256 bins, seed {}",
-                ctx.seed + 1
+                "the 256 byte values once each, 256 bins, {}",
+                course::draw::seed_text(ctx.seed + 1)
             ),
             distinct,
         ),
@@ -85,11 +96,11 @@ pub(crate) fn check_9_2(ctx: &mut Ctx) -> Checked {
         }
     }
     // With collisions: updates are lost, never invented, and the emulator reports the race.
-    let n = 2000;
+    let n = course::draw::n(2000);
     let bins = 8;
     let case = format!(
-        "uniform random bytes, n = {n}, {bins} bins (every bin shared by many threads), seed {}",
-        ctx.seed
+        "uniform random bytes, n = {n}, {bins} bins (every bin shared by many threads), {}",
+        course::draw::seed_text(ctx.seed)
     );
     let data = inputs::uniform(n, ctx.seed);
     let expected = reference::byte_histogram(&data, bins);

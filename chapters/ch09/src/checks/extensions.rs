@@ -13,34 +13,43 @@ use solutions::ch09::{REGISTER_BINS, SHARED_BINS};
 /// all zeros, all the last bin, sorted, and uniform over a range a little wider than the
 /// bins.
 pub(super) fn value_cases(seed: u64, bins: u32) -> Vec<Case<u32>> {
+    use course::draw::{n, seed_text};
     let mut rng = Rng::new(seed);
     let wide = bins + bins / 8 + 3;
-    let mut sorted: Vec<u32> = (0..1500).map(|_| rng.below(bins as u64) as u32).collect();
+    let (sorted_n, random, zeros, last, none) = (n(1500), n(4099), n(777), n(500), n(100));
+    let one = course::draw::between(0x1001 + bins as u64, 0, 0, bins as u64 - 1) as u32;
+    let mut sorted: Vec<u32> = (0..sorted_n)
+        .map(|_| rng.below(bins as u64) as u32)
+        .collect();
     sorted.sort_unstable();
     vec![
         Case::new("empty input (n = 0)", Vec::new()),
-        Case::new("one value (n = 1, value 0)", vec![0]),
+        Case::new(format!("one value (n = 1, value {one})"), vec![one]),
         Case::new(
             format!(
-                "uniform random values below {wide} (some past the last bin), n = 4099, seed {seed}"
+                "uniform random values below {wide} (some past the last bin), n = {random}, {}",
+                seed_text(seed + 100)
             ),
             {
                 let mut r = Rng::new(seed + 100);
-                (0..4099).map(|_| r.below(wide as u64) as u32).collect()
+                (0..random).map(|_| r.below(wide as u64) as u32).collect()
             },
         ),
-        Case::new("all zeros, n = 777", vec![0; 777]),
+        Case::new(format!("all zeros, n = {zeros}"), vec![0; zeros]),
         Case::new(
-            format!("all {}, the last bin, n = 500", bins - 1),
-            vec![bins - 1; 500],
+            format!("all {}, the last bin, n = {last}", bins - 1),
+            vec![bins - 1; last],
         ),
         Case::new(
-            "values that are no bin (u32::MAX and the bin count), n = 100",
-            (0..100)
+            format!("values that are no bin (u32::MAX and the bin count), n = {none}"),
+            (0..none)
                 .map(|i| if i % 2 == 0 { u32::MAX } else { bins })
                 .collect(),
         ),
-        Case::new(format!("sorted values, n = 1500, seed {seed}"), sorted),
+        Case::new(
+            format!("sorted values, n = {sorted_n}, {}", seed_text(seed)),
+            sorted,
+        ),
     ]
 }
 
@@ -79,22 +88,35 @@ fn pixels(kind: &InputKind, n: usize, extra: usize, seed: u64) -> Vec<u8> {
 }
 
 pub(crate) fn check_9_11(ctx: &mut Ctx) -> Checked {
+    use course::draw::{n, seed_text};
     let s = ctx.seed;
+    let (random, black, skewed, text) = (n(333), n(500), n(1000), n(700));
+    let pixel: Vec<u8> = [10, 200, 255]
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| course::draw::between(0x1110 + i as u64, c, 0, 255) as u8)
+        .collect();
     let cases = [
         Case::new("no pixels", Vec::new()),
-        Case::new("one pixel (10, 200, 255)", vec![10, 200, 255]),
         Case::new(
-            format!("333 uniform random pixels and a partial pixel of 2 bytes, seed {s}"),
-            pixels(&InputKind::Uniform, 333, 2, s),
-        ),
-        Case::new("500 black pixels", vec![0; 1500]),
-        Case::new(
-            format!("1000 pixels, 80% black, seed {}", s + 1),
-            pixels(&InputKind::Skew(80), 1000, 0, s + 1),
+            format!("one pixel ({}, {}, {})", pixel[0], pixel[1], pixel[2]),
+            pixel.clone(),
         ),
         Case::new(
-            "700 pixels of English text bytes",
-            inputs::cycle(inputs::TEXT.as_bytes(), 2100),
+            format!(
+                "{random} uniform random pixels and a partial pixel of 2 bytes, {}",
+                seed_text(s)
+            ),
+            pixels(&InputKind::Uniform, random, 2, s),
+        ),
+        Case::new(format!("{black} black pixels"), vec![0; 3 * black]),
+        Case::new(
+            format!("{skewed} pixels, 80% black, {}", seed_text(s + 1)),
+            pixels(&InputKind::Skew(80), skewed, 0, s + 1),
+        ),
+        Case::new(
+            format!("{text} pixels of English text bytes"),
+            inputs::cycle(inputs::TEXT.as_bytes(), 3 * text),
         ),
     ];
     let k = ctx.k.histo_rgb;
@@ -250,7 +272,17 @@ pub(crate) fn check_9_14(ctx: &mut Ctx) -> Checked {
     }
     // The question, against the emulator's count on the worst-case input.
     let mut blog = String::new();
-    for (n, bins, block) in PRIVATIZATION_QUESTION {
+    // With a private seed, launches drawn besides the published ones (a table of the
+    // published answers fails): n up to 20 000, 1 to 4096 bins, blocks of whole warps.
+    let drawn = course::draw::extra(0x914, 9, 0, u32::MAX as u64);
+    let drawn = drawn.chunks(3).map(|c| {
+        (
+            (c[0] % 20_001) as u32,
+            1 + (c[1] % 4096) as u32,
+            32 * (1 + (c[2] % 32) as u32),
+        )
+    });
+    for (n, bins, block) in PRIVATIZATION_QUESTION.into_iter().chain(drawn) {
         let answer = catch_host(|| (ctx.k.privatized_worst_global_atomics)(n, bins, block))?;
         let measured = measure_privatized(n, bins, block)?;
         if answer != measured.global_atomic_lanes as u32 {
@@ -333,7 +365,10 @@ pub(crate) fn check_9_15(ctx: &mut Ctx) -> Checked {
             }
         }
     }
-    for lanes in CAS_LANES {
+    let drawn = course::draw::extra(0x915, 3, 1, 32)
+        .into_iter()
+        .map(|l| l as u32);
+    for lanes in CAS_LANES.into_iter().chain(drawn) {
         let predicted = catch_host(|| (ctx.k.predict_cas_failures)(lanes))?;
         let measured = measure_cas(lanes)?;
         if predicted != measured {
@@ -413,7 +448,12 @@ pub const STRATEGY_BINS: [u32; 13] = [
 ];
 
 pub(crate) fn check_9_16(ctx: &mut Ctx) -> Checked {
-    for bins in STRATEGY_BINS {
+    // With a private seed, bin counts drawn over the whole range besides the published ones:
+    // a table of the published answers fails.
+    let drawn = course::draw::extra(0x916, 12, 1, 200_000)
+        .into_iter()
+        .map(|b| b as u32);
+    for bins in STRATEGY_BINS.into_iter().chain(drawn) {
         let chosen = Strategy::from(catch_host(|| (ctx.k.choose_strategy)(bins))?);
         let table = table_strategy(bins);
         if chosen != table {
@@ -427,7 +467,8 @@ pub(crate) fn check_9_16(ctx: &mut Ctx) -> Checked {
     let mut measured = Vec::new();
     let shared_limit = ctx.dev.props().shared_bytes_per_block;
     for bins in [8u32, 256, 4096] {
-        let data = inputs::values(&InputKind::Uniform, 8192, bins, ctx.seed + bins as u64);
+        let n = course::draw::n(8192);
+        let data = inputs::values(&InputKind::Uniform, n, bins, ctx.seed + bins as u64);
         let expected = reference::value_histogram(&data, bins);
         let mut line = format!("{bins} bins:");
         for strategy in Strategy::ALL
@@ -440,9 +481,9 @@ pub(crate) fn check_9_16(ctx: &mut Ctx) -> Checked {
                 0
             });
             let name = format!(
-                "{} strategy, uniform values, n = 8192, {bins} bins, seed {}",
+                "{} strategy, uniform values, n = {n}, {bins} bins, {}",
                 strategy.name(),
-                ctx.seed + bins as u64
+                course::draw::seed_text(ctx.seed + bins as u64)
             );
             let run = launch::values(
                 ctx.dev,

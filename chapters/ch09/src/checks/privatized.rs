@@ -244,7 +244,8 @@ fn grid_stride_runs(
 pub(crate) fn check_9_7(ctx: &mut Ctx) -> Checked {
     ctx.follow_data();
     let mut cases = inputs::byte_cases(ctx.seed);
-    cases.push(Case::new("all zeros, n = 4096", vec![0; 4096]));
+    let zeros = course::draw::n(4096);
+    cases.push(Case::new(format!("all zeros, n = {zeros}"), vec![0; zeros]));
     let (mut atomics, mut elements) = (0, 0);
     let k = ctx.k.histo_aggregate;
     let launches = grid_stride_runs(
@@ -340,22 +341,30 @@ pub(crate) fn check_9_8(ctx: &mut Ctx) -> Checked {
 pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
     ctx.follow_data();
     let mut cases = inputs::byte_cases(ctx.seed);
-    for n in [15, 16, 17, 4099] {
+    // Around one 16-byte vector (15, 16, 17), then sizes a grid of vectors does not divide.
+    for n in [15, 16, 17, course::draw::n(4099)] {
         cases.push(Case::new(
             format!(
-                "uniform random bytes, n = {n}, seed {}",
-                ctx.seed + n as u64
+                "uniform random bytes, n = {n}, {}",
+                course::draw::seed_text(ctx.seed + n as u64)
             ),
             inputs::uniform(n, ctx.seed + n as u64),
         ));
     }
-    let big = 32_768 + 13;
+    let big = course::draw::n(32_768) + 13;
     let big_case = Case::new(
-        format!("uniform random bytes, n = {big}, seed {}", ctx.seed + 7),
+        format!(
+            "uniform random bytes, n = {big}, {}",
+            course::draw::seed_text(ctx.seed + 7)
+        ),
         inputs::uniform(big, ctx.seed + 7),
     );
     cases.push(big_case.clone());
-    cases.push(Case::new("all zeros, n = 32768", vec![0u8; 32_768]));
+    let zeros = course::draw::n(32_768);
+    cases.push(Case::new(
+        format!("all zeros, n = {zeros}"),
+        vec![0u8; zeros],
+    ));
     let k = ctx.k.histo_fastest;
     let block = FastestPolicy::BLOCK_THREADS;
     let mut launches = 0;

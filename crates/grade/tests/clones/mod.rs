@@ -58,28 +58,34 @@ pub fn grade(dir: &Path, ids: &[&str]) -> (serde_json::Value, String) {
 
 /// [`grade`] with environment variables `env` set for the grader.
 pub fn grade_with(dir: &Path, ids: &[&str], env: &[(&str, &str)]) -> (serde_json::Value, String) {
+    let stdout = grade_raw(dir, ids, &["--json"], env);
+    let report = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!("the report is the grader's own JSON ({e}):\n{stdout}");
+    });
+    (report, stdout)
+}
+
+/// The grader's standard output for the clone at `dir`, exercises `ids`, with the extra
+/// arguments `args` (a format, a seed) and environment variables `env`; the grader must
+/// exit with 0.
+pub fn grade_raw(dir: &Path, ids: &[&str], args: &[&str], env: &[(&str, &str)]) -> String {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_grade"));
-    cmd.envs(env.iter().copied());
-    cmd.arg("--student").arg(dir).arg("--json");
+    cmd.env_remove("COURSE_SEED")
+        .env_remove("COURSE_LANES_KERNELS")
+        .env_remove("COURSE_GRADE_SEED")
+        .envs(env.iter().copied());
+    cmd.arg("--student").arg(dir).args(args);
     for id in ids {
         cmd.args(["--exercise", id]);
     }
-    let out = cmd
-        .env_remove("COURSE_SEED")
-        .env_remove("COURSE_LANES_KERNELS")
-        .output()
-        .expect("the grade binary runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let out = cmd.output().expect("the grade binary runs");
     assert_eq!(
         out.status.code(),
         Some(0),
         "grading must run whatever the kernels do: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let report = serde_json::from_str(&stdout).unwrap_or_else(|e| {
-        panic!("the report is the grader's own JSON ({e}):\n{stdout}");
-    });
-    (report, stdout)
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Exercise `id` of `report`.
