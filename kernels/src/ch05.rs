@@ -351,8 +351,10 @@ pub fn histo_byte(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 ///
 /// Why a helper: the word kernels read four bytes per load, and a length that is not a
 /// multiple of four leaves up to three bytes no word covers; forgetting them is wrong on
-/// every such length.
+/// every such length. `#[track_caller]`: its load is the caller's, at the caller's line,
+/// so that the emulator reconverges the tail's lanes where the kernel does.
 #[inline(always)]
+#[track_caller]
 pub fn count_tail(data: GlobalSlice<u8>, count: impl Fn(u32)) {
     let words = data.len() / 4;
     let t = thread::index_1d();
