@@ -504,7 +504,9 @@ def verdict(a, b, a_step, b_step, input='uniform', dtype='u8', file=BENCH, bins=
     times = lambda x: f'{x:.0f}' if x >= 10 else f'{x:.1f}' if x >= 2 else f'{x:.2f}'
     how = f'{times(r)}× faster' if r >= 1 else f'{times(1 / r)}× slower'
     what = {'u8': 'bytes', 'u32': '`u32` values'}[dtype]
-    return (f'**{a_step} is {how} than {b_step}** on {INPUT_NAMES[input]} {what}'
+    on = {'uniform': f'uniform {what}', 'one-value': f'{what} all equal',
+          '90pct-one-value': f'{what} 90 % equal', 'text': 'text'}[input]
+    return (f'**{a_step} is {how} than {b_step}** on {on}'
             f'{f" ({bins} bins)" if bins else ""}: {fmt_gbps(va)} against {fmt_gbps(vb)} GB/s')
 # The same-grid run of issue 40 (`ch09 bench --same-grid`): each byte step also on the launch
 # shape of the step before it, as rows `KERNEL@PREV` (chapters/ch09/src/bench/steps.rs,

@@ -793,7 +793,8 @@ pub const SHARED_BINS: u32 = gpu::hardware::DEFAULT_SHARED_LIMIT / 4;
 /// a private copy in shared memory needs `num_bins * 4` bytes of the block's
 /// default 48 KiB ([`SHARED_BINS`] bins); a histogram with more bins has no copy
 /// to keep there. `cargo run -p ch09 -- --step 9.16 --bins B` runs all three on
-/// the emulator.
+/// the emulator. Above [`SHARED_BINS`] this picks the best of these three only:
+/// 9.17's sliced bins, a fourth strategy, beat global atomics there.
 #[cfg(not(target_arch = "nvptx64"))]
 #[host]
 pub fn choose_strategy(num_bins: u32) -> Strategy {

@@ -662,7 +662,12 @@ fn contention_figure(p: &Params) -> Result<Figure, String> {
             .next()
             .ok_or("no 9.3 row")?;
         if row.block % 32 != 0 || !row.correct {
-            return Err(format!("9.3 on {}: {} (block {})", kind.describe(), row.status, row.block));
+            return Err(format!(
+                "9.3 on {}: {} (block {})",
+                kind.describe(),
+                row.status,
+                row.block
+            ));
         }
         let data = inputs::bytes(kind, q.elements(), q.seed);
         let qs = queues(&data);
@@ -682,7 +687,11 @@ fn contention_figure(p: &Params) -> Result<Figure, String> {
         let mut sorted = qs.clone();
         sorted.sort_unstable();
         let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0);
-        shares.push(h.iter().map(|&c| 100.0 * c as f64 / total).collect::<Vec<f64>>());
+        shares.push(
+            h.iter()
+                .map(|&c| 100.0 * c as f64 / total)
+                .collect::<Vec<f64>>(),
+        );
         notes.push((kind.describe(), median, worst));
     }
     let caption = format!(
@@ -709,15 +718,34 @@ fn contention_figure(p: &Params) -> Result<Figure, String> {
             if i == 1 { "bold" } else { "normal" },
         );
     }
-    let max = shares.iter().flatten().copied().fold(0.0, f64::max).max(1.0);
+    let max = shares
+        .iter()
+        .flatten()
+        .copied()
+        .fold(0.0, f64::max)
+        .max(1.0);
     let top_pct = ((max / 10.0).ceil() * 10.0).min(100.0);
     let y_at = |v: f64| bottom - plot * v / top_pct;
     for t in 0..=((top_pct / 10.0) as u32) {
         let v = t as f64 * 10.0;
         s.line(left, y_at(v), right, y_at(v), "#dddddd", 1.0, "");
-        s.text(left - 6.0, y_at(v) + 4.0, 11.0, "end", &format!("{v:.0} %"), "normal");
+        s.text(
+            left - 6.0,
+            y_at(v) + 4.0,
+            11.0,
+            "end",
+            &format!("{v:.0} %"),
+            "normal",
+        );
     }
-    s.text_rotated(22.0, (top + bottom) / 2.0, 12.0, "middle", -90.0, "share of the warp atomics");
+    s.text_rotated(
+        22.0,
+        (top + bottom) / 2.0,
+        12.0,
+        "middle",
+        -90.0,
+        "share of the warp atomics",
+    );
     let slot = (right - left) / 32.0;
     for lanes in 1..=32usize {
         let x0 = left + slot * (lanes - 1) as f64;
@@ -725,11 +753,25 @@ fn contention_figure(p: &Params) -> Result<Figure, String> {
             let v = sh[lanes];
             if v > 0.0 {
                 let bw = slot * 0.4;
-                s.rect(x0 + slot * 0.1 + bw * i as f64, y_at(v), bw, bottom - y_at(v), COLOURS[i], 1.0);
+                s.rect(
+                    x0 + slot * 0.1 + bw * i as f64,
+                    y_at(v),
+                    bw,
+                    bottom - y_at(v),
+                    COLOURS[i],
+                    1.0,
+                );
             }
         }
         if lanes == 1 || lanes % 4 == 0 {
-            s.text(x0 + slot / 2.0, bottom + 16.0, 11.0, "middle", &lanes.to_string(), "normal");
+            s.text(
+                x0 + slot / 2.0,
+                bottom + 16.0,
+                11.0,
+                "middle",
+                &lanes.to_string(),
+                "normal",
+            );
         }
     }
     s.line(left, bottom, right, bottom, "#333333", 1.0, "");

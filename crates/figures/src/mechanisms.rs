@@ -97,7 +97,10 @@ pub fn race_figure() -> Result<Figure, String> {
         *per_bin.entry(bin).or_default() += 1;
     }
     let lost: u64 = per_bin.values().map(|k| k - 1).sum();
-    let counted = row.counters.lost_updates.ok_or("9.2's row has no lost counter")?;
+    let counted = row
+        .counters
+        .lost_updates
+        .ok_or("9.2's row has no lost counter")?;
     if lost != counted {
         return Err(format!(
             "9.2: the trace's one store step loses {lost} updates, the run's lost counter is {counted}"
@@ -110,12 +113,42 @@ pub fn race_figure() -> Result<Figure, String> {
         "SIMT emulator trace, reference 9.2 (histo_naive), {n} uniform bytes (seed {}), {bins} bins, one warp: {lost} updates lost, the run's lost counter",
         p.seed
     );
-    let height = table_bottom + 30.0 + row_h * per_bin.len() as f64 + Svg::caption_height(W, &caption) + 10.0;
+    let height = table_bottom
+        + 30.0
+        + row_h * per_bin.len() as f64
+        + Svg::caption_height(W, &caption)
+        + 10.0;
     let mut s = Svg::new(W, height, "9.2: one warp, 16 bytes, one race");
-    s.text(10.0, 50.0, SMALL + 1.0, "start", "The warp loads h[bin] in one step and stores", "normal");
-    s.text(10.0, 68.0, SMALL + 1.0, "start", "h[bin] + 1 in the next: lanes on one bin all", "normal");
-    s.text(10.0, 86.0, SMALL + 1.0, "start", "read 0 and all write 1.", "normal");
-    let cols = [(30.0, "lane"), (95.0, "byte"), (190.0, "loads h[bin]"), (320.0, "stores h[bin]")];
+    s.text(
+        10.0,
+        50.0,
+        SMALL + 1.0,
+        "start",
+        "The warp loads h[bin] in one step and stores",
+        "normal",
+    );
+    s.text(
+        10.0,
+        68.0,
+        SMALL + 1.0,
+        "start",
+        "h[bin] + 1 in the next: lanes on one bin all",
+        "normal",
+    );
+    s.text(
+        10.0,
+        86.0,
+        SMALL + 1.0,
+        "start",
+        "read 0 and all write 1.",
+        "normal",
+    );
+    let cols = [
+        (30.0, "lane"),
+        (95.0, "byte"),
+        (190.0, "loads h[bin]"),
+        (320.0, "stores h[bin]"),
+    ];
     for (x, label) in cols {
         s.text(x, top + 14.0, SMALL, "middle", label, "bold");
     }
@@ -124,26 +157,53 @@ pub fn race_figure() -> Result<Figure, String> {
         let y = top + 22.0 + row_h * i as f64;
         let byte = data[lane as usize];
         if bin_of(byte, bins) as u64 != bin {
-            return Err(format!("9.2: lane {lane} loaded bin {bin}, its byte {byte} is in bin {}", bin_of(byte, bins)));
+            return Err(format!(
+                "9.2: lane {lane} loaded bin {bin}, its byte {byte} is in bin {}",
+                bin_of(byte, bins)
+            ));
         }
         let colour = BIN_COLOURS[bin as usize % BIN_COLOURS.len()];
         s.rect(150.0, y + 2.0, 80.0, row_h - 3.0, colour, 0.55);
         s.rect(280.0, y + 2.0, 80.0, row_h - 3.0, colour, 0.55);
         s.text(30.0, y + 14.0, SMALL, "middle", &lane.to_string(), "normal");
         s.text(95.0, y + 14.0, SMALL, "middle", &byte.to_string(), "normal");
-        s.text(190.0, y + 14.0, SMALL, "middle", &format!("h[{bin}] = 0"), "normal");
+        s.text(
+            190.0,
+            y + 14.0,
+            SMALL,
+            "middle",
+            &format!("h[{bin}] = 0"),
+            "normal",
+        );
         let st = stored.get(&lane).copied().unwrap_or(u64::MAX);
-        s.text(320.0, y + 14.0, SMALL, "middle", &format!("h[{st}] = 1"), "normal");
+        s.text(
+            320.0,
+            y + 14.0,
+            SMALL,
+            "middle",
+            &format!("h[{st}] = 1"),
+            "normal",
+        );
     }
     let mut y = table_bottom + 22.0;
     for (bin, k) in &per_bin {
-        s.rect(10.0, y - 12.0, 14.0, 14.0, BIN_COLOURS[*bin as usize % BIN_COLOURS.len()], 0.8);
+        s.rect(
+            10.0,
+            y - 12.0,
+            14.0,
+            14.0,
+            BIN_COLOURS[*bin as usize % BIN_COLOURS.len()],
+            0.8,
+        );
         s.text(
             32.0,
             y,
             SMALL,
             "start",
-            &format!("bin {bin}: {k} lanes stored 1: h[{bin}] = 1, {} lost", k - 1),
+            &format!(
+                "bin {bin}: {k} lanes stored 1: h[{bin}] = 1, {} lost",
+                k - 1
+            ),
             "normal",
         );
         y += row_h;
@@ -157,7 +217,13 @@ pub fn race_figure() -> Result<Figure, String> {
 
 /// One panel of the mapping figure: the 64 bytes as 4 rows of 16 cells, each labelled
 /// with the lane that loaded it and shaded by which of its loads it was.
-fn mapping_panel(s: &mut Svg, top: f64, title: &str, loads: &[&TraceStep], n: usize) -> Result<(), String> {
+fn mapping_panel(
+    s: &mut Svg,
+    top: f64,
+    title: &str,
+    loads: &[&TraceStep],
+    n: usize,
+) -> Result<(), String> {
     s.text(10.0, top, SMALL + 1.0, "start", title, "bold");
     let mut by_elem = vec![None; n];
     for (k, st) in loads.iter().enumerate() {
@@ -176,7 +242,14 @@ fn mapping_panel(s: &mut Svg, top: f64, title: &str, loads: &[&TraceStep], n: us
         let y = top + 8.0 + 26.0 * (e / 16) as f64;
         let fill = ["#56b4e9", "#e69f00", "#009e73", "#cc79a7"][k % 4];
         s.rect(x, y, cell - 2.0, 22.0, fill, 0.45);
-        s.text(x + cell / 2.0 - 1.0, y + 16.0, SMALL, "middle", &lane.to_string(), "normal");
+        s.text(
+            x + cell / 2.0 - 1.0,
+            y + 16.0,
+            SMALL,
+            "middle",
+            &lane.to_string(),
+            "normal",
+        );
     }
     Ok(())
 }
@@ -210,7 +283,11 @@ pub fn mapping_figure() -> Result<Figure, String> {
         let data = buffer(t, Space::Global, 1)?;
         let loads = steps(t, data, AccessKind::Load);
         let secs: Vec<usize> = loads.iter().map(|st| sectors(st)).collect();
-        let kind = if r.kernel.contains("contiguous") { "contiguous" } else { "interleaved" };
+        let kind = if r.kernel.contains("contiguous") {
+            "contiguous"
+        } else {
+            "interleaved"
+        };
         let rule = if kind == "contiguous" {
             "lane t loads bytes 2t and 2t + 1"
         } else {
@@ -231,10 +308,18 @@ pub fn mapping_figure() -> Result<Figure, String> {
     }
     // The picture's point: interleaved loads touch one sector per warp load, contiguous ones
     // two (the lanes' bytes are two apart).
-    let contiguous = said.iter().find(|(k, _)| *k == "contiguous").map(|(_, v)| v.clone());
-    let interleaved = said.iter().find(|(k, _)| *k == "interleaved").map(|(_, v)| v.clone());
+    let contiguous = said
+        .iter()
+        .find(|(k, _)| *k == "contiguous")
+        .map(|(_, v)| v.clone());
+    let interleaved = said
+        .iter()
+        .find(|(k, _)| *k == "interleaved")
+        .map(|(_, v)| v.clone());
     if contiguous != Some(vec![2, 2]) || interleaved != Some(vec![1, 1]) {
-        return Err(format!("9.6's sectors per load: contiguous {contiguous:?}, interleaved {interleaved:?}"));
+        return Err(format!(
+            "9.6's sectors per load: contiguous {contiguous:?}, interleaved {interleaved:?}"
+        ));
     }
     s.caption(&caption);
     Ok(Figure {
@@ -271,7 +356,10 @@ pub fn groups_figure() -> Result<Figure, String> {
     }
     for (&lane, &bin) in &leaders {
         if lane_bin[lane as usize] as u64 != bin {
-            return Err(format!("9.8: leader lane {lane} added to bin {bin}, its byte is in bin {}", lane_bin[lane as usize]));
+            return Err(format!(
+                "9.8: leader lane {lane} added to bin {bin}, its byte is in bin {}",
+                lane_bin[lane as usize]
+            ));
         }
     }
     let caption = format!(
@@ -280,16 +368,51 @@ pub fn groups_figure() -> Result<Figure, String> {
     );
     let height = 270.0 + 18.0 * size.len().div_ceil(2) as f64 + Svg::caption_height(W, &caption);
     let mut s = Svg::new(W, height, "9.8: match_any's groups in one warp");
-    s.text(10.0, 50.0, SMALL + 1.0, "start", "Each cell is a lane and the bin of its byte;", "normal");
-    s.text(10.0, 68.0, SMALL + 1.0, "start", "lanes of one bin form a group, and its leader", "normal");
-    s.text(10.0, 86.0, SMALL + 1.0, "start", "(framed) adds the group's size in one atomic.", "normal");
+    s.text(
+        10.0,
+        50.0,
+        SMALL + 1.0,
+        "start",
+        "Each cell is a lane and the bin of its byte;",
+        "normal",
+    );
+    s.text(
+        10.0,
+        68.0,
+        SMALL + 1.0,
+        "start",
+        "lanes of one bin form a group, and its leader",
+        "normal",
+    );
+    s.text(
+        10.0,
+        86.0,
+        SMALL + 1.0,
+        "start",
+        "(framed) adds the group's size in one atomic.",
+        "normal",
+    );
     let (cell, left, top) = (24.0, 18.0, 104.0);
     for (lane, &bin) in lane_bin.iter().enumerate() {
         let x = left + cell * (lane % 16) as f64;
         let y = top + 44.0 * (lane / 16) as f64;
         s.rect(x, y, cell - 2.0, 24.0, BIN_COLOURS[bin as usize], 0.6);
-        s.text(x + cell / 2.0 - 1.0, y + 17.0, SMALL, "middle", &bin.to_string(), "normal");
-        s.text(x + cell / 2.0 - 1.0, y + 38.0, SMALL, "middle", &lane.to_string(), "normal");
+        s.text(
+            x + cell / 2.0 - 1.0,
+            y + 17.0,
+            SMALL,
+            "middle",
+            &bin.to_string(),
+            "normal",
+        );
+        s.text(
+            x + cell / 2.0 - 1.0,
+            y + 38.0,
+            SMALL,
+            "middle",
+            &lane.to_string(),
+            "normal",
+        );
         if leaders.contains_key(&(lane as u8)) {
             s.body.push_str(&format!(
                 "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"24\" fill=\"none\" stroke=\"#000000\" stroke-width=\"2.5\"/>\n",
@@ -299,13 +422,30 @@ pub fn groups_figure() -> Result<Figure, String> {
             ));
         }
     }
-    s.text(10.0, top + 104.0, SMALL, "start", "top: bin; below: lane", "normal");
+    s.text(
+        10.0,
+        top + 104.0,
+        SMALL,
+        "start",
+        "top: bin; below: lane",
+        "normal",
+    );
     let mut y = top + 128.0;
     for (i, (bin, k)) in size.iter().enumerate() {
         let x = 10.0 + 205.0 * (i % 2) as f64;
         s.rect(x, y - 12.0, 14.0, 14.0, BIN_COLOURS[*bin as usize], 0.8);
-        let leader = leaders.iter().find(|(_, b)| **b == *bin as u64).map_or(0, |(l, _)| *l);
-        s.text(x + 20.0, y, SMALL, "start", &format!("bin {bin}: lane {leader} adds {k}"), "normal");
+        let leader = leaders
+            .iter()
+            .find(|(_, b)| **b == *bin as u64)
+            .map_or(0, |(l, _)| *l);
+        s.text(
+            x + 20.0,
+            y,
+            SMALL,
+            "start",
+            &format!("bin {bin}: lane {leader} adds {k}"),
+            "normal",
+        );
         if i % 2 == 1 {
             y += 18.0;
         }
@@ -353,16 +493,37 @@ fn bank_panel(s: &mut Svg, top: f64, title: &str, st: &TraceStep) {
     let (cell, left) = (12.0, 18.0);
     let grid_top = top + 10.0;
     for b in 0..32u64 {
-        s.rect(left + cell * b as f64, grid_top, cell - 1.0, 10.0 * passes.max(1) as f64 + 4.0, "#eeeeee", 1.0);
+        s.rect(
+            left + cell * b as f64,
+            grid_top,
+            cell - 1.0,
+            10.0 * passes.max(1) as f64 + 4.0,
+            "#eeeeee",
+            1.0,
+        );
     }
     for &(_, w) in &st.lanes {
         let bank = w % 32;
         let pass = words[&bank].iter().position(|&x| x == w).unwrap_or(0);
-        s.rect(left + cell * bank as f64 + 1.0, grid_top + 2.0 + 10.0 * pass as f64, cell - 3.0, 8.0, "#0072b2", 0.9);
+        s.rect(
+            left + cell * bank as f64 + 1.0,
+            grid_top + 2.0 + 10.0 * pass as f64,
+            cell - 3.0,
+            8.0,
+            "#0072b2",
+            0.9,
+        );
     }
     let below = grid_top + 10.0 * passes.max(1) as f64 + 20.0;
     for b in [0u64, 8, 16, 24, 31] {
-        s.text(left + cell * b as f64 + cell / 2.0, below, SMALL, "middle", &b.to_string(), "normal");
+        s.text(
+            left + cell * b as f64 + cell / 2.0,
+            below,
+            SMALL,
+            "middle",
+            &b.to_string(),
+            "normal",
+        );
     }
 }
 
@@ -388,7 +549,10 @@ pub fn banks_figure() -> Result<Figure, String> {
     let a9 = steps(t9, s9, AccessKind::Atomic);
     let st9 = a9.first().ok_or("9.9's trace has no shared atomic")?;
     if let Some(&(lane, w)) = st9.lanes.iter().find(|&&(lane, w)| w % 32 != lane as u64) {
-        return Err(format!("9.9: lane {lane}'s counter {w} is in bank {}, not its own", w % 32));
+        return Err(format!(
+            "9.9: lane {lane}'s counter {w} is in bank {}, not its own",
+            w % 32
+        ));
     }
     let caption = format!(
         "SIMT emulator traces, reference kernels: the first shared atomic of warp 0 of block 0; 9.5 on 256 uniform bytes (seed {}), 256 bins, blocks of 32; 9.9 on {} bytes, 256 bins; a square is a lane, its column the bank of its word",
@@ -403,9 +567,28 @@ pub fn banks_figure() -> Result<Figure, String> {
     let last = top9 + 10.0 * pass9 as f64 + 64.0;
     let height = last + 10.0 + Svg::caption_height(W, &caption);
     let mut s = Svg::new(W, height, "Shared-memory banks: 9.5 against 9.9");
-    s.text(10.0, 50.0, SMALL + 1.0, "start", "32 banks; lanes on different words of one bank", "normal");
-    s.text(10.0, 68.0, SMALL + 1.0, "start", "are served one pass after another.", "normal");
-    bank_panel(&mut s, 98.0, "9.5, one copy per block: a lane's bin picks its bank", st5);
+    s.text(
+        10.0,
+        50.0,
+        SMALL + 1.0,
+        "start",
+        "32 banks; lanes on different words of one bank",
+        "normal",
+    );
+    s.text(
+        10.0,
+        68.0,
+        SMALL + 1.0,
+        "start",
+        "are served one pass after another.",
+        "normal",
+    );
+    bank_panel(
+        &mut s,
+        98.0,
+        "9.5, one copy per block: a lane's bin picks its bank",
+        st5,
+    );
     bank_panel(&mut s, top9, "9.9, lane columns: lane l in bank l", st9);
     s.text(
         10.0,
@@ -424,5 +607,10 @@ pub fn banks_figure() -> Result<Figure, String> {
 
 /// The four mechanism figures.
 pub fn mechanism_figures() -> Result<Vec<Figure>, String> {
-    Ok(vec![race_figure()?, mapping_figure()?, groups_figure()?, banks_figure()?])
+    Ok(vec![
+        race_figure()?,
+        mapping_figure()?,
+        groups_figure()?,
+        banks_figure()?,
+    ])
 }
