@@ -554,6 +554,22 @@ RUNS_NOTES = 'notes/gpu-runs.md'
 WAVES_12_GBPS, WAVES_12_READ = 2484, 3044
 assert f'{WAVES_12_GBPS} GB/s' in open(os.path.join(ROOT, RUNS_NOTES)).read() and \
     f'read kernel {WAVES_12_READ})' in open(os.path.join(ROOT, RUNS_NOTES)).read(), RUNS_NOTES
+def noted(file, text):
+    """`text`, checked to appear in `file` under notes/ (whitespace aside): a number a page
+    quotes from a note written as prose or as a table. Generation stops when the note no
+    longer says it."""
+    body = ' '.join(open(os.path.join(ROOT, file)).read().split())
+    if ' '.join(text.split()) not in body:
+        raise SystemExit(f'{file} no longer says {text!r}')
+    return text
+def noted_num(file, text):
+    """The number `text`, checked to appear in `file` ([`noted`])."""
+    return float(noted(file, text).replace(',', ''))
+LATENCY = 'notes/latency-h100-2026-11-24.md'
+NCU_96 = 'notes/ncu-9.6-h100-2026-11-24.txt'
+GRID_SHORT = 'notes/grid-short-inputs-h100-2026-11-24.md'
+COLD_L2 = 'notes/cold-l2-h100-2026-11-25.md'
+COMMIT_PROBE = 'notes/commit-probe-2026-11-24/README.md'
 NCU = 'notes/ncu-h100-2026-11-22.txt'
 def ncu(kernel, metric, unit=None, file=NCU):
     """A metric of the Nsight Compute report of `kernel` (the text ncu printed), as printed."""
@@ -608,7 +624,7 @@ def fill(text):
            'MANY_BINS': MANY_BINS, 'MANY_INPUTS': MANY_INPUTS, 'NCU_917': NCU_917, 'many_bins_table': many_bins_table,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,
-           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'profile_98': profile_98, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'yardsticks_table': yardsticks_table, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
+           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'noted': noted, 'noted_num': noted_num, 'LATENCY': LATENCY, 'NCU_96': NCU_96, 'GRID_SHORT': GRID_SHORT, 'COLD_L2': COLD_L2, 'COMMIT_PROBE': COMMIT_PROBE, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'profile_98': profile_98, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'yardsticks_table': yardsticks_table, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
            'XEON_ENGEL_RATIO': XEON_ENGEL_RATIO, 'MULA_PUBLISHED': MULA_PUBLISHED, 'XEON_MULA_PAIRS': XEON_MULA_PAIRS, 'XEON_MULA_4096': XEON_MULA_4096, 'XEON_MULA_RATIO': XEON_MULA_RATIO, 'engel_cached_ratios': engel_cached_ratios, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
