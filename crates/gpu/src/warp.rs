@@ -128,9 +128,10 @@ pub fn warp_vote_any(mask: u32, pred: bool) -> bool {
 }
 
 // ANCHOR: warp_match_any
-/// `__match_any_sync(mask, value)`: the lanes of `mask` holding the same `value` as this
-/// lane (its *peers*). The lowest peer (`peers.trailing_zeros()`) can act for all of them:
-/// one atomic of `peers.count_ones()` instead of one per lane (warp aggregation).
+/// `__match_any_sync(mask, value)`: the lanes of `mask` holding the same `value`
+/// as this lane (its *peers*). The lowest peer (`peers.trailing_zeros()`) can act
+/// for all of them: one atomic of `peers.count_ones()` instead of one per lane
+/// (warp aggregation).
 #[inline(always)]
 #[track_caller]
 pub fn warp_match_any(mask: u32, value: u32) -> u32 {
