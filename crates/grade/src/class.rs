@@ -35,7 +35,7 @@ pub struct Submission {
 }
 
 /// `name` made safe as a folder name: letters, digits, `.`, `-` and `_` kept, anything
-/// else `_`; never empty, never `.` or `..`.
+/// else `_`, leading dots dropped (no hidden folder, never `.` or `..`); never empty.
 pub fn safe_name(name: &str) -> String {
     let s: String = name
         .chars()
@@ -47,9 +47,9 @@ pub fn safe_name(name: &str) -> String {
             }
         })
         .collect();
-    match s.trim_matches('.') {
+    match s.trim_start_matches('.') {
         "" => "submission".to_string(),
-        _ => s,
+        rest => rest.to_string(),
     }
 }
 

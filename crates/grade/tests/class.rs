@@ -308,8 +308,8 @@ fn the_classroom_workflow_is_the_registry_s_and_its_commands_answer() {
             e.id
         );
     }
-    // The commands, run as the workflow runs them, on a report of the reference (all pass)
-    // and one of the stubs (none does).
+    // The commands, run as the workflow runs them, on a report of the reference (both
+    // pass), the same with 5.1 failing, and the same marked tampered (none passes).
     let work = scratch("classroom");
     std::fs::create_dir_all(work.join("course/target/release")).expect("folders");
     std::fs::create_dir_all(work.join("graded")).expect("folders");
@@ -318,42 +318,49 @@ fn the_classroom_workflow_is_the_registry_s_and_its_commands_answer() {
         work.join("course/target/release/grade"),
     )
     .expect("a link");
-    for (kernels, passes) in [("reference", true), ("stubs", false)] {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_grade"));
-        cmd.args(["--json", "--exercise", "5.1", "--exercise", "9.1"]);
-        if passes {
-            cmd.args(["--kernels", "reference"]);
-        } else {
-            // The stubs as shipped, whatever kernels/ holds now.
-            cmd.arg("--student").arg(pristine_clone(&work));
-        }
-        let report = cmd
-            .env_remove("COURSE_GRADE_SEED")
-            .output()
-            .expect("graded");
-        std::fs::write(work.join("graded/grade.json"), &report.stdout).expect("written");
-        for (step, e) in graders.iter().zip(&exercises) {
-            if !["5.1", "9.1"].contains(&e.id) {
-                continue;
-            }
+    let graded = grade::grade(
+        &chapters,
+        &grade::Selection::only(["5.1", "9.1"]),
+        course::KernelSource::Reference,
+        &course::Limits::CHECKS,
+        &grade::Isolation::InProcess,
+        2,
+    )
+    .expect("graded");
+    let report = grade::Report::new(
+        course::KernelSource::Reference,
+        course::Limits::CHECKS,
+        &chapters,
+        graded,
+        None,
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&grade::render::json(&report)).expect("JSON");
+    let mut failing = json.clone();
+    failing["exercises"][0]["passed"] = false.into();
+    failing["exercises"][0]["status"] = "wrong_result".into();
+    let mut tampered = json.clone();
+    tampered["tampered"] = true.into();
+    for (what, report, passes) in [
+        ("reference", &json, [true, true]),
+        ("5.1 failing", &failing, [false, true]),
+        ("tampered", &tampered, [false, false]),
+    ] {
+        std::fs::write(work.join("graded/grade.json"), report.to_string()).expect("written");
+        for (id, pass) in ["5.1", "9.1"].into_iter().zip(passes) {
+            let step = graders
+                .iter()
+                .zip(&exercises)
+                .find(|(_, e)| e.id == id)
+                .map(|(s, _)| s)
+                .expect("its step");
             let command = step["with"]["command"].as_str().expect("a command");
             let status = Command::new("sh")
                 .args(["-c", command])
                 .current_dir(&work)
                 .status()
                 .expect("sh runs");
-            assert_eq!(status.success(), passes, "{kernels}: `{command}`");
+            assert_eq!(status.success(), pass, "{what}: `{command}`");
         }
     }
-}
-
-/// A clone holding the shipped stubs.
-fn pristine_clone(work: &Path) -> PathBuf {
-    let dir = work.join("stubs");
-    let src = dir.join("kernels/src");
-    std::fs::create_dir_all(&src).expect("a folder");
-    for f in ["ch05.rs", "ch09.rs", "lib.rs"] {
-        std::fs::copy(root().join("crates/learn/pristine").join(f), src.join(f)).expect("copied");
-    }
-    dir
 }
