@@ -28,6 +28,13 @@ pub const KERNELS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.pt
 #[cfg(feature = "cuda")]
 pub const SOLUTIONS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/solutions.ptx"));
 
+/// The environment variable naming a folder whose `kernels.ptx` and `solutions.ptx` a GPU
+/// loads instead of the PTX embedded at build time (which targets `sm_70`, the course's
+/// floor): to run the same binary from PTX built for another architecture
+/// (`cargo run -p ptx-builder -- --arch sm_90 --out-dir DIR kernels solutions`), as the
+/// GPU scripts do to compare the two.
+pub const PTX_DIR_ENV: &str = "COURSE_PTX_DIR";
+
 /// Where to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Choice {
@@ -91,9 +98,19 @@ pub fn open_gpu(sources: &[KernelSource]) -> Result<Device, LaunchError> {
     #[cfg(feature = "cuda")]
     {
         let mut dev = Device::cuda()?;
+        let dir = std::env::var_os(PTX_DIR_ENV).filter(|d| !d.is_empty());
         for &s in sources {
             let (key, text) = ptx(s);
-            dev.load_ptx(key, text)?;
+            match &dir {
+                None => dev.load_ptx(key, text)?,
+                Some(dir) => {
+                    let path = std::path::Path::new(dir).join(format!("{key}.ptx"));
+                    let text = std::fs::read_to_string(&path).map_err(|e| LaunchError::Build {
+                        message: format!("{PTX_DIR_ENV}: cannot read {}: {e}", path.display()),
+                    })?;
+                    dev.load_ptx(key, &text)?;
+                }
+            }
         }
         Ok(dev)
     }

@@ -148,6 +148,9 @@ pub struct Header {
     pub read_bw_gbps: Option<f64>,
     /// How timing is done, and what is excluded from it.
     pub method: String,
+    /// How the GPU was warmed before the first timed case, until its times settled.
+    #[serde(default)]
+    pub warm_up: String,
     /// The speed targets of the course (issue 4, item 5), each with what this run
     /// reached: filled in by [`Report::set_targets`].
     pub targets: Vec<String>,
@@ -303,6 +306,9 @@ impl Report {
             gbps(h.read_kernel_gbps),
             gbps(h.copy_gbps),
         );
+        if !h.warm_up.is_empty() {
+            let _ = writeln!(out, "{}", h.warm_up);
+        }
         let head = [
             "dtype",
             "input",
