@@ -581,7 +581,9 @@ pub fn fastest_grid_coarsened(
 /// Last phase of 9.9: after a barrier, add up each byte value's
 /// [`FastestPolicy::LANE_COPIES`] column counters, then, after a second barrier, add the
 /// values of each bin (those `x` with `byte_bin(x, histo.len()) == bin`) and commit the
-/// nonzero sums to `histo`: one global atomic per nonzero bin and block.
+/// nonzero sums to `histo`: one global atomic per nonzero bin and block. With 256 bins
+/// every value is its own bin: each sum is committed at once, without the second barrier
+/// (a block-wide choice, so every thread of the block leaves before it or none does).
 ///
 /// Thread `t` sums byte value `t`'s column, starting at its own position in it: the
 /// `k`-th load is `bins[t * 32 + (t + k) % 32]`. Starting every thread at position 0 would
@@ -593,6 +595,7 @@ pub fn store_lane_columns(bins: DynamicShared<u32>, histo: GlobalSlice<u32>) {
     thread::sync_threads();
     let copies = FastestPolicy::LANE_COPIES;
     let values = FastestPolicy::BYTE_VALUES;
+    let num_bins = histo.len();
     let mut x = thread::thread_idx_x();
     while x < values {
         let mut sum = 0;
@@ -601,11 +604,19 @@ pub fn store_lane_columns(bins: DynamicShared<u32>, histo: GlobalSlice<u32>) {
             sum += bins.load(x * copies + (x + k) % copies);
             k += 1;
         }
-        bins.store(x * copies + x % copies, sum);
+        if num_bins == values {
+            if sum > 0 {
+                histo.red_add(x, sum);
+            }
+        } else {
+            bins.store(x * copies + x % copies, sum);
+        }
         x += thread::block_dim_x();
     }
+    if num_bins == values {
+        return;
+    }
     thread::sync_threads();
-    let num_bins = histo.len();
     let mut bin = thread::thread_idx_x();
     while bin < num_bins {
         // The values of `bin`: `byte_bin(x) == bin` from x = ceil(bin * 256 / num_bins).

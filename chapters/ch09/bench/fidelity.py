@@ -23,6 +23,7 @@ import argparse
 import csv
 import json
 import os
+import random
 import re
 import shlex
 import shutil
@@ -108,6 +109,46 @@ EXPECTED = {
     ("classify_half_warp", "global store requests"): (WHY_SELECT, lambda e, g: g < e),
     ("classify_half_warp", "global store sectors"): (WHY_SELECT, lambda e, g: g < e),
 }
+
+
+# Nsight Compute's counters of the instructions themselves, next to the hardware's: a
+# SASS-patched metric (`smsp__sass_*`) counts what each executed instruction needed, from
+# its own addresses, whatever other warps did meanwhile, which is what the emulator models.
+# ncu's source view shows them per instruction. Every metric ncu knows whose name matches
+# one of these is collected too (`--query-metrics`), and for the counters below the
+# difference with the hardware's count is then checked against its instruction-level twin
+# (the sum of the twin's parts that ncu knows).
+SASS_PATTERNS = [r"^smsp__sass_.*shared"]
+SASS_TWIN = {
+    "shared load/store bank conflicts": ["smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                                          "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"],
+    "shared atomic bank conflicts": ["smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"],
+    "shared atomic instructions": ["smsp__sass_inst_executed_op_shared_atom.sum"],
+    "shared load instructions": ["smsp__sass_inst_executed_op_shared_ld.sum"],
+    "shared store instructions": ["smsp__sass_inst_executed_op_shared_st.sum"],
+}
+
+
+def draw_shapes(seed, count, chapters, text):
+    """`count` launch shapes per chapter, drawn from `seed` before any result is seen:
+    n anywhere from 16 Ki to 1 Mi (rarely a multiple of a block or a grid's vectors), an
+    input (uniform, zeros, skew:P with P drawn, or the text when there is one), a block
+    of any multiple of 32 up to 1024, an input seed, and for chapter 9 a bin count from 2
+    to 256 and a coarsening from 1 to 16. Each kernel's launch is then what the chapter's
+    progression makes of these (it sizes grids and shared memory itself, and skips a step
+    whose kernel does not take the shape, saying so)."""
+    rng = random.Random(seed)
+    shapes = []
+    for chapter in chapters:
+        for _ in range(count):
+            n = rng.randrange(1 << 14, 1 << 20)
+            kinds = ["uniform", "zeros", f"skew:{rng.randrange(5, 96)}"] + ([f"text:{text}"] if text else [])
+            input_arg = rng.choice(kinds)
+            opts = ["--block", str(32 * rng.randrange(1, 33)), "--seed", str(rng.randrange(1, 1 << 30))]
+            if chapter == "ch09":
+                opts += ["--bins", str(rng.randrange(2, 257)), "--coarsen", str(rng.randrange(1, 17))]
+            shapes.append((chapter, n, input_arg, opts))
+    return shapes
 
 
 def expected(kernel, counter, emu, gpu):
@@ -225,6 +266,13 @@ def gpu_value(metric, values):
     return sum(values[p] for p in parts)
 
 
+def sass_twin(counter, values):
+    """The instruction-level count of `counter` in a launch's ncu values, or None when ncu
+    collected none of its parts."""
+    parts = [values[m] for m in SASS_TWIN.get(counter, []) if m in values]
+    return sum(parts) if parts else None
+
+
 def pair(emu, gpu):
     """Pairs emulator rows with profiled launches by (kernel, grid, block), in order."""
     queues = defaultdict(list)
@@ -279,6 +327,15 @@ def main():
     ap.add_argument("--args", dest="extra", action="append", default=[], metavar="CHAPTER=OPTIONS",
                     help="more options for one chapter's progression, on both sides (repeatable), e.g. "
                          "'ch09=--bins 100 --block 128': other launch shapes than the defaults")
+    ap.add_argument("--seed", type=int, metavar="S",
+                    help="draw the launch shapes from this seed instead of the sizes and inputs above "
+                         "(--shapes of them per chapter: n, input, block, input seed, and for chapter 9 "
+                         "bins and coarsening); --args still adds to every shape")
+    ap.add_argument("--shapes", type=int, default=3, metavar="K", help="shapes per chapter with --seed [default: 3]")
+    ap.add_argument("--ncu-only", action="store_true",
+                    help="only run ncu (every counter's metrics, and the instruction-level twins ncu knows) and keep its "
+                         "logs, for a later --ncu-logs run elsewhere: the emulator is deterministic, so its side can run "
+                         "on any machine, and a GPU's time goes to the GPU's side alone")
     ap.add_argument("--timeout", type=int, default=240, help="seconds per ncu run [default: 240]")
     ap.add_argument("--out", required=True, help="output folder")
     args = ap.parse_args()
@@ -314,55 +371,80 @@ def main():
             die(f"{args.ncu} not found (use --emulator-only to see the emulator's side)")
     known = known_metrics(ncu) if ncu else None
 
+    binary_of = dict(bins)
+    if args.seed is not None:
+        shapes = draw_shapes(args.seed, args.shapes, [b[0] for b in bins],
+                             os.path.abspath(args.text) if args.text else None)
+        jobs = [(ch, binary_of[ch], n, inp, opts + extras.get(ch, []), f"{ch}-s{i}-{input_label(inp)}-{n}")
+                for i, (ch, n, inp, opts) in enumerate(shapes)]
+        sizes = sorted({j[2] for j in jobs})
+        inputs = sorted({j[3] for j in jobs})
+        extras = {f"{j[5]}": j[4] for j in jobs}
+        with open(os.path.join(args.out, "shapes.json"), "w") as f:
+            json.dump([{"tag": j[5], "chapter": j[0], "n": j[2], "input": input_label(j[3]), "options": j[4]}
+                       for j in jobs], f, indent=1)
+    else:
+        jobs = [(ch, binary, n, inp, extras.get(ch, ()), f"{ch}-{input_label(inp)}-{n}")
+                for ch, binary in bins for inp in inputs for n in sizes]
+    all_metrics = [p for m in COUNTERS for p in m.split("+")]
+    if known is not None:
+        all_metrics += sorted(f"{k}.sum" for k in known if any(re.search(p, k) for p in SASS_PATTERNS))
+
     table, unpaired_all = [], []
     start = time.time()
-    for chapter, binary in bins:
-        for input_arg in inputs:
-            for n in sizes:
-                tag = f"{chapter}-{input_label(input_arg)}-{n}"
-                say(f"[{time.time() - start:.0f}s] {tag}: emulator")
-                emu, failed = emulator_rows(binary, n, input_arg,
-                                            os.path.join(logs, f"{tag}-emulator.log"),
-                                            extras.get(chapter, ()))
-                unpaired_all += [f"{tag}: {f}" for f in failed]
-                metrics = []
-                for row in emu:
-                    for m in row["ncu"]:
-                        for part in m.split("+"):
-                            if part not in metrics:
-                                metrics.append(part)
-                if known is not None:
-                    missing = [m for m in metrics if m.rsplit(".", 1)[0] not in known]
-                    if missing:
-                        say(f"ncu does not know {', '.join(missing)}: those pairs get no value")
-                    metrics = [m for m in metrics if m not in missing]
-                gpu = None
-                if ncu:
-                    say(f"[{time.time() - start:.0f}s] {tag}: ncu ({len(emu)} launches, {len(metrics)} metrics)")
-                    gpu = profile(ncu, binary, n, input_arg, metrics,
-                                  os.path.join(logs, f"{tag}-ncu.csv"), args.timeout,
-                                  extras.get(chapter, ()))
-                    if gpu is None:
-                        unpaired_all.append(f"{tag}: ncu gave no result (see logs/{tag}-ncu.csv)")
-                if args.ncu_logs:
-                    old = os.path.join(args.ncu_logs, f"{tag}-ncu.csv")
-                    gpu = parse_ncu_log(old) if os.path.exists(old) else None
-                pairs, unpaired = pair(emu, gpu)
-                unpaired_all += [f"{tag}: {u}" for u in unpaired]
-                for row, launch in pairs:
-                    kernel = entry_name(row["kernel"])
-                    for metric, emu_value in row["ncu"].items():
-                        g = gpu_value(metric, launch[3]) if launch else None
-                        counter = short(metric)
-                        v = verdict(emu_value, g)
-                        reason = expected(kernel, counter, emu_value, g) if v not in ("=", "no ncu value") else ""
-                        table.append({
-                            "chapter": chapter, "step": row["step"], "kernel": kernel,
-                            "counter": counter, "input": input_label(input_arg), "n": n,
-                            "grid": row["grid"], "block": row["block"],
-                            "emulator": emu_value, "ncu": "" if g is None else g,
-                            "verdict": v, "reason": reason,
-                        })
+    for chapter, binary, n, input_arg, extra, tag in jobs:
+        if args.ncu_only:
+            say(f"[{time.time() - start:.0f}s] {tag}: ncu only ({len(all_metrics)} metrics)")
+            if profile(ncu, binary, n, input_arg, all_metrics, os.path.join(logs, f"{tag}-ncu.csv"),
+                       args.timeout, extra) is None:
+                unpaired_all.append(f"{tag}: ncu gave no result (see logs/{tag}-ncu.csv)")
+            continue
+        say(f"[{time.time() - start:.0f}s] {tag}: emulator")
+        emu, failed = emulator_rows(binary, n, input_arg,
+                                    os.path.join(logs, f"{tag}-emulator.log"), extra)
+        unpaired_all += [f"{tag}: {f}" for f in failed]
+        metrics = []
+        for row in emu:
+            for m in row["ncu"]:
+                for part in m.split("+"):
+                    if part not in metrics:
+                        metrics.append(part)
+        if known is not None:
+            missing = [m for m in metrics if m.rsplit(".", 1)[0] not in known]
+            if missing:
+                say(f"ncu does not know {', '.join(missing)}: those pairs get no value")
+            metrics = [m for m in metrics if m not in missing]
+        gpu = None
+        if ncu:
+            say(f"[{time.time() - start:.0f}s] {tag}: ncu ({len(emu)} launches, {len(metrics)} metrics)")
+            metrics += [m for m in all_metrics if m.startswith("smsp__sass_") and m not in metrics]
+            gpu = profile(ncu, binary, n, input_arg, metrics,
+                          os.path.join(logs, f"{tag}-ncu.csv"), args.timeout, extra)
+            if gpu is None:
+                unpaired_all.append(f"{tag}: ncu gave no result (see logs/{tag}-ncu.csv)")
+        if args.ncu_logs:
+            old = os.path.join(args.ncu_logs, f"{tag}-ncu.csv")
+            gpu = parse_ncu_log(old) if os.path.exists(old) else None
+        pairs, unpaired = pair(emu, gpu)
+        unpaired_all += [f"{tag}: {u}" for u in unpaired]
+        for row, launch in pairs:
+            kernel = entry_name(row["kernel"])
+            for metric, emu_value in row["ncu"].items():
+                g = gpu_value(metric, launch[3]) if launch else None
+                counter = short(metric)
+                v = verdict(emu_value, g)
+                reason = expected(kernel, counter, emu_value, g) if v not in ("=", "no ncu value") else ""
+                twin = sass_twin(counter, launch[3]) if launch else None
+                if reason == WHY_WARP_AGG and twin is not None and twin != emu_value:
+                    reason = (f"outside the expected bound of: {WHY_WARP_AGG} (the instructions' own "
+                              f"count, ncu's source view, is {twin}, not the emulator's)")
+                table.append({
+                    "chapter": chapter, "step": row["step"], "kernel": kernel,
+                    "counter": counter, "input": input_label(input_arg), "n": n,
+                    "grid": row["grid"], "block": row["block"],
+                    "emulator": emu_value, "ncu": "" if g is None else g,
+                    "verdict": v, "reason": reason, "sass": "" if twin is None else twin,
+                })
     write(args.out, table, unpaired_all, bins, sizes, inputs, extras)
     unexplained = [r for r in table if r["verdict"] not in ("=", "no ncu value")
                    and (not r["reason"] or r["reason"].startswith("outside"))]
@@ -376,7 +458,7 @@ def main():
 
 def write(out, table, unpaired, bins, sizes, inputs, extras):
     fields = ["chapter", "step", "kernel", "counter", "input", "n", "grid", "block", "emulator", "ncu",
-              "verdict", "reason"]
+              "verdict", "reason", "sass"]
     with open(os.path.join(out, "fidelity.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
