@@ -111,22 +111,36 @@ EXPECTED = {
 }
 
 
-# Nsight Compute's counters of the instructions themselves, next to the hardware's: a
-# SASS-patched metric (`smsp__sass_*`) counts what each executed instruction needed, from
-# its own addresses, whatever other warps did meanwhile, which is what the emulator models.
-# ncu's source view shows them per instruction. Every metric ncu knows whose name matches
-# one of these is collected too (`--query-metrics`), and for the counters below the
-# difference with the hardware's count is then checked against its instruction-level twin
-# (the sum of the twin's parts that ncu knows).
-SASS_PATTERNS = [r"^smsp__sass_.*shared"]
-SASS_TWIN = {
-    "shared load/store bank conflicts": ["smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-                                          "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"],
-    "shared atomic bank conflicts": ["smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"],
-    "shared atomic instructions": ["smsp__sass_inst_executed_op_shared_atom.sum"],
-    "shared load instructions": ["smsp__sass_inst_executed_op_shared_ld.sum"],
-    "shared store instructions": ["smsp__sass_inst_executed_op_shared_st.sum"],
-}
+# Nsight Compute's counts of the instructions themselves, next to the hardware's: a
+# SASS-patched metric (`sm__sass_*`) is computed from what each executed instruction needed
+# (its own addresses), whatever other warps did meanwhile, which is what the emulator
+# models; ncu's source view shows the same per instruction. They are collected with the
+# counters (when ncu knows them: `--query-metrics`), and each counter below gets its
+# instruction-level twin: instructions, or the wavefronts beyond one per instruction (a
+# bank conflict is an extra wavefront of a 4-byte access; every shared access of the
+# course's kernels is 4 bytes a lane).
+SASS_METRICS = [f"sm__sass_{m}.sum" for m in (
+    "inst_executed_op_shared_ld", "inst_executed_op_shared_st", "inst_executed_op_shared_atom",
+    "l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld", "l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st",
+    "l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom")]
+
+
+def sass_twin(counter, values):
+    """The instruction-level count of `counter` from a launch's ncu values (ncu's source
+    view, summed), or None when ncu did not collect what it needs."""
+    def v(m):
+        return values.get(f"sm__sass_{m}.sum")
+    def extra(op):
+        wf, inst = v(f"l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{op}"), v(f"inst_executed_op_shared_{op}")
+        return None if wf is None or inst is None else wf - inst
+    if counter == "shared load/store bank conflicts":
+        ld, st = extra("ld"), extra("st")
+        return None if ld is None or st is None else ld + st
+    if counter == "shared atomic bank conflicts":
+        return extra("atom")
+    return {"shared atomic instructions": v("inst_executed_op_shared_atom"),
+            "shared load instructions": v("inst_executed_op_shared_ld"),
+            "shared store instructions": v("inst_executed_op_shared_st")}.get(counter)
 
 
 def draw_shapes(seed, count, chapters, text):
@@ -266,13 +280,6 @@ def gpu_value(metric, values):
     return sum(values[p] for p in parts)
 
 
-def sass_twin(counter, values):
-    """The instruction-level count of `counter` in a launch's ncu values, or None when ncu
-    collected none of its parts."""
-    parts = [values[m] for m in SASS_TWIN.get(counter, []) if m in values]
-    return sum(parts) if parts else None
-
-
 def pair(emu, gpu):
     """Pairs emulator rows with profiled launches by (kernel, grid, block), in order."""
     queues = defaultdict(list)
@@ -388,7 +395,7 @@ def main():
                 for ch, binary in bins for inp in inputs for n in sizes]
     all_metrics = [p for m in COUNTERS for p in m.split("+")]
     if known is not None:
-        all_metrics += sorted(f"{k}.sum" for k in known if any(re.search(p, k) for p in SASS_PATTERNS))
+        all_metrics += [m for m in SASS_METRICS if m.rsplit(".", 1)[0] in known]
 
     table, unpaired_all = [], []
     start = time.time()
