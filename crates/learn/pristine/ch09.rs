@@ -506,15 +506,20 @@ pub fn store_lane_columns(bins: DynamicShared<u32>, histo: GlobalSlice<u32>) {
         return;
     }
     thread::sync_threads();
+    // The most values a bin has; every lane goes round this often, so that a warp stays
+    // converged (a value past its bin's last reads a word in bounds and adds 0).
+    let width = values.div_ceil(num_bins);
     let mut bin = thread::thread_idx_x();
     while bin < num_bins {
         // The values of `bin`: `byte_bin(x) == bin` from x = ceil(bin * 256 / num_bins).
-        let mut x = (bin * values).div_ceil(num_bins);
+        let first = (bin * values).div_ceil(num_bins);
         let end = ((bin + 1) * values).div_ceil(num_bins).min(values);
         let mut sum = 0;
-        while x < end {
-            sum += bins.load(x * copies + x % copies);
-            x += 1;
+        let mut k = 0;
+        while k < width {
+            let x = (first + k).min(values - 1);
+            sum += bins.load(x * copies + x % copies) * (first + k < end) as u32;
+            k += 1;
         }
         if sum > 0 {
             histo.red_add(bin, sum);
