@@ -4,9 +4,10 @@
 # needed there). Written for the H200 (issue 40), runs on any GPU.
 #
 #   bash .gpu/gpu-limit-profile.sh [OUT_DIR] [PARTS]   (OUT_DIR default: $OUT, else .gpu/limit;
-#                                                      PARTS default: ab)
+#                                                      PARTS default: asgp)
 #
-# Part a (1 to 4 and 8, about 5 minutes on an H200), part b (5 to 7, about 5 minutes):
+# Parts: a (1 to 4 and 8, about 1.5 minutes on an H100), s (5, 1 minute), g (6, half a
+# minute), p (7, half a minute); `b` stands for `sgp`:
 #   1. versions, clocks and the CUB program (nvcc, this GPU's sm_XY);
 #   2. the variant sweep at 1 GiB on the four byte inputs: 9.9 (`histo_fastest`, which
 #      counts byte values), `fast_bin_columns` (9.9 before: bins in the loop),
@@ -31,7 +32,8 @@ set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=/dev/null
 . "$HERE/gpu-env.sh" limit "${1:-}"
-PARTS=${2:-ab}
+PARTS=${2:-asgp}
+PARTS=${PARTS/b/sgp}
 RES=$(mktemp -d)/limit-$PARTS
 mkdir -p "$RES"
 START=$(date +%s)
@@ -93,7 +95,7 @@ echo "u32 exit $?"
 grep -E "^u32 |u32 " "$RES/u32.txt" | grep -E "u32_vectors|cub|targets| u32 "
 fi
 
-if [[ $PARTS == *b* ]]; then
+if [[ $PARTS == *s* ]]; then
 say "the size sweep (bench --sizes), u8 and u32"
 for dt in u8 u32; do
   st=9.9; [ "$dt" = u32 ] && st=9.14
@@ -103,12 +105,18 @@ for dt in u8 u32; do
   cat "$RES/sizes-$dt.txt" | tail -n 12
 done
 
+fi
+
+if [[ $PARTS == *g* ]]; then
 say "the byte steps on each other's grids (bench --same-grid) at 256 MiB"
 timeout 150 "$CH09" bench --same-grid --dtype u8 --size-mib 256 --input uniform --input one-value \
   --skip cpu,torch --cub "$CUB" --budget-ms 800 --out "$RES/same-grid" >"$RES/same-grid.txt" 2>"$RES/same-grid.log"
 echo "same-grid exit $?"
 grep -E "same grid|^u8 " "$RES/same-grid.txt" | head -n 40
 
+fi
+
+if [[ $PARTS == *p* ]]; then
 say "Nsight Compute on 9.7 and 9.8 at 64 MiB"
 for input in uniform skew:90; do
   tag=${input/:/}

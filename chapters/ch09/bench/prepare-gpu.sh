@@ -35,6 +35,8 @@
 #                          the size sweep, --same-grid, 9.7 against 9.8): bash DIR/gpu-limit-profile.sh
 #   gpu-arch-check.sh      the checks and the bench from sm_70 PTX against sm_90 PTX, and the
 #                          fidelity script's ncu side at seeded shapes: bash DIR/gpu-arch-check.sh
+#   gpu-fidelity-ncu.sh    the fidelity script's ncu side alone at seeded shapes, and 9.9's
+#                          one exception at two shapes: bash DIR/gpu-fidelity-ncu.sh
 #   gpu-ch05.sh            chapter 5 there: its checks (stubs fail, references pass), the
 #                          progression and its bench: bash DIR/gpu-ch05.sh [OUT_DIR]
 #
@@ -149,7 +151,8 @@ cp chapters/ch09/bench/gpu-session.sh "$DEST/gpu-session.sh"
 cp chapters/ch09/bench/gpu-variants.sh "$DEST/gpu-variants.sh"
 cp chapters/ch09/bench/gpu-extensions.sh "$DEST/gpu-extensions.sh"
 cp chapters/ch09/bench/gpu-limits.sh "$DEST/gpu-limits.sh"
-cp chapters/ch09/bench/gpu-limit-profile.sh chapters/ch09/bench/gpu-arch-check.sh "$DEST/"
+cp chapters/ch09/bench/gpu-limit-profile.sh chapters/ch09/bench/gpu-arch-check.sh \
+  chapters/ch09/bench/gpu-fidelity-ncu.sh "$DEST/"
 cp chapters/ch09/bench/gpu-fidelity.sh chapters/ch09/bench/fidelity.py chapters/ch09/bench/atomics_probe.cu "$DEST/"
 cp chapters/ch05/bench/gpu-session.sh "$DEST/gpu-ch05.sh"
 cp crates/chapter/gpu-env.sh "$DEST/gpu-env.sh"
@@ -172,7 +175,7 @@ echo "$commit" >"$DEST/COMMIT"
 
 strip --strip-debug "$DEST/ch09" "$DEST/ch09-exercises" "$DEST/ch09-unit" \
   "$DEST/course-solutions-pass" "$DEST/cuda_smoke" "$DEST/ch05" "$DEST/ch05-exercises"
-chmod +x "$DEST/gpu-limit-profile.sh" "$DEST/gpu-arch-check.sh"
+chmod +x "$DEST/gpu-limit-profile.sh" "$DEST/gpu-arch-check.sh" "$DEST/gpu-fidelity-ncu.sh"
 chmod +x "$DEST/gpu-session.sh" "$DEST/gpu-variants.sh" "$DEST/gpu-extensions.sh" "$DEST/gpu-ch05.sh" "$DEST/gpu-fidelity.sh" "$DEST/gpu-limits.sh"
 
 # --- checks that need no GPU -------------------------------------------------------------
