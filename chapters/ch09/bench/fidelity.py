@@ -112,6 +112,8 @@ EXPECTED = {
     ("histo_private_shared", "shared load/store bank conflicts"): (WHY_WARP_AGG, lambda e, g: g >= e),
     ("histo_coarse_contiguous", "global load requests"): (WHY_UNROLL, lambda e, g: 0 < g - e < 8),
     ("histo_coarse_contiguous", "shared atomic instructions"): (WHY_UNROLL, lambda e, g: 0 < g - e < 8),
+    # The remainder's fewer than 8 extra requests touch at most one sector per lane each.
+    ("histo_coarse_contiguous", "global load sectors"): (WHY_UNROLL, lambda e, g: 0 < g - e < 8 * 32),
     ("histo_coarse_contiguous", "shared atomic bank conflicts"): (WHY_UNROLL, lambda e, g: abs(g - e) < 8),
     ("histo_aggregate", "shared atomic instructions"): (WHY_FLUSH, lambda e, g: g - e == -1),
     ("histo_aggregate", "shared atomic bank conflicts"): (WHY_FLUSH, lambda e, g: -32 < g - e <= 1),
