@@ -334,7 +334,7 @@ pub fn fast_lane_bins(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 }
 
 /// Variant 4: the course's 9.9 until 2026-11-26, which the H200 found bound by its
-/// instructions (`notes/h200-limit-2026-11-26/`): a column of counters per lane and *bin*,
+/// instructions (`notes/fastest-limit-2026-11-26/`): a column of counters per lane and *bin*,
 /// counter `byte_bin(b) * 32 + lane`, so every byte costs `byte_bin`'s multiply and shift
 /// and the index's arithmetic besides its atomic (7 SASS instructions per byte, against 3
 /// in [`histo_fastest`](crate::ch09::histo_fastest())). Same loads, grid and commit.
@@ -405,14 +405,14 @@ pub fn fast_wide_columns(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     each_vector(vectors, |U32x4(words)| {
         for word in words {
             for shifted in [word << 8, word, word >> 8, word >> 16] {
-                bins.atomic_add((shifted & 0xff00 | column_bytes) >> 2, 1);
+                bins.atomic_add(((shifted & 0xff00) | column_bytes) >> 2, 1);
             }
         }
     });
     let stride = thread::grid_stride_x();
     let mut i = vectors.len() * 16 + thread::index_1d();
     while i < data.len() {
-        bins.atomic_add((data.load(i) as u32) << 6 | column, 1);
+        bins.atomic_add(((data.load(i) as u32) << 6) | column, 1);
         i += stride;
     }
     fold_byte_columns(bins, histo);

@@ -500,7 +500,7 @@ impl FastestPolicy {
     /// bin count, and turns values into bins once per block, in the commit
     /// ([`store_lane_columns`]): `byte_bin`'s multiply and shift per byte were most of the
     /// instructions of the counting loop, which bounded it on an H200
-    /// (`notes/h200-limit-2026-11-26/`).
+    /// (`notes/fastest-limit-2026-11-26/`).
     pub const BYTE_VALUES: u32 = 256;
     /// Copies of every counter in a block's shared memory: one per lane index, the counter
     /// of byte value `x` of lane `l` at `x * LANE_COPIES + l` ([`lane_counter`]), so that
@@ -526,11 +526,11 @@ pub const FASTEST_SHARED_BYTES: u32 = FastestPolicy::BYTE_VALUES * FastestPolicy
 /// addresses shared memory in bytes, and in this form the compiler builds the address
 /// with one `LOP3` (a shift for three bytes of four) and the atomic's own base register,
 /// where `byte * 32 + lane` costs a separate multiply-add per byte (`LEA`): 2 instructions
-/// per counted byte besides the atomic, against 3 (`notes/h200-limit-2026-11-26/`).
+/// per counted byte besides the atomic, against 3 (`notes/fastest-limit-2026-11-26/`).
 #[inline(always)]
 pub fn lane_counter(byte: u32, lane: u32) -> u32 {
     let bytes = FastestPolicy::LANE_COPIES * 4;
-    ((byte & 0xff) * bytes | lane * 4) / 4
+    (((byte & 0xff) * bytes) | (lane * 4)) / 4
 }
 // ANCHOR_END: lane_counter
 

@@ -68,7 +68,9 @@ WHY[WHY_WARP_AGG] = ("timing: not from the instruction's addresses. One warp's A
                 "four blocks, 64 warps, on one SM's banks), where even the commit's conflict-free "
                 "loads show some, and the two 9.5 kernels, with the same addresses, differ. These "
                 "are passes lost to other warps' shared accesses on the same banks, which the "
-                "emulator (one warp's step at a time) cannot have: its count is a lower bound")
+                "emulator (one warp's step at a time) cannot have: its count is a lower bound. "
+                "Checked per launch where ncu collected it: the instructions' own extra wavefronts "
+                "(sm__sass_* metrics, ncu's source view) equal the emulator's count")
 WHY_UNROLL = "unrolled loop"
 WHY[WHY_UNROLL] = ("compiled code: the per-thread loop is unrolled; in the one warp where lanes "
               "count different numbers of elements (n not a multiple of block x coarsening), "

@@ -140,6 +140,11 @@ fn child_below_the_floor() {
     }
     // A Pascal GPU (compute capability 6.1): below sm_70, one clear message, and the
     // emulator named as the way on.
+    assert_eq!(
+        Device::cuda_device_capability(0),
+        Some(("Mock GPU (tests/mock_driver)".to_string(), (6, 1)))
+    );
+    assert_eq!(Device::cuda_device_capability(1), None);
     match Device::cuda() {
         Err(e @ LaunchError::NoDevice { .. }) => {
             let m = e.to_string();

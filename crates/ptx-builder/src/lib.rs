@@ -71,7 +71,7 @@ pub const TARGET: &str = "nvptx64-nvidia-cuda";
 /// the `*.sync` warp intrinsics). The driver compiles PTX for the GPU it runs on, so
 /// `sm_70` PTX runs on every NVIDIA GPU from compute capability 7.0 on (a T4, an RTX 20
 /// to 50, an A100, L4, H100, H200), at the speed of PTX built for that GPU
-/// (`notes/h200-limit-2026-11-26/`: the H100's bench from `sm_70` and `sm_90` PTX); the
+/// (`notes/arch-sm70-h100-2026-11-26/`: the H100's bench from `sm_70` and `sm_90` PTX); the
 /// host refuses PTX newer than its GPU with a message naming both
 /// (`gpu_host::MIN_COMPUTE_CAPABILITY`).
 pub const DEFAULT_ARCH: &str = "sm_70";

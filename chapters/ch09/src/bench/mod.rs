@@ -30,7 +30,7 @@
 //! atomics on one-value input take about a second per GiB), fewer launches are made so
 //! that a case takes about `--budget-ms` (at least one timed launch; `reps` in the
 //! results says how many). The row's time is the median. Before the first timed case the
-//! GPU is kept busy until its times settle ([`warm`]): clocks follow the load, and the first
+//! GPU is kept busy until its times settle (`bench/warm.rs`): clocks follow the load, and the first
 //! case after an idle spell or a profiler ran 3.5 times slower than a rerun. CPU loops are timed with the
 //! host's clock the same way; CUB and PyTorch time themselves with events.
 //!
@@ -43,7 +43,7 @@
 //! implementation, input and element type: impl, step, input, dtype, bins, bytes,
 //! median_ms, gbps, pct_read_bw, correct, reps, note), the JSON with a header: GPU,
 //! driver, CUDA version, SMs, date (UTC), host CPU, git commit, options, and the course's
-//! speed targets (issue 4) with what this run reached ([`report::TARGETS`]). Progress
+//! speed targets (issues 4 and 40) with what this run reached ([`report::TARGETS`]). Progress
 //! goes to stderr.
 
 mod anchors;

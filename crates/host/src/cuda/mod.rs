@@ -137,6 +137,17 @@ pub(crate) fn device_count() -> u32 {
     CuDevice::num_devices().unwrap_or(0)
 }
 
+/// Device `ordinal`'s name and compute capability, or `None` (no driver, no such device).
+pub(crate) fn device_capability(ordinal: u32) -> Option<(String, (u32, u32))> {
+    if device_count() <= ordinal {
+        return None;
+    }
+    let dev = CuDevice::get_device(ordinal).ok()?;
+    let major = attr(dev, DeviceAttribute::ComputeCapabilityMajor).ok()?;
+    let minor = attr(dev, DeviceAttribute::ComputeCapabilityMinor).ok()?;
+    Some((dev.name().ok()?, (major, minor)))
+}
+
 /// Loads the driver and initialises it, with one clear error when that is impossible.
 fn init_driver() -> Result<()> {
     if let Err(why) = driver::load() {
