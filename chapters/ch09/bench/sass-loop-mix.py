@@ -8,6 +8,9 @@ counted byte of 9.9 and its variants were counted (notes/fastest-limit-2026-11-2
     cuobjdump -sass -fun histo_fastest s.cubin | python3 sass-loop-mix.py [OPCODE]
 """
 import re, sys, collections
+if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+    print(__doc__.strip())
+    sys.exit(0)
 key = sys.argv[1] if len(sys.argv) > 1 else "ATOMS"
 ins = []
 for line in sys.stdin:
