@@ -505,8 +505,9 @@ pub fn histo_warp_aggregate(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 pub struct FastestPolicy;
 
 impl FastestPolicy {
-    /// Threads per block: 16 warps. Any multiple of 32 is right; why 512:
-    /// notes/fastest-policy.md.
+    /// Threads per block: 16 warps. Any multiple of 32 is right; 512 measured as
+    /// fast as 1024 on an H100 and faster than 256 (see the book's 9.9 for the
+    /// sweep).
     pub const BLOCK_THREADS: u32 = 512;
     /// Bytes one thread loads at once: a [`U32x4`], the widest load
     /// (`ld.global.v4.u32`).
@@ -515,22 +516,46 @@ impl FastestPolicy {
     /// bytes in flight per thread, so that an SM has enough reads outstanding to
     /// cover DRAM latency.
     pub const LOADS_IN_FLIGHT: u32 = 4;
-    /// Copies of every bin in a block's shared memory: one per lane index,
-    /// counter `bin` of lane `l` at `bin * LANE_COPIES + l`, so that lane `l`'s
-    /// counters are all in bank `l` and no shared atomic instruction has a bank
-    /// conflict.
+    /// The values a byte can take. 9.9 counts byte *values* while it reads,
+    /// whatever the bin count, and turns values into bins once per block, in the
+    /// commit ([`store_lane_columns`]): `byte_bin`'s multiply and shift per byte
+    /// were most of the instructions of the counting loop, which bounded it on an
+    /// H200 (`notes/fastest-limit-2026-11-26/`).
+    pub const BYTE_VALUES: u32 = 256;
+    /// Copies of every counter in a block's shared memory: one per lane index,
+    /// the counter of byte value `x` of lane `l` at `x * LANE_COPIES + l`
+    /// ([`lane_counter`]), so that lane `l`'s counters are all in bank `l` and no
+    /// shared atomic instruction has a bank conflict.
     pub const LANE_COPIES: u32 = 32;
     /// 16-byte vectors each thread counts, at least, before the grid grows:
-    /// coarsening keeps the blocks (and their commits) few on short inputs. Why
-    /// 8, not 16: notes/fastest-policy.md.
+    /// coarsening keeps the blocks (and their commits) few on short inputs. 8,
+    /// not 16: at 16 MiB the twice as many blocks ran 1.21x the read kernel's
+    /// time against 1.26x and 1.27x, and the same within 1 % at 1 MiB to 1 GiB
+    /// (`bench --variants`, H100, cold L2).
     pub const VECS_PER_THREAD: u32 = 8;
 }
 
-/// Dynamic shared memory 9.9 needs per block for `num_bins` bins: a column of
-/// [`FastestPolicy::LANE_COPIES`] counters per bin (32 KiB for 256 bins).
-pub const fn fastest_shared_bytes(num_bins: u32) -> u32 {
-    num_bins * FastestPolicy::LANE_COPIES * 4
+/// Dynamic shared memory of 9.9 per block, whatever the bin count: a column of
+/// [`FastestPolicy::LANE_COPIES`] counters per byte value, 32 KiB.
+pub const FASTEST_SHARED_BYTES: u32 = FastestPolicy::BYTE_VALUES * FastestPolicy::LANE_COPIES * 4;
+
+// ANCHOR: lane_counter
+/// The index of lane `lane`'s counter of byte value `byte` (its low 8 bits) in
+/// 9.9's shared memory: `byte * 32 + lane` ([`FastestPolicy::LANE_COPIES`] is
+/// 32).
+///
+/// Written as the counter's byte offset, `byte * 128 + lane * 4`, divided by 4:
+/// the GPU addresses shared memory in bytes, and in this form the compiler builds
+/// the address with one `LOP3` (a shift for three bytes of four) and the atomic's
+/// own base register, where `byte * 32 + lane` costs a separate multiply-add per
+/// byte (`LEA`): 2 instructions per counted byte besides the atomic, against 3
+/// (`notes/fastest-limit-2026-11-26/`).
+#[inline(always)]
+pub fn lane_counter(byte: u32, lane: u32) -> u32 {
+    let bytes = FastestPolicy::LANE_COPIES * 4;
+    (((byte & 0xff) * bytes) | (lane * 4)) / 4
 }
+// ANCHOR_END: lane_counter
 
 /// The grid of 9.9: one wave, `sm_count * blocks_per_sm` blocks (`blocks_per_sm`
 /// from the occupancy query, `Device::max_active_blocks_per_sm`, which counts the
@@ -539,9 +564,12 @@ pub const fn fastest_shared_bytes(num_bins: u32) -> u32 {
 /// except that a short input still gets one block per SM as long as each thread
 /// has a vector to load; at least 1.
 ///
-/// One wave, because every block of a grid-stride kernel gets the same share: a
-/// block that misses the first wave runs its whole share while most SMs idle. The
-/// measurements behind it: notes/fastest-policy.md.
+/// Every block of a grid-stride kernel gets the same share of the input, so a
+/// block that does not fit in the first wave starts only when one of it finishes,
+/// and runs its whole share while most SMs have nothing left to do: on an H100 a
+/// grid of 1.2 waves read at 82 % of the bandwidth where one wave read at 100 %
+/// (the book's 9.9). Fewer blocks than SMs leave SMs idle: 1 MiB took 9.1 µs in 8
+/// blocks (16 vectors per thread) and 6.2 µs in 132 (the book's 9.9).
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn fastest_grid(sm_count: u32, blocks_per_sm: u32, block: u32, n: usize) -> u32 {
     fastest_grid_coarsened(
@@ -574,24 +602,61 @@ pub fn fastest_grid_coarsened(
 // ANCHOR_END: policy
 
 // ANCHOR: store_lane_columns
-/// Last phase of 9.9: after a barrier, add each bin's
-/// [`FastestPolicy::LANE_COPIES`] column counters and commit the nonzero sums to
-/// `histo` (one global atomic per nonzero bin and block).
+/// Last phase of 9.9: after a barrier, add up each byte value's
+/// [`FastestPolicy::LANE_COPIES`] column counters, then, after a second barrier,
+/// add the values of each bin (those `x` with `byte_bin(x, histo.len()) == bin`)
+/// and commit the nonzero sums to `histo`: one global atomic per nonzero bin and
+/// block. With 256 bins every value is its own bin: each sum is committed at
+/// once, without the second barrier (a block-wide choice, so every thread of the
+/// block leaves before it or none does).
 ///
-/// Thread `t` sums bin `t`'s column, starting at its own position in it: the
-/// `k`-th load is `bins[bin * 32 + (bin + k) % 32]`. Starting every thread at
-/// position 0 would put the 32 loads of a warp instruction (bins `t .. t + 32`,
+/// Thread `t` sums byte value `t`'s column, starting at its own position in it:
+/// the `k`-th load is `bins[t * 32 + (t + k) % 32]`. Starting every thread at
+/// position 0 would put the 32 loads of a warp instruction (values `t .. t + 32`,
 /// position `k`) all in bank `k`: a 32-way conflict. Rotated, they are in 32
-/// different banks.
+/// different banks. The sum goes to the column's word at position `t % 32` (only
+/// its own thread has read that column), where the bins' threads, one bin each,
+/// find 32 consecutive values in 32 banks.
 pub fn store_lane_columns(bins: DynamicShared<u32>, histo: GlobalSlice<u32>) {
     thread::sync_threads();
     let copies = FastestPolicy::LANE_COPIES;
+    let values = FastestPolicy::BYTE_VALUES;
+    let num_bins = histo.len();
+    // Two loops rather than a branch in one: the compiler made that branch's
+    // store a predicated one, which the GPU counts as executed even where its
+    // predicate is off.
+    if num_bins == values {
+        let mut x = thread::thread_idx_x();
+        while x < values {
+            let sum = lane_column_sum(bins, x);
+            if sum > 0 {
+                histo.red_add(x, sum);
+            }
+            x += thread::block_dim_x();
+        }
+        return;
+    }
+    let mut x = thread::thread_idx_x();
+    while x < values {
+        bins.store(x * copies + x % copies, lane_column_sum(bins, x));
+        x += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    // The most values a bin has; every lane goes round this often, so that a warp
+    // stays converged (a value past its bin's last reads a word in bounds and
+    // adds 0).
+    let width = values.div_ceil(num_bins);
     let mut bin = thread::thread_idx_x();
-    while bin < histo.len() {
+    while bin < num_bins {
+        // The values of `bin`: `byte_bin(x) == bin` from x = ceil(bin * 256 /
+        // num_bins).
+        let first = (bin * values).div_ceil(num_bins);
+        let end = ((bin + 1) * values).div_ceil(num_bins).min(values);
         let mut sum = 0;
         let mut k = 0;
-        while k < copies {
-            sum += bins.load(bin * copies + (bin + k) % copies);
+        while k < width {
+            let x = (first + k).min(values - 1);
+            sum += bins.load(x * copies + x % copies) * (first + k < end) as u32;
             k += 1;
         }
         if sum > 0 {
@@ -602,10 +667,24 @@ pub fn store_lane_columns(bins: DynamicShared<u32>, histo: GlobalSlice<u32>) {
 }
 // ANCHOR_END: store_lane_columns
 
+/// The sum of byte value `x`'s [`FastestPolicy::LANE_COPIES`] column counters, read from
+/// position `x % 32` on ([`store_lane_columns`] says why).
+#[inline(always)]
+pub fn lane_column_sum(bins: DynamicShared<u32>, x: u32) -> u32 {
+    let copies = FastestPolicy::LANE_COPIES;
+    let mut sum = 0;
+    let mut k = 0;
+    while k < copies {
+        sum += bins.load(x * copies + (x + k) % copies);
+        k += 1;
+    }
+    sum
+}
+
 // ANCHOR: consume_tiles
 /// Phase 2 of 9.9 (CUB's `ConsumeTiles`): count the block's share of `data` into
-/// the private lane columns `bins`: byte `b` of lane `l` adds 1 to
-/// `bins[byte_bin(b) * LANE_COPIES + l]`.
+/// the private lane columns `bins` by byte value: byte `b` of lane `l` adds 1 to
+/// `bins[lane_counter(b, l)]`, counter `b * 32 + l`.
 ///
 /// The bytes are read as 16-byte [`U32x4`] vectors in a grid-stride loop (a warp
 /// reads 512 consecutive bytes per instruction, 16 sectors, all used), four loads
@@ -615,20 +694,15 @@ pub fn store_lane_columns(bins: DynamicShared<u32>, histo: GlobalSlice<u32>) {
 /// `atomic_add(.., 1)` with its result unused, which the GPU does as
 /// `ATOMS.POPC.INC` (equal addresses of a warp combined in hardware); the lane
 /// columns make every such instruction a single pass through the banks. No warp
-/// collective: no lane waits for another.
-pub fn consume_tiles(data: GlobalSlice<u8>, bins: DynamicShared<u32>, num_bins: u32) {
+/// collective: no lane waits for another. The loop knows nothing of bins: a byte
+/// costs its atomic and the two instructions that make its address.
+pub fn consume_tiles(data: GlobalSlice<u8>, bins: DynamicShared<u32>) {
     // STUDENT-BEGIN 9.9
     let lane = warp::lane_id();
-    let count = |byte: u8| {
-        bins.atomic_add(
-            byte_bin(byte, num_bins) * FastestPolicy::LANE_COPIES + lane,
-            1,
-        );
-    };
     let count_vector = |U32x4(words): U32x4| {
         for word in words {
             for k in 0..4 {
-                count((word >> (8 * k)) as u8);
+                bins.atomic_add(lane_counter(word >> (8 * k), lane), 1);
             }
         }
     };
@@ -655,7 +729,7 @@ pub fn consume_tiles(data: GlobalSlice<u8>, bins: DynamicShared<u32>, num_bins: 
     }
     let mut i = n * FastestPolicy::VEC_BYTES + thread::index_1d();
     while i < data.len() {
-        count(data.load(i));
+        bins.atomic_add(lane_counter(data.load(i) as u32, lane), 1);
         i += stride;
     }
     // STUDENT-END
@@ -664,20 +738,23 @@ pub fn consume_tiles(data: GlobalSlice<u8>, bins: DynamicShared<u32>, num_bins: 
 
 // ANCHOR: histo_fastest
 /// 9.9: everything together: shared-memory privatization with a column of
-/// counters per lane (no bank conflicts), 16-byte vectorised loads with four in
-/// flight, and coarsening (a grid of one resident wave, [`fastest_grid`]).
+/// counters per lane and byte value (no bank conflicts, no bin arithmetic per
+/// byte), 16-byte vectorised loads with four in flight, and coarsening (a grid of
+/// one resident wave, [`fastest_grid`]).
 ///
 /// Launch: `<<<fastest_grid(..), FastestPolicy::BLOCK_THREADS,
-/// fastest_shared_bytes(histo.len())>>>` (any block works), `histo.len() <= 256`.
-/// Three phases, as CUB's histogram kernel: [`init_private_bins`] over all the
-/// columns, [`consume_tiles`], [`store_lane_columns`].
+/// FASTEST_SHARED_BYTES>>>` (any block works), any bin count. Three phases, as
+/// CUB's histogram kernel: [`init_private_bins`] over all the columns,
+/// [`consume_tiles`], [`store_lane_columns`].
 #[kernel]
 pub fn histo_fastest(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     // STUDENT-BEGIN 9.9
     let bins = dynamic_shared![u32];
-    let num_bins = histo.len();
-    init_private_bins(bins, num_bins * FastestPolicy::LANE_COPIES);
-    consume_tiles(data, bins, num_bins);
+    init_private_bins(
+        bins,
+        FastestPolicy::BYTE_VALUES * FastestPolicy::LANE_COPIES,
+    );
+    consume_tiles(data, bins);
     store_lane_columns(bins, histo);
     // STUDENT-END
 }
@@ -1017,8 +1094,7 @@ pub const SHARED_BINS: u32 = gpu::hardware::DEFAULT_SHARED_LIMIT / 4;
 /// a private copy in shared memory needs `num_bins * 4` bytes of the block's
 /// default 48 KiB ([`SHARED_BINS`] bins); a histogram with more bins has no copy
 /// to keep there. `cargo run -p ch09 -- --step 9.16 --bins B` runs all three on
-/// the emulator. Above [`SHARED_BINS`] this picks the best of these three only:
-/// 9.17's sliced bins, a fourth strategy, beat global atomics there.
+/// the emulator.
 #[cfg(not(target_arch = "nvptx64"))]
 #[host]
 pub fn choose_strategy(num_bins: u32) -> Strategy {
