@@ -37,7 +37,11 @@
 #![allow(unused_variables)] // the stubs leave their parameters unused until solved
 
 use gpu::prelude::*;
+// Kernel output: std's printing macros have no standard output in a lane; these are
+// `gpu::println!` and its kin, shown to you labelled as kernel output.
 use gpu::value::U32x4;
+#[allow(unused_imports)]
+use gpu::{dbg, eprint, eprintln, print, println};
 
 /// The sentence PMPP histograms in its chapter 9.
 pub const PMPP_SENTENCE: &str = "programming massively parallel processors";

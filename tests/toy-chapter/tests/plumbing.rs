@@ -22,7 +22,7 @@ fn the_registry_comes_from_the_records() {
     assert_eq!(e.book, "ch01/01-multiply.md");
     assert_eq!(e.test_filter(), "ex_1_01");
     assert_eq!(
-        e.hints_for(Status::Race),
+        e.hints_for(course::Failure::status(Status::Race)),
         [
             "Does each thread write its own element?",
             "Which element is this thread's?"

@@ -186,7 +186,8 @@ fn technique(
                 c.barriers,
                 2 * run.grid as u64,
                 "two per block: after the clear and before the commit",
-            )?;
+            )
+            .map_err(|o| o.of_kind(crate::failures::BARRIER_COUNT))?;
         }
     }
     Ok(())
