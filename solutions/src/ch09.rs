@@ -37,9 +37,9 @@
 #![allow(unused_variables)] // the stubs leave their parameters unused until solved
 
 use gpu::prelude::*;
+use gpu::value::U32x4;
 // Kernel output: std's printing macros have no standard output in a lane; these are
 // `gpu::println!` and its kin, shown to you labelled as kernel output.
-use gpu::value::U32x4;
 #[allow(unused_imports)]
 use gpu::{dbg, eprint, eprintln, print, println};
 

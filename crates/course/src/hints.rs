@@ -16,14 +16,19 @@ pub const UNINITIALISED_SHARED: Failure =
 pub const SHUFFLE_INACTIVE_LANE: Failure =
     Failure::named(Status::WrongResult, "shuffle_inactive_lane");
 
-/// The kinds of failure the course names itself (from the emulator's findings), by name:
-/// a chapter's records may give an exercise its own hint for one of them.
-pub const COURSE_KINDS: [Failure; 2] = [UNINITIALISED_SHARED, SHUFFLE_INACTIVE_LANE];
+/// The kernels do not build for the emulator's sandbox: a compile error, or what the
+/// sandbox refuses (the check could not run because of the student's code).
+pub const BUILD: Failure = Failure::named(Status::Error, "build");
+
+/// The kinds of failure the course names itself (from the emulator's findings and the
+/// sandbox's build), by name: a chapter's records may give an exercise its own hint for
+/// one of them.
+pub const COURSE_KINDS: [Failure; 3] = [UNINITIALISED_SHARED, SHUFFLE_INACTIVE_LANE, BUILD];
 
 /// The failures any exercise's check can meet besides its own (a launch or a host call
 /// fails, a finding of the emulator): every exercise lists them
 /// ([`Exercise::failures`](crate::Exercise::failures)).
-pub const ANY_CHECK: [Failure; 10] = [
+pub const ANY_CHECK: [Failure; 11] = [
     Failure::status(Status::WrongResult),
     UNINITIALISED_SHARED,
     SHUFFLE_INACTIVE_LANE,
@@ -34,6 +39,7 @@ pub const ANY_CHECK: [Failure; 10] = [
     Failure::status(Status::Panicked),
     Failure::status(Status::TimedOut),
     Failure::status(Status::Error),
+    BUILD,
 ];
 
 /// The hints a failure of kind `failure` shows, in order, from an exercise's hints by
@@ -70,11 +76,12 @@ pub fn choose<'a, S: AsRef<str>>(
 
 /// The failures a check of host functions alone can meet besides its own (no launch: no
 /// race, no barrier, no finding of the emulator).
-pub const HOST_ONLY: [Failure; 4] = [
+pub const HOST_ONLY: [Failure; 5] = [
     Failure::status(Status::WrongResult),
     Failure::status(Status::Panicked),
     Failure::status(Status::TimedOut),
     Failure::status(Status::Error),
+    BUILD,
 ];
 
 /// The course's hint for `failure`, used when the exercise has none of its own.
@@ -86,7 +93,13 @@ pub fn course_hint(failure: Failure) -> Option<&'static str> {
 }
 
 /// The course's hints, by failure.
-const COURSE_HINTS: [(Failure, &str); 9] = [
+const COURSE_HINTS: [(Failure, &str); 10] = [
+    (
+        BUILD,
+        "Your kernels do not build for the emulator: the message shows the compiler's first \
+         error (or what the sandbox refuses), with its file and line. Fix it and save: every \
+         exercise is checked again.",
+    ),
     (
         UNINITIALISED_SHARED,
         "A thread read shared memory that no thread of its block had written (the report names the \

@@ -305,6 +305,9 @@ impl Outcome {
         let text = e.to_string();
         let mut lines = text.lines();
         let mut out = Outcome::fail(status, lines.next().unwrap_or_default());
+        if let LaunchError::Build { .. } = e {
+            out = out.of_kind(crate::hints::BUILD);
+        }
         for l in lines {
             out.details.push(l.trim().to_string());
         }

@@ -238,9 +238,10 @@ pub struct FailureHint {
 /// The kinds of failure the course names itself (`course::hints::COURSE_KINDS`, from the
 /// emulator's findings), with their status: a record may give an exercise its own hint
 /// for one, and no constant is generated for them.
-pub const COURSE_KINDS: [(&str, &str); 2] = [
+pub const COURSE_KINDS: [(&str, &str); 3] = [
     ("wrong_result", "uninitialised_shared"),
     ("wrong_result", "shuffle_inactive_lane"),
+    ("error", "build"),
 ];
 
 /// The statuses a failure hint may name (`course::Status` but `pass`), in JSON's words.
