@@ -513,6 +513,90 @@ fn histogram_mistakes() {
     );
 }
 
+/// Kernel 4 with rounds a grid apart (a grid-stride loop of N rounds): right, as
+/// coalesced, and each block commits the bins of the bytes it counted: it passes.
+#[kernel]
+fn shared_n_grid_stride(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, per_thread: u32) {
+    let bins = shared_array![u32; BINS as usize];
+    let mut b = thread::thread_idx_x();
+    while b < BINS {
+        bins.store(b, 0);
+        b += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let words = data.cast::<u32>();
+    for r in 0..per_thread {
+        let i = r * thread::grid_stride_x() + thread::index_1d();
+        if i < words.len() {
+            let w = words.load(i);
+            for k in 0..4 {
+                bins.atomic_add((w >> (8 * k)) & 0xff, 1);
+            }
+        }
+    }
+    count_tail(data, |b| {
+        bins.atomic_add(b, 1);
+    });
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < BINS {
+        let count = bins.load(b);
+        if count > 0 {
+            histo.atomic_add(b, count);
+        }
+        b += thread::block_dim_x();
+    }
+}
+
+/// Kernel 3 committing every bin, the empty ones too.
+#[kernel]
+fn shared_commits_zeros(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = shared_array![u32; BINS as usize];
+    let mut b = thread::thread_idx_x();
+    while b < BINS {
+        bins.store(b, 0);
+        b += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let words = data.cast::<u32>();
+    let i = thread::index_1d();
+    if i < words.len() {
+        let w = words.load(i);
+        for k in 0..4 {
+            bins.atomic_add((w >> (8 * k)) & 0xff, 1);
+        }
+    }
+    count_tail(data, |b| {
+        bins.atomic_add(b, 1);
+    });
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < BINS {
+        histo.atomic_add(b, bins.load(b));
+        b += thread::block_dim_x();
+    }
+}
+
+#[test]
+fn commits_are_judged_by_the_bytes_each_block_counted() {
+    let out = run(
+        "5.6",
+        Kernels {
+            histo_shared_n: shared_n_grid_stride::KERNEL,
+            ..REFERENCE
+        },
+    );
+    chapter::check_tests::assert_passed("5.6", &out);
+    let out = run(
+        "5.6",
+        Kernels {
+            histo_shared: shared_commits_zeros::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect(out, Status::WrongTechnique, "global atomics");
+}
+
 /// Kernel 3 counting into shared bins it never cleared.
 #[kernel]
 fn shared_not_zeroed(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {

@@ -72,7 +72,10 @@ mod tests {
     #[test]
     fn what_would_trap_or_hang_on_a_gpu_stays_off_it() {
         for label in UNSAFE_ON_GPU {
-            assert!(Status::from_label(label).is_some(), "`{label}` is no status");
+            assert!(
+                Status::from_label(label).is_some(),
+                "`{label}` is no status"
+            );
         }
         for s in [
             Status::NotImplemented,
