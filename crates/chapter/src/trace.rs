@@ -170,7 +170,9 @@ pub fn draw_failing(
         .map(str::to_string);
     let (Some(input), Some(trace)) = (input, sink.take().pop()) else {
         let why = match out.status {
-            course::Status::NotImplemented => "the stub's `todo!` stops it before any launch",
+            course::Status::NotImplemented => {
+                "a `todo!` is still there: there is no kernel of yours to draw yet"
+            }
             course::Status::Error => "the check could not run a launch",
             _ => "it fails on what a host function returned, not in a launch",
         };
