@@ -103,7 +103,9 @@ fn a_step_is_traced_and_an_unknown_one_named() {
     let drawn = (Toy::DRAW)(KernelSource::Reference, "1.1", &p).unwrap();
     assert!(drawn.svg.starts_with("<svg"), "{}", drawn.summary);
     assert!(
-        drawn.summary.starts_with("1.1 mul_blocks: correct"),
+        drawn
+            .summary
+            .starts_with("1.1 mul_blocks<<<4, 64>>>: correct"),
         "{}",
         drawn.summary
     );
