@@ -30,7 +30,7 @@ fn every_stub_fails_with_its_own_hint() {
         );
         let msg = e.failure_message(&out);
         assert!(
-            !e.hints.is_empty() && msg.contains(e.first_hint(out.status)),
+            !e.hints.is_empty() && msg.contains(&e.hint_for(&out)),
             "the failure of {} does not show the hint for its failure",
             e.id
         );

@@ -47,14 +47,7 @@ pub fn draw_table(k: &Kernels, step: &str, params: &Params) -> Result<Drawn, Str
                 "step {step} launched no kernel on the device ({status}), so there is nothing to draw"
             )
         },
-        |step, kernel, status| {
-            format!(
-                "{step} {kernel} ({} kernels): {} elements, blocks of {}: {status}",
-                source.name(),
-                params.n,
-                params.block
-            )
-        },
+        |step, kernel, status| format!("{step} {kernel} ({} kernels): {status}", source.name()),
     )
 }
 
@@ -76,6 +69,87 @@ mod tests {
         let d = draw(KernelSource::Reference, "5.6", &trace_params()).unwrap();
         assert!(!d.summary.contains(" 0 atomic lanes"), "{}", d.summary);
         assert!(d.svg.contains("atomic contention"), "{}", d.summary);
+    }
+
+    /// The picture's title names the launch drawn, with its own shape (5.1's one-block
+    /// launch was once titled with the two-block launch's block size).
+    #[test]
+    fn the_title_names_the_launch_drawn() {
+        let d = draw(KernelSource::Reference, "5.1", &trace_params()).unwrap();
+        let title = d
+            .svg
+            .split("font-weight=\"bold\">")
+            .nth(1)
+            .unwrap_or_default();
+        let sub = d.svg.split("font-size=\"11\">").nth(1).unwrap_or_default();
+        assert!(
+            title.starts_with("5.1 mul_one_block&lt;&lt;&lt;1, 128&gt;&gt;&gt;"),
+            "{title}"
+        );
+        assert!(sub.starts_with("grid (1,1,1), block (128,1,1)"), "{sub}");
+    }
+
+    /// An unguarded `mul_blocks`: the last block's threads past the end read and write
+    /// out of bounds.
+    #[gpu::kernel]
+    fn mul_unguarded(a: gpu::GlobalSlice<u32>, b: gpu::GlobalSlice<u32>, c: gpu::GlobalSlice<u32>) {
+        let i = gpu::thread::index_1d();
+        a.store(i, b.load(i).wrapping_mul(c.load(i)));
+    }
+
+    fn warps_rounded_down(threads: u32) -> u32 {
+        threads / 32
+    }
+
+    /// `t` on a failing exercise draws the launch the check failed on, titled with its
+    /// input; a failure no launch shows says so.
+    #[test]
+    fn a_failing_check_draws_its_failing_launch_or_says_why_not() {
+        let table = |k: Kernels| -> &'static Kernels { Box::leak(Box::new(k)) };
+        let unguarded = table(Kernels {
+            mul_blocks: mul_unguarded::KERNEL,
+            ..crate::kernels::REFERENCE
+        });
+        let drawn = chapter::trace::draw_failing("5.1", |dev| {
+            crate::checks::check_with("5.1", dev, unguarded).unwrap()
+        });
+        let Ok(chapter::trace::Failing::Drawn(d)) = drawn else {
+            panic!("{drawn:?}")
+        };
+        assert!(
+            d.summary
+                .starts_with("5.1 mul_unguarded<<<2, 64>>>: out of bounds")
+                && d.summary
+                    .contains("input: mul_blocks, n = 100, <<<2, 64>>>"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.svg.contains("5.1 fails (out of bounds) on mul_blocks"),
+            "{}",
+            d.svg
+        );
+        assert!(
+            d.summary.contains("traced the failing launch"),
+            "{}",
+            d.summary
+        );
+        let wrong_count = table(Kernels {
+            warps_per_block: warps_rounded_down,
+            ..crate::kernels::REFERENCE
+        });
+        let why = chapter::trace::draw_failing("5.4", |dev| {
+            crate::checks::check_with("5.4", dev, wrong_count).unwrap()
+        })
+        .unwrap_err();
+        assert!(why.contains("host function"), "{why}");
+        let passes = chapter::trace::draw_failing("5.1", |dev| {
+            crate::checks::check_with("5.1", dev, &crate::kernels::REFERENCE).unwrap()
+        });
+        assert!(
+            matches!(passes, Ok(chapter::trace::Failing::Passes)),
+            "{passes:?}"
+        );
     }
 
     #[test]

@@ -29,6 +29,21 @@ fn expect(out: Outcome, status: Status, says: &str) {
     chapter::check_tests::assert_hint_answers(&ch05::CHAPTER, &out);
 }
 
+/// [`expect`], and the failure is of kind `kind`, whose first hint says `hint_says`.
+fn expect_kind(out: Outcome, status: Status, kind: &str, says: &str, hint_says: &str) {
+    assert_eq!(
+        out.kind.as_deref(),
+        Some(kind),
+        "{}: {}",
+        out.exercise,
+        out.reason
+    );
+    let e = ch05::CHAPTER.exercise(out.exercise).expect("its exercise");
+    let hint = e.hint_for(&out);
+    assert!(hint.contains(hint_says), "{}: `{hint}`", out.exercise);
+    expect(out, status, says);
+}
+
 // The registry's own tests: hints for the failures the reference can meet, a test and
 // a progression step for every exercise.
 chapter::registry_tests!(ch05);
@@ -224,7 +239,13 @@ fn divergence_is_counted() {
             ..REFERENCE
         },
     );
-    expect(out, Status::WrongTechnique, "divergent steps");
+    expect_kind(
+        out,
+        Status::WrongTechnique,
+        "divergent",
+        "divergent steps",
+        "same side of the branch",
+    );
     let out = run(
         "5.4",
         Kernels {
@@ -232,7 +253,46 @@ fn divergence_is_counted() {
             ..REFERENCE
         },
     );
-    expect(out, Status::WrongResult, "warps_per_block(1)");
+    // A wrong count of warps gets the hint about warps per block, not divergence's.
+    expect_kind(
+        out,
+        Status::WrongResult,
+        "warps_per_block",
+        "warps_per_block(1)",
+        "Warps per block",
+    );
+    let out = run(
+        "5.4",
+        Kernels {
+            classify_uniform: uniform_half_lanes::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect_kind(
+        out,
+        Status::WrongTechnique,
+        "idle_lanes",
+        "SIMT efficiency",
+        "all 32 lanes",
+    );
+}
+
+/// Warp-uniform, but only half the lanes of each warp work (each on two elements): no
+/// divergent step, 16 lanes per instruction.
+#[kernel]
+fn uniform_half_lanes(data: GlobalSlice<u32>, out: GlobalSlice<u32>) {
+    let t = thread::index_1d();
+    let (warp, lane) = (t / 32, t % 32);
+    if lane >= 16 {
+        return;
+    }
+    let even = 32 * warp + 2 * lane;
+    if even < data.len() {
+        out.store(even, even_work(data.load(even)));
+    }
+    if even + 1 < data.len() {
+        out.store(even + 1, odd_work(data.load(even + 1)));
+    }
 }
 
 // 5.5 ----------------------------------------------------------------------------------
@@ -422,6 +482,178 @@ fn histogram_mistakes() {
         },
     );
     expect(out, Status::WrongTechnique, "load sectors");
+    // Bins never zeroed: garbage read from shared memory, answered with the zeroing.
+    let out = run(
+        "5.6",
+        Kernels {
+            histo_shared: shared_not_zeroed::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect_kind(
+        out,
+        Status::WrongResult,
+        "uninitialised_shared",
+        "never written",
+        "cleared before any thread counts",
+    );
+    let out = run(
+        "5.6",
+        Kernels {
+            histo_shared: shared_three_barriers::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect_kind(
+        out,
+        Status::WrongTechnique,
+        "barrier_count",
+        "barriers",
+        "twice per block",
+    );
+}
+
+/// Kernel 4 with rounds a grid apart (a grid-stride loop of N rounds): right, as
+/// coalesced, and each block commits the bins of the bytes it counted: it passes.
+#[kernel]
+fn shared_n_grid_stride(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, per_thread: u32) {
+    let bins = shared_array![u32; BINS as usize];
+    let mut b = thread::thread_idx_x();
+    while b < BINS {
+        bins.store(b, 0);
+        b += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let words = data.cast::<u32>();
+    for r in 0..per_thread {
+        let i = r * thread::grid_stride_x() + thread::index_1d();
+        if i < words.len() {
+            let w = words.load(i);
+            for k in 0..4 {
+                bins.atomic_add((w >> (8 * k)) & 0xff, 1);
+            }
+        }
+    }
+    count_tail(data, |b| {
+        bins.atomic_add(b, 1);
+    });
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < BINS {
+        let count = bins.load(b);
+        if count > 0 {
+            histo.atomic_add(b, count);
+        }
+        b += thread::block_dim_x();
+    }
+}
+
+/// Kernel 3 committing every bin, the empty ones too.
+#[kernel]
+fn shared_commits_zeros(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = shared_array![u32; BINS as usize];
+    let mut b = thread::thread_idx_x();
+    while b < BINS {
+        bins.store(b, 0);
+        b += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let words = data.cast::<u32>();
+    let i = thread::index_1d();
+    if i < words.len() {
+        let w = words.load(i);
+        for k in 0..4 {
+            bins.atomic_add((w >> (8 * k)) & 0xff, 1);
+        }
+    }
+    count_tail(data, |b| {
+        bins.atomic_add(b, 1);
+    });
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < BINS {
+        histo.atomic_add(b, bins.load(b));
+        b += thread::block_dim_x();
+    }
+}
+
+#[test]
+fn commits_are_judged_by_the_bytes_each_block_counted() {
+    let out = run(
+        "5.6",
+        Kernels {
+            histo_shared_n: shared_n_grid_stride::KERNEL,
+            ..REFERENCE
+        },
+    );
+    chapter::check_tests::assert_passed("5.6", &out);
+    let out = run(
+        "5.6",
+        Kernels {
+            histo_shared: shared_commits_zeros::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect(out, Status::WrongTechnique, "global atomics");
+}
+
+/// Kernel 3 counting into shared bins it never cleared.
+#[kernel]
+fn shared_not_zeroed(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = shared_array![u32; BINS as usize];
+    let words = data.cast::<u32>();
+    let i = thread::index_1d();
+    if i < words.len() {
+        let w = words.load(i);
+        for k in 0..4 {
+            bins.atomic_add((w >> (8 * k)) & 0xff, 1);
+        }
+    }
+    count_tail(data, |b| {
+        bins.atomic_add(b, 1);
+    });
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < BINS {
+        let count = bins.load(b);
+        if count > 0 {
+            histo.atomic_add(b, count);
+        }
+        b += thread::block_dim_x();
+    }
+}
+
+/// Kernel 3, right, with a third barrier nothing needs.
+#[kernel]
+fn shared_three_barriers(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = shared_array![u32; BINS as usize];
+    let mut b = thread::thread_idx_x();
+    while b < BINS {
+        bins.store(b, 0);
+        b += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    thread::sync_threads();
+    let words = data.cast::<u32>();
+    let i = thread::index_1d();
+    if i < words.len() {
+        let w = words.load(i);
+        for k in 0..4 {
+            bins.atomic_add((w >> (8 * k)) & 0xff, 1);
+        }
+    }
+    count_tail(data, |b| {
+        bins.atomic_add(b, 1);
+    });
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < BINS {
+        let count = bins.load(b);
+        if count > 0 {
+            histo.atomic_add(b, count);
+        }
+        b += thread::block_dim_x();
+    }
 }
 
 /// The book's prediction of 5.5 (`book/src/ch05/05-scheduling.md`): `smooth_in_place` on

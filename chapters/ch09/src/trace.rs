@@ -40,14 +40,7 @@ pub fn draw(source: KernelSource, step: &str, params: &Params) -> Result<Drawn, 
                  nothing to draw"
             )
         },
-        |step, kernel, status| {
-            format!(
-                "{step} {kernel} ({} kernels): {} elements, {} bins: {status}",
-                source.name(),
-                params.elements(),
-                params.bins
-            )
-        },
+        |step, kernel, status| format!("{step} {kernel} ({} kernels): {status}", source.name()),
     )
 }
 

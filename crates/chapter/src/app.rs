@@ -70,6 +70,8 @@ pub trait Progression {
     const TRACE_DEFAULTS: &'static str;
     /// Runs a step with the kernels of a source on a traced emulator and draws it.
     const DRAW: DrawFn<Self>;
+    /// The chapter's exercises (its registry): what `--trace --failing` checks.
+    const CHAPTER: &'static course::Chapter;
 }
 
 /// A chapter's trace: `(source, step, params)` to a drawing ([`Progression::DRAW`]).
@@ -211,6 +213,11 @@ pub struct Cli<P: clap::Args, S: clap::Subcommand> {
     /// and draw its launch to FILE.svg.
     #[arg(long, value_name = "FILE.svg", conflicts_with_all = ["json", "device"])]
     pub trace: Option<PathBuf>,
+    /// With --trace: run the exercise's check on the kernels and draw the launch it fails
+    /// on (the failing input), or say why there is none; an exercise that passes draws its
+    /// step as without it. What the runner's key `t` does.
+    #[arg(long, requires = "trace")]
+    pub failing: bool,
 }
 
 /// The command line of chapter `P`, with subcommands `S`: the shared [`Cli`] named and
@@ -305,25 +312,38 @@ pub fn cli_main<P: Progression, S: clap::Subcommand>(sub: impl FnOnce(&S) -> Exi
         Err(e) => return cli::usage_error(e),
     };
     match &cli.trace {
-        Some(path) => trace_main::<P>(&cli.run, &params, &steps, path),
+        Some(path) => trace_main::<P>(&cli.run, &params, &steps, path, cli.failing),
         None => progression_main::<P>(&cli.run, &params, &steps),
     }
 }
 
 /// `--trace FILE.svg`: one step of `params`, traced, drawn, with the student's kernels
 /// unless `--kernels reference`.
+/// With `failing`, the exercise's check first: its failing launch is drawn if it fails
+/// on one (`crate::trace::draw_failing`).
 fn trace_main<P: Progression>(
     args: &RunArgs,
     params: &P::Params,
     steps: &[&'static str],
     path: &Path,
+    failing: bool,
 ) -> ExitCode {
     let step = match cli::trace_step(steps, P::DEFAULT_TRACE_STEP) {
         Ok(step) => step,
         Err(code) => return code,
     };
     let source = KernelsArg::or(args.kernels, KernelSource::Student);
-    cli::write_trace(path, (P::DRAW)(source, step, params))
+    if failing && let Some(ex) = P::CHAPTER.exercise(step) {
+        let failed = crate::trace::draw_failing(ex.id, |dev| ex.run(dev, source));
+        match failed {
+            Ok(crate::trace::Failing::Drawn(drawn)) => return cli::write_trace(path, Ok(drawn)),
+            Ok(crate::trace::Failing::Passes) => {}
+            Err(why) => return cli::write_trace(path, Err(why)),
+        }
+    }
+    let drawn = (P::DRAW)(source, step, params);
+    cli::print_kernel_output();
+    cli::write_trace(path, drawn)
 }
 
 /// The progression: every step (or those of `--step`) on the device asked for, printed
@@ -359,6 +379,7 @@ fn progression_main<P: Progression>(
     if !args.output.ncu_names {
         rows.iter_mut().for_each(|r| r.ncu = None);
     }
+    cli::print_kernel_output();
     let out = cli::rows_output(
         &rows,
         args.output.json,
@@ -442,5 +463,6 @@ macro_rules! conventional_progression {
         const RUN: $crate::app::RunFn<Self> = crate::progression::run;
         const DRAW: $crate::app::DrawFn<Self> = crate::trace::draw;
         const DEFAULT_TRACE_STEP: &'static str = crate::trace::DEFAULT_STEP;
+        const CHAPTER: &'static course::Chapter = &crate::CHAPTER;
     };
 }

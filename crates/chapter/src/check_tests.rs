@@ -67,30 +67,59 @@ pub fn assert_every_exercise_tested(chapter: &Chapter, steps: &[&str], tests: &s
     }
 }
 
-/// The failures whose hint must answer them: a check failing this way shows, first, a
-/// hint of the exercise written for this kind of failure (a race the barrier, a wrong
-/// technique the technique, a barrier error the collective's rule).
-pub const ANSWERED: [Status; 3] = [Status::Race, Status::WrongTechnique, Status::BarrierError];
+/// The failures whose hint must be the exercise's own: a check failing this way shows,
+/// first, a hint of the exercise written for this kind of failure (a wrong result what
+/// the output must hold, a race the barrier, a wrong technique the technique, a barrier
+/// error the collective's rule), unless the failure is one of the course's own kinds
+/// (`course::hints::COURSE_KINDS`: garbage read from shared memory), which the course
+/// answers the same way in every exercise.
+pub const ANSWERED: [Status; 4] = [
+    Status::WrongResult,
+    Status::Race,
+    Status::WrongTechnique,
+    Status::BarrierError,
+];
 
-/// Asserts that the hint `out` shows first answers its failure, for the failures in
-/// [`ANSWERED`]: the chapter's fixtures call it on every deliberately wrong kernel, so
-/// each exercise's hints are pinned by the mistakes its check catches.
+/// Asserts that the hint `out` shows first answers its failure: the failure's kind is one
+/// that its exercise lists ([`course::Exercise::failures`]: a kind the check names is
+/// declared by the exercise's records), its first hint is never a general one (those
+/// are for a stub), and for the failures in [`ANSWERED`] it is the exercise's own. The
+/// chapter's fixtures call it on every deliberately wrong kernel, so each exercise's
+/// hints are pinned by the mistakes its check catches.
 pub fn assert_hint_answers(chapter: &Chapter, out: &Outcome) {
-    if !ANSWERED.contains(&out.status) {
+    if out.passed() || out.status == Status::NotImplemented {
         return;
     }
     let e = chapter
         .exercise(out.exercise)
         .unwrap_or_else(|| panic!("no exercise `{}` in {}", out.exercise, chapter.id));
-    let first = e.first_hint(out.status);
+    if let Some(kind) = &out.kind {
+        assert!(
+            e.failures()
+                .iter()
+                .any(|f| f.status == out.status && f.name == Some(kind.as_str())),
+            "{} fails as `{}/{kind}`, a kind its records do not declare",
+            e.id,
+            out.status.key()
+        );
+    }
+    let failure = e.failure_of(out);
+    let first = e.first_hint(failure);
     assert!(
-        e.hints_by_failure
-            .iter()
-            .any(|&(on, h)| on == out.status && h == first),
+        !e.hints.contains(&first),
         "{} fails as `{}` but its first hint is a general one: {first}",
         e.id,
-        out.status.label()
+        failure.key()
     );
+    let course_kind = course::hints::COURSE_KINDS.contains(&failure);
+    if ANSWERED.contains(&out.status) && !course_kind {
+        assert!(
+            e.hints_by_failure.iter().any(|&(_, h)| h == first),
+            "{} fails as `{}` but its first hint is not one of its own: {first}",
+            e.id,
+            failure.key()
+        );
+    }
 }
 
 /// Asserts, from the reference solutions' source (`solutions`, the text of
@@ -102,7 +131,7 @@ pub fn assert_hints_cover_failures(chapter: &Chapter, solutions: &str) {
     let regions = course::regions::regions(solutions).expect("the reference's regions parse");
     for e in chapter.exercises {
         let code = course::regions::code_of(solutions, &regions, e.id);
-        let has = |s: Status| e.hints_by_failure.iter().any(|&(on, _)| on == s);
+        let has = |s: Status| e.hints_by_failure.iter().any(|&(on, _)| on.status == s);
         if code.contains("sync_threads") {
             assert!(
                 has(Status::Race),

@@ -70,6 +70,21 @@ pub fn trace_step<'a>(steps: &[&'a str], default: &'a str) -> Result<&'a str, Ex
     }
 }
 
+/// Prints what the kernels of the run printed (`gpu::println!`), on standard error, each
+/// line labelled `kernel output: launch K KERNEL<<<grid, block>>>: block (..) thread (..):`
+/// (`simt::kernel_output`, at most its 200 lines), so that the table or JSON on standard
+/// output stays clean.
+pub fn print_kernel_output() {
+    let lines = gpu_host::kernel_output::take();
+    if lines.is_empty() {
+        return;
+    }
+    let mut err = std::io::stderr().lock();
+    for line in lines {
+        let _ = writeln!(err, "kernel output: {}", gpu_host::printable(&line));
+    }
+}
+
 /// Writes a drawn trace to `path` and prints its summary: how `--trace FILE.svg` ends.
 pub fn write_trace(path: &Path, drawn: Result<Drawn, String>) -> ExitCode {
     match drawn {

@@ -149,6 +149,9 @@ pub struct Expect {
     pub means: Option<&'static str>,
     /// Why the exercise expects it: the wrong-technique message when it does not hold.
     pub why: &'static str,
+    /// The kind of wrong technique its failure is (the exercise's hint for that kind
+    /// answers it); `None` for wrong technique as a whole.
+    pub kind: Option<&'static str>,
 }
 
 impl Expect {
@@ -222,6 +225,7 @@ mod tests {
             value: "grid * bins",
             means: Some("few atomics"),
             why: "privatized",
+            kind: None,
         };
         let c = simt::Counters {
             global_atomic_lanes: 700,

@@ -9,12 +9,13 @@ use crate::row::Row;
 
 /// The statuses of a rehearsal that keep a step off the GPU: what would trap or hang
 /// there (a wrong answer does not, and is worth timing).
-pub const UNSAFE_ON_GPU: [&str; 5] = [
+pub const UNSAFE_ON_GPU: [&str; 6] = [
     "not implemented",
     "panicked",
     "out of bounds",
     "timed out",
     "barrier error",
+    "livelock",
 ];
 
 /// Runs `steps` one at a time: `rehearse(step)` on the emulator with a small input of
@@ -59,4 +60,32 @@ pub fn rehearse_then_run<E>(
         rows.extend(run(step, progress));
     }
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::UNSAFE_ON_GPU;
+    use course::Status;
+
+    /// Every status kept off the GPU is a status a row can have, and every status that
+    /// would trap or hang there is kept off (a spin hangs a GPU as it spins here).
+    #[test]
+    fn what_would_trap_or_hang_on_a_gpu_stays_off_it() {
+        for label in UNSAFE_ON_GPU {
+            assert!(
+                Status::from_label(label).is_some(),
+                "`{label}` is no status"
+            );
+        }
+        for s in [
+            Status::NotImplemented,
+            Status::Panicked,
+            Status::OutOfBounds,
+            Status::TimedOut,
+            Status::BarrierError,
+            Status::Livelock,
+        ] {
+            assert!(UNSAFE_ON_GPU.contains(&s.label()), "{s:?}");
+        }
+    }
 }

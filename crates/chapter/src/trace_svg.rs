@@ -211,8 +211,11 @@ pub fn render_svg(trace: &Trace, title: &str) -> String {
     let title_bottom = 22.0 + 18.0 * (title_lines.len() as f64 - 1.0);
     let [gx, gy, gz] = trace.grid;
     let [bx, by, bz] = trace.block;
+    // The x axis counts every warp step of the launch (those that touched no memory too):
+    // say how many of the steps in its range touched memory, the cells drawn.
     let mut sub = format!(
-        "grid ({gx},{gy},{gz}), block ({bx},{by},{bz}): {} warp steps touched memory",
+        "grid ({gx},{gy},{gz}), block ({bx},{by},{bz}): warp steps {first} to {last} of the launch, \
+         {} of them touched memory (drawn)",
         trace.steps.len()
     );
     if trace.dropped_steps > 0 {
@@ -278,7 +281,7 @@ pub fn render_svg(trace: &Trace, title: &str) -> String {
                 "; red frames: {lost} updates lost (lanes of one warp storing to one bin in one step)"
             );
         }
-        let x = format!("warp step{}", per_label(per_col, "steps"));
+        let x = format!("warp step of the launch{}", per_label(per_col, "steps"));
         // A buffer that lanes update together (atomics, or stores of several lanes to one
         // element) is a histogram: its rows are bins.
         let noun = if atomic_buffers.contains(&b) || lost > 0 {
@@ -475,6 +478,27 @@ mod tests {
         assert!(cells <= 2 * MAX_COLUMNS * MAX_ROWS + 20, "{cells} rects");
         assert!(svg.contains("1 cell = 7 steps"), "{svg}");
         assert_eq!(svg, render_svg(&t, "big"), "deterministic");
+    }
+
+    /// The subtitle counts what the x axis counts: 9.8's picture once said "152 warp
+    /// steps" on an axis running to 232 (the axis counts every warp step of the launch,
+    /// the subtitle only those that touched memory).
+    #[test]
+    fn the_subtitle_says_what_the_axis_counts() {
+        let mut t = one_warp();
+        for step in [3u64, 100, 232] {
+            t.record(step, 0, 0, AccessKind::Load, buf(64), 7, vec![(0, 1)]);
+        }
+        let svg = render_svg(&t, "t");
+        assert!(
+            svg.contains("warp steps 3 to 232 of the launch, 3 of them touched memory"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains(">232<"),
+            "the axis ends at the last step: {svg}"
+        );
+        assert!(svg.contains("warp step of the launch"), "{svg}");
     }
 
     #[test]

@@ -136,6 +136,17 @@ pub fn findings_outcome(findings: &[Finding]) -> Option<Outcome> {
         return None;
     };
     let mut out = Outcome::fail(status, list[0].to_string());
+    if status == Status::WrongResult {
+        match list[0] {
+            Finding::UninitializedShared { .. } => {
+                out = out.of_kind(crate::hints::UNINITIALISED_SHARED);
+            }
+            Finding::ShuffleFromInactiveLane { .. } => {
+                out = out.of_kind(crate::hints::SHUFFLE_INACTIVE_LANE);
+            }
+            _ => {}
+        }
+    }
     for f in list.iter().skip(1).take(4) {
         out = out.detail(f.to_string());
     }

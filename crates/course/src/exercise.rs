@@ -1,6 +1,7 @@
 //! What an exercise is.
 
-use crate::outcome::{Outcome, Status};
+use crate::hints;
+use crate::outcome::{Failure, Outcome, Status};
 use gpu_host::Device;
 use serde::Serialize;
 
@@ -37,10 +38,16 @@ pub struct Exercise {
     /// Hints for any failure, gentlest first: the levels a student steps through.
     pub hints: &'static [&'static str],
     /// Hints that answer one kind of failure (a race: the barrier; a wrong technique:
-    /// the technique), shown before the general [`hints`](Self::hints) when a check
-    /// fails that way (see [`hints_for`](Self::hints_for)). No hint, of either kind,
-    /// states a prediction's answer: they ask the question that leads to it.
-    pub hints_by_failure: &'static [(Status, &'static str)],
+    /// the technique; 5.4's wrong prediction of warps per block: warps), shown before
+    /// the general [`hints`](Self::hints) when a check fails that way (see
+    /// [`hints_for`](Self::hints_for)). No hint, of either kind, states a prediction's
+    /// answer or holds the answer's code: they ask the question that leads to it.
+    pub hints_by_failure: &'static [(Failure, &'static str)],
+    /// Whether the check launches kernels (one of its functions, or of those it is given
+    /// or needs, is a kernel): only then can it meet a launch's failures (a race, a
+    /// barrier error, a spin...). A check of host functions alone meets a wrong result,
+    /// a panic, a time-out.
+    pub launches: bool,
     /// The exercises whose functions this one's reference calls (9.9 calls 9.5's
     /// `init_private_bins`): solved out of order, it fails until they are solved, with a
     /// failure that says so. The course's tests derive this list from the reference and
@@ -92,7 +99,12 @@ impl Exercise {
             .emulator_config_mut()
             .and_then(|c| c.meter.clone())
             .unwrap_or_else(|| gpu_host::meter::Meter::new(crate::Limits::CHECKS.work));
+        // What the kernels print is kept apart from what the check finds, and joins the
+        // outcome only once the check is done: no check can read it.
+        let _ = gpu_host::kernel_output::take();
         let checked = gpu_host::meter::scope(Some(meter), || (self.check)(device, source));
+        let mut checked = checked;
+        checked.kernel_output = gpu_host::kernel_output::take();
         let mut out = checked.one_line_reason();
         out.exercise = self.id;
         if let Some(dep) = self.blocked_by(out.status, &out.reason) {
@@ -119,16 +131,36 @@ impl Exercise {
         test_filter(self.id)
     }
 
-    /// The hints for a failure of `status`, in the order a student sees them (the first
-    /// with the failure, the next ones level by level): those that answer this kind of
-    /// failure, then the general ones, gentlest first.
-    pub fn hints_for(&self, status: Status) -> Vec<&'static str> {
-        self.hints_by_failure
-            .iter()
-            .filter(|(on, _)| *on == status)
-            .map(|&(_, text)| text)
-            .chain(self.hints.iter().copied())
-            .collect()
+    /// The hints for a failure of kind `failure`, in the order a student sees them (the
+    /// first with the failure, the next ones level by level): the exercise's hints for
+    /// this very kind (else for its status as a whole), else the course's own for it
+    /// ([`hints::course_hint`]: a panic, a spin, an access out of bounds), then the
+    /// general ones, gentlest first. A stub's `todo!` gets the general ones alone.
+    pub fn hints_for(&self, failure: Failure) -> Vec<&'static str> {
+        hints::choose(self.hints_by_failure, self.hints, failure)
+    }
+
+    /// Every kind of failure this exercise's check can produce: a stub's `todo!`, the
+    /// kinds its records declare (its own hints), and those any check can meet
+    /// ([`hints::ANY_CHECK`], or [`hints::HOST_ONLY`] for a check of host functions
+    /// alone). The course's tests list each with the hint it gets.
+    pub fn failures(&self) -> Vec<Failure> {
+        let mut all = vec![Failure::status(Status::NotImplemented)];
+        all.extend(self.hints_by_failure.iter().map(|&(f, _)| f));
+        if self.launches {
+            all.extend(hints::ANY_CHECK);
+        } else {
+            all.extend(hints::HOST_ONLY);
+        }
+        all.sort();
+        all.dedup();
+        all
+    }
+
+    /// The kind of failure `out` is, as this exercise knows it: its status and, when the
+    /// exercise (or the course) names it, its kind.
+    pub fn failure_of(&self, out: &Outcome) -> Failure {
+        out.failure(&self.failures())
     }
 
     /// The exercise of [`needs`](Self::needs) whose stub made a failure of `status` with
@@ -143,24 +175,23 @@ impl Exercise {
         self.needs.iter().copied().find(|&dep| dep == id)
     }
 
-    /// The hint a failure of this exercise (`status`, `reason`) shows first: "solve 9.5
-    /// first" when a needed exercise's stub stopped it, else
-    /// [`first_hint`](Self::first_hint).
-    pub fn hint_for(&self, status: Status, reason: &str) -> String {
-        match self.blocked_by(status, reason) {
+    /// The hint a failure of this exercise shows first: "solve 9.5 first" when a needed
+    /// exercise's stub stopped it, else [`first_hint`](Self::first_hint) of its kind.
+    pub fn hint_for(&self, out: &Outcome) -> String {
+        match self.blocked_by(out.status, &out.reason) {
             Some(dep) => format!(
                 "Solve {dep} first (this exercise builds on its functions; `cargo test -p \
                  {} {}` checks it), then come back",
                 package_of(dep).unwrap_or_default(),
                 test_filter(dep)
             ),
-            None => self.first_hint(status).to_string(),
+            None => self.first_hint(self.failure_of(out)).to_string(),
         }
     }
 
-    /// The hint a failure shows first ([`hints_for`](Self::hints_for)).
-    pub fn first_hint(&self, status: Status) -> &'static str {
-        self.hints_for(status)
+    /// The hint a failure of kind `failure` shows first ([`hints_for`](Self::hints_for)).
+    pub fn first_hint(&self, failure: Failure) -> &'static str {
+        self.hints_for(failure)
             .first()
             .copied()
             .unwrap_or("(no hint)")
@@ -168,7 +199,7 @@ impl Exercise {
 
     /// The message a failing check shows a student.
     pub fn failure_message(&self, out: &Outcome) -> String {
-        let hint = self.hint_for(out.status, &out.reason);
+        let hint = self.hint_for(out);
         let mut s = format!(
             "exercise {} ({}): {} - {}\n",
             self.id,
@@ -186,6 +217,7 @@ impl Exercise {
             s.push_str(&format!("  see it: {draw}\n"));
         }
         s.push_str(&format!("  read: book/src/{}\n", self.book));
+        s.push_str(&kernel_output_section(out));
         s
     }
 
@@ -233,6 +265,10 @@ impl Exercise {
     /// For a `#[test]` that obtained the outcome itself (a GPU check run in a child
     /// process): fails the test with the student's message unless `out` is a pass.
     pub fn assert_outcome(&self, out: &Outcome) {
+        if out.status == crate::Status::Pass {
+            // Shown with `-- --nocapture` (the test harness keeps a passing test's output).
+            print!("{}", kernel_output_section(out));
+        }
         if out.status != crate::Status::Pass {
             // The message is the report: print it (the test harness shows a failing
             // test's output) and unwind without the panic hook, so no "panicked at
@@ -241,6 +277,25 @@ impl Exercise {
             std::panic::resume_unwind(Box::new(format!("exercise {} failed", self.id)));
         }
     }
+}
+
+/// The kernel output of `out`, as `cargo test` shows it below a check's report: each
+/// line labelled with its launch, block and thread, under a heading that says it is the
+/// kernels' own text, which no check reads. Empty when nothing was printed.
+pub fn kernel_output_section(out: &Outcome) -> String {
+    if out.kernel_output.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "  kernel output ({} lines, printed by your kernels; shown for you, never read by the check):\n",
+        out.kernel_output.len()
+    );
+    for line in &out.kernel_output {
+        s.push_str("    | ");
+        s.push_str(line);
+        s.push('\n');
+    }
+    s
 }
 
 /// The package of exercise `id`'s chapter: `"9.5"` is in `ch09`.

@@ -11,6 +11,7 @@
 mod check;
 pub mod draw;
 mod exercise;
+pub mod hints;
 pub mod json;
 mod limits;
 mod outcome;
@@ -18,7 +19,7 @@ pub mod regions;
 mod rng;
 
 pub use check::{catch_host, compare, compare_by, findings_outcome};
-pub use exercise::{Chapter, Exercise, KernelSource, REPLAY, test_filter};
+pub use exercise::{Chapter, Exercise, KernelSource, REPLAY, kernel_output_section, test_filter};
 pub use limits::Limits;
-pub use outcome::{Outcome, Status};
+pub use outcome::{Failure, Outcome, Status};
 pub use rng::{Rng, seed_from_env};

@@ -31,7 +31,8 @@ pub struct Limits {
     /// infinite loop that touches memory, deterministically (the same step every run).
     pub step_budget: u64,
     /// Steps a block may repeat without progress before the launch is reported as a
-    /// deadlock ([`Config::spin_steps`]): catches a spin-wait on a flag no thread will set.
+    /// livelock (threads spin: [`Config::spin_steps`]): catches a spin-wait on a flag no
+    /// thread will set, and a CAS retried forever.
     pub spin_steps: u64,
     /// Wall-clock limit of one launch, in milliseconds ([`Config::watchdog`]): a last
     /// resort. A sandboxed lane spinning in registers (`while i < n {}`) runs out of fuel

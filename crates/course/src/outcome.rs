@@ -41,6 +41,10 @@ pub enum Status {
     Race,
     /// A barrier or warp collective was not reached by every thread it needs (synccheck).
     BarrierError,
+    /// Threads spin forever: they keep repeating an operation (a load, a failed CAS)
+    /// that sees no change, and nothing still running will make one (a retry loop that
+    /// cannot succeed, a wait for a block that runs later). A livelock, not a barrier.
+    Livelock,
     /// An access outside a buffer (memcheck).
     OutOfBounds,
     /// A lane panicked (other than `todo!`).
@@ -55,12 +59,13 @@ pub enum Status {
 
 impl Status {
     /// Every status, in the order of the declaration.
-    pub const ALL: [Status; 10] = [
+    pub const ALL: [Status; 11] = [
         Status::Pass,
         Status::WrongResult,
         Status::WrongTechnique,
         Status::Race,
         Status::BarrierError,
+        Status::Livelock,
         Status::OutOfBounds,
         Status::Panicked,
         Status::TimedOut,
@@ -74,6 +79,12 @@ impl Status {
         Status::ALL.into_iter().find(|s| s.label() == label)
     }
 
+    /// The status's key in every JSON report and in `exercises.toml` (`wrong_result`):
+    /// its [`label`](Self::label) with underscores.
+    pub fn key(self) -> String {
+        self.label().replace(' ', "_")
+    }
+
     /// A short label for tables and messages.
     pub fn label(self) -> &'static str {
         match self {
@@ -82,6 +93,7 @@ impl Status {
             Status::WrongTechnique => "wrong technique",
             Status::Race => "race",
             Status::BarrierError => "barrier error",
+            Status::Livelock => "livelock",
             Status::OutOfBounds => "out of bounds",
             Status::Panicked => "panicked",
             Status::TimedOut => "timed out",
@@ -111,6 +123,67 @@ pub struct Outcome {
     pub reason: String,
     /// Further lines: expected vs got, the report, the seed to replay.
     pub details: Vec<String>,
+    /// The kind of failure within the status, when the check names one
+    /// ([`Failure::name`]: `warps_per_block`, `uninitialised_shared`): the hint a
+    /// failure shows is chosen by it. Absent from the JSON when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// What the check's kernels and host functions printed (`gpu::println!`), each line
+    /// labelled with its launch, block and thread (`simt::kernel_output`): for the
+    /// student's eyes, never read by a check. Absent from the JSON when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kernel_output: Vec<String>,
+}
+
+/// A kind of failure: a [`Status`], narrowed by a name where one status covers failures
+/// that call for different hints (5.4's wrong prediction of warps per block and its wrong
+/// output are both wrong results). Hints are chosen by it
+/// ([`Exercise::hints_for`](crate::Exercise::hints_for)); a chapter's records declare
+/// the named kinds each exercise's check produces, and the chapter's checks name them
+/// through constants generated from those records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Failure {
+    /// The status the failure has.
+    pub status: Status,
+    /// The narrower kind, or `None` for the status as a whole.
+    pub name: Option<&'static str>,
+}
+
+impl Failure {
+    /// The status as a whole.
+    pub const fn status(status: Status) -> Failure {
+        Failure { status, name: None }
+    }
+
+    /// A named kind of `status`.
+    pub const fn named(status: Status, name: &'static str) -> Failure {
+        Failure {
+            status,
+            name: Some(name),
+        }
+    }
+
+    /// `wrong_result/warps_per_block`, or the status's JSON key alone: how the course's
+    /// listing of failures and hints names it.
+    pub fn key(&self) -> String {
+        let status = self.status.key();
+        match self.name {
+            Some(name) => format!("{status}/{name}"),
+            None => status,
+        }
+    }
+}
+
+impl PartialOrd for Status {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Status {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (*self as u8).cmp(&(*other as u8))
+    }
 }
 
 impl Outcome {
@@ -121,6 +194,8 @@ impl Outcome {
             status: Status::Pass,
             reason: reason.into(),
             details: Vec::new(),
+            kind: None,
+            kernel_output: Vec::new(),
         }
     }
 
@@ -131,7 +206,32 @@ impl Outcome {
             status,
             reason: reason.into(),
             details: Vec::new(),
+            kind: None,
+            kernel_output: Vec::new(),
         }
+    }
+
+    /// A failure of kind `failure` (its status, and its name if it has one).
+    pub fn failed(failure: Failure, reason: impl Into<String>) -> Self {
+        Outcome::fail(failure.status, reason).of_kind(failure)
+    }
+
+    /// This outcome as a failure of kind `failure`: its status and name.
+    pub fn of_kind(mut self, failure: Failure) -> Self {
+        self.status = failure.status;
+        self.kind = failure.name.map(str::to_string);
+        self
+    }
+
+    /// The kind of failure this outcome is (its status, and its kind's name if it has
+    /// one that `known` lists, as the exercise's records declare them).
+    pub fn failure(&self, known: &[Failure]) -> Failure {
+        let named = self.kind.as_deref().and_then(|k| {
+            known
+                .iter()
+                .find(|f| f.status == self.status && f.name == Some(k))
+        });
+        named.copied().unwrap_or(Failure::status(self.status))
     }
 
     /// Adds a detail line.
@@ -173,6 +273,9 @@ impl Outcome {
         for d in &mut self.details {
             *d = clip(std::mem::take(d));
         }
+        for line in &mut self.kernel_output {
+            *line = clip(gpu_host::printable(line).replace('\n', " "));
+        }
         self
     }
 
@@ -188,6 +291,9 @@ impl Outcome {
             LaunchError::LanePanic { message, .. } if is_todo(message) => Status::NotImplemented,
             LaunchError::LanePanic { .. } | LaunchError::LaneTrap { .. } => Status::Panicked,
             LaunchError::MemoryFault { .. } => Status::OutOfBounds,
+            LaunchError::Deadlock { waits, .. } if waits.iter().any(|w| w.spinning) => {
+                Status::Livelock
+            }
             LaunchError::BarrierDivergence { .. }
             | LaunchError::WarpDivergence { .. }
             | LaunchError::Deadlock { .. } => Status::BarrierError,
@@ -200,6 +306,9 @@ impl Outcome {
         let text = e.to_string();
         let mut lines = text.lines();
         let mut out = Outcome::fail(status, lines.next().unwrap_or_default());
+        if let LaunchError::Build { .. } = e {
+            out = out.of_kind(crate::hints::BUILD);
+        }
         for l in lines {
             out.details.push(l.trim().to_string());
         }

@@ -137,14 +137,77 @@ pub mod __wasm {
 
 /// Prints from a kernel, as CUDA's device `printf` does: `gpu::println!("i = {i}")`.
 ///
-/// On the emulator the text is kept with the launch, labelled with the block and thread
-/// that printed it, and shown to you as kernel output; no check ever reads it. On a GPU
-/// it prints nothing (the course's PTX has no `vprintf`). Rust's own `println!` prints
-/// nothing from a sandboxed kernel: it has no standard output.
+/// On the emulator the text is kept with the launch, labelled with the launch (kernel
+/// and shape), the block and the thread that printed it, and shown to you as kernel
+/// output (in `cargo test`'s failure report and in the runner's pane of its own); no
+/// check ever reads it. On a GPU it prints nothing (the course's PTX has no `vprintf`).
+///
+/// A kernel file imports it under std's names (`use gpu::{dbg, eprint, eprintln, print,
+/// println};` at the top of `kernels/src/ch05.rs`): the standard macros write to a
+/// standard output that a lane does not have, so there they would print nothing. The
+/// sandbox refuses `std::println!` and its kin for the same reason.
 #[macro_export]
 macro_rules! println {
     ($($arg:tt)*) => {
         $crate::__print(::core::format_args!($($arg)*))
+    };
+}
+
+/// [`println!`]: each call is one line of kernel output (as CUDA's `printf` gives each
+/// call's text to one thread, a line without its newline is still that thread's line).
+#[macro_export]
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::__print(::core::format_args!($($arg)*))
+    };
+}
+
+/// [`println!`]: a lane has one output, the kernel output.
+#[macro_export]
+macro_rules! eprintln {
+    ($($arg:tt)*) => {
+        $crate::__print(::core::format_args!($($arg)*))
+    };
+}
+
+/// [`println!`]: a lane has one output, the kernel output.
+#[macro_export]
+macro_rules! eprint {
+    ($($arg:tt)*) => {
+        $crate::__print(::core::format_args!($($arg)*))
+    };
+}
+
+/// std's `dbg!` as kernel output: prints `[file:line:column] expr = value` (one line,
+/// `{:?}`) with [`println!`] and returns the value, so `let b = dbg!(bin(x));` works in a
+/// kernel as it does on the host.
+#[macro_export]
+macro_rules! dbg {
+    () => {
+        $crate::__print(::core::format_args!(
+            "[{}:{}:{}]",
+            ::core::file!(),
+            ::core::line!(),
+            ::core::column!()
+        ))
+    };
+    ($val:expr $(,)?) => {
+        match $val {
+            tmp => {
+                $crate::__print(::core::format_args!(
+                    "[{}:{}:{}] {} = {:?}",
+                    ::core::file!(),
+                    ::core::line!(),
+                    ::core::column!(),
+                    ::core::stringify!($val),
+                    &tmp
+                ));
+                tmp
+            }
+        }
+    };
+    ($($val:expr),+ $(,)?) => {
+        ($($crate::dbg!($val)),+,)
     };
 }
 

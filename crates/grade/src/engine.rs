@@ -7,7 +7,7 @@
 //! | what the kernel does | what stops it | reported as |
 //! | --- | --- | --- |
 //! | loops forever, touching memory | the emulator's step budget ([`Limits::step_budget`]) | timed out |
-//! | spin-waits on a flag no thread sets | the emulator's spin detector ([`Limits::spin_steps`]) | barrier error (deadlock) |
+//! | spin-waits on a flag no thread sets | the emulator's spin detector ([`Limits::spin_steps`]) | livelock |
 //! | spins in registers (`while i < n {}`) | the lane's fuel ([`gpu_host::LaneLimits::fuel`]) | timed out |
 //! | burns instructions between device calls, in launch after launch | the check's work budget ([`Limits::work`]) | timed out |
 //! | a host function never returns | its fuel, and the check's work budget | timed out |

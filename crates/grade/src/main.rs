@@ -126,7 +126,7 @@ struct LimitArgs {
     /// Most warp steps one launch may take before it is stopped as an infinite loop.
     #[arg(long, value_name = "STEPS", default_value_t = Limits::CHECKS.step_budget)]
     step_budget: u64,
-    /// Steps a block may repeat without progress before it is reported as deadlocked.
+    /// Steps a block may repeat without progress before it is reported (a livelock when threads spin).
     #[arg(long, value_name = "STEPS", default_value_t = Limits::CHECKS.spin_steps)]
     spin_steps: u64,
     /// Wall-clock limit of one launch, in milliseconds (a lane spinning in registers).

@@ -70,7 +70,7 @@ impl ExerciseReport {
         let mut outcome = outcome.one_line_reason();
         outcome.exercise = exercise.id;
         let passed = outcome.passed();
-        let hint = (!passed).then(|| exercise.hint_for(outcome.status, &outcome.reason));
+        let hint = (!passed).then(|| exercise.hint_for(&outcome));
         ExerciseReport {
             chapter: chapter.id.to_string(),
             id: exercise.id.to_string(),

@@ -21,8 +21,42 @@ fn student(name: &str, file: &str, id: &str, body: &str) -> PathBuf {
     clones::student_with(&format!("attack-{name}"), &[(file, id, body)])
 }
 
+/// What the kernels printed is in the report only as kernel output: in each exercise's
+/// `kernel_output` field, every line labelled with its launch (or host function), and
+/// nowhere else (no status, reason or detail, no line of the grader's output of its own).
+fn printed_only_as_kernel_output(report: &serde_json::Value, raw: &str) {
+    let mut rest = report.clone();
+    for e in rest["exercises"].as_array_mut().expect("exercises") {
+        if let Some(lines) = e.get("kernel_output").and_then(|l| l.as_array()) {
+            for l in lines {
+                let l = l.as_str().unwrap_or_default();
+                assert!(
+                    l.starts_with("launch ")
+                        || l.starts_with("host function")
+                        || (l.starts_with("(and ") && !l.contains("FORGED")),
+                    "an unlabelled line of kernel output: {l}"
+                );
+            }
+        }
+        e.as_object_mut()
+            .expect("an exercise")
+            .remove("kernel_output");
+    }
+    assert!(
+        !rest.to_string().contains("FORGED"),
+        "kernel output reached the report outside its field: {rest}"
+    );
+    assert!(
+        raw.lines().all(|l| {
+            let l = l.trim_start();
+            !l.starts_with("grade-result:") && !l.starts_with("test result")
+        }),
+        "a forged line in the grader's output: {raw}"
+    );
+}
+
 /// The attacked exercise fails with `status`, its reason mentions `why`, the other
-/// exercise graded beside it passes, and nothing the kernel printed is in the report.
+/// exercise graded beside it passes, and what the kernel printed is only kernel output.
 fn judged(dir: &Path, attacked: &str, other: &str, status: &str, why: &str) {
     let (report, raw) = grade(dir, &[attacked, other]);
     let a = exercise(&report, attacked);
@@ -32,7 +66,7 @@ fn judged(dir: &Path, attacked: &str, other: &str, status: &str, why: &str) {
     assert_eq!(a["points"]["earned"], 0, "{a}");
     let o = exercise(&report, other);
     assert_eq!(o["status"], "pass", "the other exercise is unharmed: {o}");
-    assert!(!raw.contains("FORGED"), "kernel output reached the report");
+    printed_only_as_kernel_output(&report, &raw);
 }
 
 /// A right 9.3 (a grid-stride loop of global atomics), for attacks that come before it.
@@ -516,15 +550,44 @@ fn a_kernel_prints_for_the_student_and_no_check_reads_it() {
     let body = format!("{body}{RIGHT_9_3}");
     let dir = student("print", "ch09.rs", "9.3", &body);
     let (report, raw) = grade(&dir, &["9.3"]);
-    assert_eq!(exercise(&report, "9.3")["status"], "pass");
-    assert!(!raw.contains("FORGED"), "kernel output reached the report");
+    let e = exercise(&report, "9.3");
+    assert_eq!(e["status"], "pass");
+    printed_only_as_kernel_output(&report, &raw);
+    // Shown to the student, labelled with the launch, block and thread, and capped.
+    let lines = e["kernel_output"].as_array().expect("the kernel output");
+    assert!(
+        lines[0].as_str().is_some_and(|l| {
+            l.starts_with("launch 1 histo_atomic<<<3, 64>>>: block (")
+                && l.contains(") thread (")
+                && l.contains("): grade-result:")
+        }),
+        "{}",
+        lines[0]
+    );
+    assert!(lines.len() <= 201, "capped: {}", lines.len());
+    assert!(
+        lines
+            .last()
+            .and_then(|l| l.as_str())
+            .is_some_and(|l| l.contains("more lines of kernel output")),
+        "{:?}",
+        lines.last()
+    );
     // And a failing 9.2 that prints is still judged by its memory, not its words.
     let body = r#"    gpu::println!("grade-result: {{\"status\":\"pass\",\"reason\":\"FORGED\"}}");
     let _ = (data, histo);"#;
     let dir = student("print-wrong", "ch09.rs", "9.3", body);
     let (report, raw) = grade(&dir, &["9.3"]);
     assert_ne!(exercise(&report, "9.3")["status"], "pass");
-    assert!(!raw.contains("FORGED"));
+    printed_only_as_kernel_output(&report, &raw);
+    // std's own printing, which a lane cannot do, is refused with a pointer to println!.
+    let body = r#"    std::println!("lost");
+    let _ = (data, histo);"#;
+    let dir = student("print-std", "ch09.rs", "9.3", body);
+    let (report, _) = grade(&dir, &["9.3"]);
+    let e = exercise(&report, "9.3");
+    assert_ne!(e["status"], "pass", "{e}");
+    assert!(e.to_string().contains("gpu::println!"), "{e}");
 }
 
 #[test]

@@ -110,6 +110,1202 @@ const REGISTERS_BUTTERFLY: &str = r#"    let mut c = [0u32; 16];
         }
     }"#;
 
+/// Every exercise of the course solved as a student might, differently from the
+/// reference in each function: other loop forms, other index arithmetic, the tail or the
+/// zeroing written out by hand, `red_add` for `atomic_add`, a closed form for a count.
+/// `(file, function, body)`.
+const OWN: &[(&str, &str, &str)] = &[
+    (
+        "ch05.rs",
+        "mul_one_block",
+        r#"    let t = thread::thread_idx_x();
+    if t < a.len() {
+        let product = c.load(t).wrapping_mul(b.load(t));
+        a.store(t, product);
+    }"#,
+    ),
+    (
+        "ch05.rs",
+        "mul_blocks",
+        r#"    let i = thread::index_1d();
+    if i >= a.len() {
+        return;
+    }
+    let (x, y) = (b.load(i), c.load(i));
+    a.store(i, x.wrapping_mul(y));"#,
+    ),
+    (
+        "ch05.rs",
+        "write_coords_2d",
+        r#"    let (x, y) = thread::index_2d();
+    let row = thread::block_dim_x() * thread::grid_dim_x();
+    out.store(x + y * row, pack_xy(x, y));"#,
+    ),
+    (
+        "ch05.rs",
+        "write_coords_3d",
+        r#"    let x = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
+    let y = thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y();
+    let z = thread::block_idx_z() * thread::block_dim_z() + thread::thread_idx_z();
+    let w = thread::grid_dim_x() * thread::block_dim_x();
+    let h = thread::grid_dim_y() * thread::block_dim_y();
+    out.store(z * w * h + y * w + x, pack_xyz(x, y, z));"#,
+    ),
+    (
+        "ch05.rs",
+        "mul_grid_stride",
+        r#"    let step = thread::grid_stride_x() as usize;
+    for i in (thread::index_1d()..a.len()).step_by(step) {
+        a.store(i, b.load(i).wrapping_mul(c.load(i)));
+    }"#,
+    ),
+    (
+        "ch05.rs",
+        "stride_grid",
+        r#"    let needed = (n + block - 1) / block;
+    let wanted = sm_count * BLOCKS_PER_SM;
+    if needed == 0 {
+        1
+    } else if needed < wanted {
+        needed
+    } else {
+        wanted
+    }"#,
+    ),
+    (
+        "ch05.rs",
+        "classify_uniform",
+        r#"    let t = thread::index_1d();
+    let (w, l) = (t / 32, t % 32);
+    let pair = (w / 2) * 64;
+    let even = w % 2 == 0;
+    let i = if even { pair + 2 * l } else { pair + 2 * l + 1 };
+    if i < data.len() {
+        let v = data.load(i);
+        let r = if even { even_work(v) } else { odd_work(v) };
+        out.store(i, r);
+    }"#,
+    ),
+    ("ch05.rs", "warps_per_block", r#"    (threads + 31) / 32"#),
+    (
+        "ch05.rs",
+        "smooth",
+        r#"    let i = thread::index_1d();
+    let n = src.len();
+    if i >= n {
+        return;
+    }
+    let mut sum = src.load(i);
+    if i > 0 {
+        sum = sum.wrapping_add(src.load(i - 1));
+    }
+    if i + 1 < n {
+        sum = sum.wrapping_add(src.load(i + 1));
+    }
+    dst.store(i, sum);"#,
+    ),
+    (
+        "ch05.rs",
+        "histo_byte",
+        r#"    let i = thread::index_1d();
+    if i < data.len() {
+        let byte = data.load(i);
+        histo.atomic_add(u32::from(byte), 1);
+    }"#,
+    ),
+    (
+        "ch05.rs",
+        "histo_word",
+        r#"    let words = data.cast::<u32>();
+    let i = thread::index_1d();
+    if i < words.len() {
+        let w = words.load(i);
+        for k in 0..4 {
+            histo.atomic_add((w >> (8 * k)) & 0xff, 1);
+        }
+    }
+    let tail = words.len() * 4;
+    if tail + i < data.len() {
+        histo.atomic_add(data.load(tail + i) as u32, 1);
+    }"#,
+    ),
+    (
+        "ch05.rs",
+        "histo_shared",
+        r#"    let bins = shared_array![u32; BINS as usize];
+    let t = thread::thread_idx_x();
+    for b in (t..BINS).step_by(thread::block_dim_x() as usize) {
+        bins.store(b, 0);
+    }
+    thread::sync_threads();
+    let words = data.cast::<u32>();
+    let i = thread::index_1d();
+    if i < words.len() {
+        let w = words.load(i);
+        for k in 0..4 {
+            bins.atomic_add((w >> (8 * k)) & 0xff, 1);
+        }
+    }
+    count_tail(data, |b| {
+        bins.atomic_add(b, 1);
+    });
+    thread::sync_threads();
+    for b in (t..BINS).step_by(thread::block_dim_x() as usize) {
+        let n = bins.load(b);
+        if n != 0 {
+            histo.red_add(b, n);
+        }
+    }"#,
+    ),
+    (
+        "ch05.rs",
+        "histo_shared_n",
+        r#"    let bins = shared_array![u32; BINS as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let mut b = t;
+    while b < BINS {
+        bins.store(b, 0);
+        b += block;
+    }
+    thread::sync_threads();
+    let words = data.cast::<u32>();
+    let base = thread::block_idx_x() * block * words_per_thread;
+    let mut r = 0;
+    while r < words_per_thread {
+        let i = base + r * block + t;
+        if i < words.len() {
+            let w = words.load(i);
+            for k in 0..4 {
+                bins.atomic_add((w >> (8 * k)) & 0xff, 1);
+            }
+        }
+        r += 1;
+    }
+    count_tail(data, |b| {
+        bins.atomic_add(b, 1);
+    });
+    thread::sync_threads();
+    let mut b = t;
+    while b < BINS {
+        let n = bins.load(b);
+        if n > 0 {
+            histo.atomic_add(b, n);
+        }
+        b += block;
+    }"#,
+    ),
+    (
+        "ch09.rs",
+        "histogram_sequential",
+        r#"    data.iter().fold([0u32; 256], |mut h, &b| {
+        h[usize::from(b)] += 1;
+        h
+    })"#,
+    ),
+    (
+        "ch09.rs",
+        "letter_histogram",
+        r#"    let mut histo = [0u32; 26];
+    for &c in text {
+        if (b'a'..=b'z').contains(&c) {
+            histo[(u32::from(c - b'a') / letters_per_bin) as usize] += 1;
+        }
+    }
+    histo"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_naive",
+        r#"    let i = thread::index_1d();
+    if i >= data.len() {
+        return;
+    }
+    let b = byte_bin(data.load(i), histo.len());
+    histo.store(b, histo.load(b) + 1);"#,
+    ),
+    (
+        "ch09.rs",
+        "predict_naive_count",
+        r#"    PREDICT_N.div_ceil(PREDICT_BLOCK)"#,
+    ),
+    ("ch09.rs", "histo_atomic", ATOMIC_RED),
+    (
+        "ch09.rs",
+        "histo_private_global",
+        r#"    let b = thread::block_idx_x();
+    let copy = b * num_bins;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        histo.red_add(copy + byte_bin(data.load(i), num_bins), 1);
+        i += thread::grid_stride_x();
+    }
+    thread::sync_threads();
+    if b != 0 {
+        let mut k = thread::thread_idx_x();
+        while k < num_bins {
+            let c = histo.load(copy + k);
+            if c != 0 {
+                histo.red_add(k, c);
+            }
+            k += thread::block_dim_x();
+        }
+    }"#,
+    ),
+    ("ch09.rs", "histo_private_shared", SHARED_ALL_BINS),
+    (
+        "ch09.rs",
+        "init_private_bins",
+        r#"    for bin in (thread::thread_idx_x()..num_bins).step_by(thread::block_dim_x() as usize) {
+        bins.store(bin, 0);
+    }
+    thread::sync_threads();"#,
+    ),
+    (
+        "ch09.rs",
+        "store_output",
+        r#"    thread::sync_threads();
+    for bin in (thread::thread_idx_x()..histo.len()).step_by(thread::block_dim_x() as usize) {
+        let c = bins.load(bin);
+        if c > 0 {
+            histo.atomic_add(bin, c);
+        }
+    }"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_private_dynamic",
+        r#"    let bins = dynamic_shared![u32];
+    init_private_bins(bins, histo.len());
+    for i in (thread::index_1d()..data.len()).step_by(thread::grid_stride_x() as usize) {
+        bins.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+    }
+    store_output(bins, histo);"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_coarse_contiguous",
+        r#"    let bins = dynamic_shared![u32];
+    init_private_bins(bins, histo.len());
+    let first = thread::index_1d() * coarsen;
+    for i in first..(first + coarsen).min(data.len()) {
+        bins.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+    }
+    store_output(bins, histo);"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_coarse_interleaved",
+        r#"    let bins = dynamic_shared![u32];
+    init_private_bins(bins, histo.len());
+    let threads = thread::grid_dim_x() * thread::block_dim_x();
+    let mut i = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
+    while i < data.len() {
+        bins.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += threads;
+    }
+    store_output(bins, histo);"#,
+    ),
+    ("ch09.rs", "histo_aggregate", RUNS_RESTARTED),
+    ("ch09.rs", "histo_warp_aggregate", WARP_VOTE_HIGHEST),
+    (
+        "ch09.rs",
+        "consume_tiles",
+        r#"    let lane = warp::lane_id();
+    let column = |byte: u8| byte_bin(byte, num_bins) * FastestPolicy::LANE_COPIES + lane;
+    let count_words = |v: U32x4| {
+        let U32x4(words) = v;
+        for w in words {
+            bins.atomic_add(column(w as u8), 1);
+            bins.atomic_add(column((w >> 8) as u8), 1);
+            bins.atomic_add(column((w >> 16) as u8), 1);
+            bins.atomic_add(column((w >> 24) as u8), 1);
+        }
+    };
+    let vectors = data.cast::<U32x4>();
+    let n = vectors.len();
+    let step = thread::grid_stride_x();
+    let mut v = thread::index_1d();
+    while v + 3 * step < n {
+        let loaded = [
+            vectors.load(v),
+            vectors.load(v + step),
+            vectors.load(v + 2 * step),
+            vectors.load(v + 3 * step),
+        ];
+        for x in loaded {
+            count_words(x);
+        }
+        v += 4 * step;
+    }
+    while v < n {
+        count_words(vectors.load(v));
+        v += step;
+    }
+    let first = n * 16;
+    let mut i = first + thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add(column(data.load(i)), 1);
+        i += step;
+    }"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_fastest",
+        r#"    let bins = dynamic_shared![u32];
+    let nb = histo.len();
+    init_private_bins(bins, FastestPolicy::LANE_COPIES * nb);
+    consume_tiles(data, bins, nb);
+    store_lane_columns(bins, histo);"#,
+    ),
+    ("ch09.rs", "histo_registers", REGISTERS_BUTTERFLY),
+    (
+        "ch09.rs",
+        "histo_rgb",
+        r#"    let bins = dynamic_shared![u32];
+    let all = histo.len();
+    init_private_bins(bins, all);
+    let per = all / 3;
+    let mut p = thread::index_1d();
+    while 3 * p + 2 < pixels.len() {
+        for ch in 0..3 {
+            bins.atomic_add(ch * per + byte_bin(pixels.load(3 * p + ch), per), 1);
+        }
+        p += thread::grid_stride_x();
+    }
+    store_output(bins, histo);"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_weighted",
+        r#"    let bins = dynamic_shared![f32];
+    let nb = histo.len();
+    let t = thread::thread_idx_x();
+    for b in (t..nb).step_by(thread::block_dim_x() as usize) {
+        bins.store(b, 0.0);
+    }
+    thread::sync_threads();
+    for i in (thread::index_1d()..data.len()).step_by(thread::grid_stride_x() as usize) {
+        let w = weights.load(i);
+        bins.atomic_add(byte_bin(data.load(i), nb), w);
+    }
+    thread::sync_threads();
+    for b in (t..nb).step_by(thread::block_dim_x() as usize) {
+        histo.atomic_add(b, bins.load(b));
+    }"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_joint",
+        r#"    let bins = dynamic_shared![u32];
+    init_private_bins(bins, histo.len());
+    let rows = histo.len() / bins_x;
+    let pairs = x.len().min(y.len());
+    let mut i = thread::index_1d();
+    while i < pairs {
+        let (bx, by) = (byte_bin(x.load(i), bins_x), byte_bin(y.load(i), rows));
+        bins.atomic_add(by * bins_x + bx, 1);
+        i += thread::grid_stride_x();
+    }
+    store_output(bins, histo);"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_u32_global",
+        r#"    for i in (thread::index_1d()..data.len()).step_by(thread::grid_stride_x() as usize) {
+        let v = data.load(i);
+        if v >= histo.len() {
+            continue;
+        }
+        histo.red_add(v, 1);
+    }"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_u32_shared",
+        r#"    let bins = dynamic_shared![u32];
+    init_private_bins(bins, histo.len());
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let v = data.load(i);
+        if v < histo.len() {
+            bins.atomic_add(v, 1);
+        }
+        i += thread::grid_stride_x();
+    }
+    store_output(bins, histo);"#,
+    ),
+    (
+        "ch09.rs",
+        "privatized_worst_global_atomics",
+        r#"    let full = n / block;
+    let rest = n % block;
+    full * block.min(num_bins) + rest.min(num_bins)"#,
+    ),
+    (
+        "ch09.rs",
+        "atomic_add_cas",
+        r#"    loop {
+        let seen = counters.load(i);
+        if counters.atomic_cas(i, seen, seen.wrapping_add(v)) == seen {
+            return seen;
+        }
+    }"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_cas",
+        r#"    for i in (thread::index_1d()..data.len()).step_by(thread::grid_stride_x() as usize) {
+        let bin = byte_bin(data.load(i), histo.len());
+        atomic_add_cas(histo, bin, 1);
+    }"#,
+    ),
+    ("ch09.rs", "predict_cas_failures", r#"    (0..lanes).sum()"#),
+    (
+        "ch09.rs",
+        "choose_strategy",
+        r#"    match num_bins {
+        0..=SHARED_BINS => Strategy::Shared,
+        _ => Strategy::Global,
+    }"#,
+    ),
+];
+
+/// A second student's choices where the checks count most exactly: half the warps on
+/// the even elements and half on the odd ones (5.4), rounds a grid apart (5.6), a local
+/// array indexed at run time (9.10), the blocks of one slice next to each other (9.17),
+/// and more. `(file, function, body)`.
+const OWN_2: &[(&str, &str, &str)] = &[
+    (
+        "ch05.rs",
+        "write_coords_3d",
+        r#"    let (x, y, z) = thread::index_3d();
+    let w = thread::grid_dim_x() * thread::block_dim_x();
+    let h = thread::grid_dim_y() * thread::block_dim_y();
+    out.store(x + w * (y + h * z), pack_xyz(x, y, z));"#,
+    ),
+    (
+        "ch05.rs",
+        "mul_grid_stride",
+        r#"    let mut i = thread::index_1d();
+    loop {
+        if i >= a.len() {
+            break;
+        }
+        let p = b.load(i).wrapping_mul(c.load(i));
+        a.store(i, p);
+        i += thread::grid_stride_x();
+    }"#,
+    ),
+    (
+        "ch05.rs",
+        "classify_uniform",
+        r#"    // The first half of the grid's warps take the even elements, the second half the
+    // odd ones: every warp takes one side of the branch.
+    let t = thread::index_1d();
+    let warps = thread::grid_stride_x() / 32;
+    let (w, l) = (t / 32, t % 32);
+    if w < warps / 2 {
+        let i = 2 * (32 * w + l);
+        if i < data.len() {
+            out.store(i, even_work(data.load(i)));
+        }
+    } else {
+        let i = 2 * (32 * (w - warps / 2) + l) + 1;
+        if i < data.len() {
+            out.store(i, odd_work(data.load(i)));
+        }
+    }"#,
+    ),
+    (
+        "ch05.rs",
+        "histo_shared_n",
+        r#"    let bins = shared_array![u32; BINS as usize];
+    let t = thread::thread_idx_x();
+    for b in (t..BINS).step_by(thread::block_dim_x() as usize) {
+        bins.store(b, 0);
+    }
+    thread::sync_threads();
+    // Rounds a whole grid apart, as a grid-stride loop of N rounds.
+    let words = data.cast::<u32>();
+    let threads = thread::grid_stride_x();
+    for r in 0..words_per_thread {
+        let i = r * threads + thread::index_1d();
+        if i < words.len() {
+            let w = words.load(i);
+            for k in 0..4 {
+                bins.atomic_add((w >> (8 * k)) & 0xff, 1);
+            }
+        }
+    }
+    count_tail(data, |b| {
+        bins.atomic_add(b, 1);
+    });
+    thread::sync_threads();
+    for b in (t..BINS).step_by(thread::block_dim_x() as usize) {
+        let n = bins.load(b);
+        if n > 0 {
+            histo.atomic_add(b, n);
+        }
+    }"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_private_global",
+        r#"    let copy = thread::block_idx_x() * num_bins;
+    for i in (thread::index_1d()..data.len()).step_by(thread::grid_stride_x() as usize) {
+        histo.atomic_add(copy + byte_bin(data.load(i), num_bins), 1);
+    }
+    thread::sync_threads();
+    if thread::block_idx_x() > 0 {
+        for bin in (thread::thread_idx_x()..num_bins).step_by(thread::block_dim_x() as usize) {
+            let c = histo.load(copy + bin);
+            if c > 0 {
+                histo.atomic_add(bin, c);
+            }
+        }
+    }"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_coarse_contiguous",
+        r#"    let bins = dynamic_shared![u32];
+    init_private_bins(bins, histo.len());
+    let start = thread::index_1d() * coarsen;
+    let mut k = 0;
+    while k < coarsen && start + k < data.len() {
+        bins.atomic_add(byte_bin(data.load(start + k), histo.len()), 1);
+        k += 1;
+    }
+    store_output(bins, histo);"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_aggregate",
+        r#"    let bins = dynamic_shared![u32];
+    let nb = histo.len();
+    init_private_bins(bins, nb);
+    let mut current = NO_BIN;
+    let mut count = 0;
+    for i in (thread::index_1d()..data.len()).step_by(thread::grid_stride_x() as usize) {
+        let b = byte_bin(data.load(i), nb);
+        if b != current && count > 0 {
+            bins.atomic_add(current, count);
+            count = 0;
+        }
+        current = b;
+        count += 1;
+    }
+    if count > 0 {
+        bins.atomic_add(current, count);
+    }
+    store_output(bins, histo);"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_registers",
+        r#"    let mut counts = [0u32; 16];
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let v = data.load(i);
+        if v < 16 {
+            counts[v as usize] += 1;
+        }
+        i += thread::grid_stride_x();
+    }
+    for b in 0..histo.len().min(16) {
+        let mut total = counts[b as usize];
+        for offset in [16, 8, 4, 2, 1] {
+            total += warp::warp_shuffle_down(warp::FULL_MASK, total, offset, 32);
+        }
+        if warp::lane_id() == 0 {
+            histo.atomic_add(b, total);
+        }
+    }"#,
+    ),
+    (
+        "ch09.rs",
+        "atomic_add_cas",
+        r#"    let mut expected = counters.load(i);
+    loop {
+        let found = counters.atomic_cas(i, expected, expected.wrapping_add(v));
+        if found == expected {
+            break found;
+        }
+        expected = found;
+    }"#,
+    ),
+    (
+        "ch09.rs",
+        "predict_cas_failures",
+        r#"    let mut failures = 0;
+    let mut waiting = lanes;
+    while waiting > 1 {
+        waiting -= 1;
+        failures += waiting;
+    }
+    failures"#,
+    ),
+    (
+        "ch09.rs",
+        "histo_u32_sliced",
+        r#"    let bins = dynamic_shared![u32];
+    let width = bins.len();
+    let nb = histo.len();
+    if width == 0 || nb == 0 {
+        return;
+    }
+    let slices = nb.div_ceil(width);
+    let grid = thread::grid_dim_x();
+    let b = thread::block_idx_x();
+    // The blocks of one slice side by side: block b counts slice b / chunks over chunk
+    // b % chunks; with fewer blocks than slices, slices b, b + grid, ... over all data.
+    let (first_slice, step, chunk, chunks) = if grid >= slices {
+        let chunks = grid / slices;
+        (b / chunks, slices, b % chunks, chunks)
+    } else {
+        (b, grid, 0, 1)
+    };
+    if first_slice >= slices {
+        return;
+    }
+    let mut slice = first_slice;
+    while slice < slices {
+        let first = slice * width;
+        let count = width.min(nb - first);
+        init_private_bins(bins, count);
+        let block = thread::block_dim_x();
+        let mut i = chunk * block + thread::thread_idx_x();
+        while i < data.len() {
+            let v = data.load(i);
+            if v >= first && v - first < count {
+                bins.atomic_add(v - first, 1);
+            }
+            i += chunks * block;
+        }
+        thread::sync_threads();
+        let mut k = thread::thread_idx_x();
+        while k < count {
+            let c = bins.load(k);
+            if c > 0 {
+                histo.atomic_add(first + k, c);
+            }
+            k += block;
+        }
+        thread::sync_threads();
+        slice += step;
+    }"#,
+    ),
+];
+
+/// The second student's choices pass too.
+#[test]
+fn a_second_students_choices_pass() {
+    let dir = student_with("own-second", OWN_2);
+    let ids = [
+        "5.2", "5.3", "5.4", "5.6", "9.4", "9.6", "9.7", "9.10", "9.15", "9.17",
+    ];
+    let (report, _) = grade(&dir, &ids);
+    let mut failed = Vec::new();
+    for id in ids {
+        let e = exercise(&report, id);
+        if e["status"] != "pass" {
+            failed.push(format!("{id}: {} - {}", e["status"], e["reason"]));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+/// Every exercise of the course: each solved as [`OWN`] solves it passes.
+#[test]
+fn every_exercise_solved_in_a_students_own_way_passes() {
+    let dir = student_with("own-all", OWN);
+    let (report, _) = grade(&dir, &[]);
+    let mut failed = Vec::new();
+    for e in report["exercises"].as_array().expect("exercises") {
+        if e["status"] != "pass" {
+            failed.push(format!("{}: {} - {}", e["id"], e["status"], e["reason"]));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert_eq!(report["passed"], report["exercises_graded"], "{report}");
+}
+
+/// One mistake in every exercise, as students make them: `(file, function, body)` and
+/// the failure it must be named by (status, kind) and a word its hint must hold.
+/// A mistake: the exercise, the function, its body, the status and kind it must fail
+/// with, and a word the hint for that failure holds.
+type Mistake = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    &'static str,
+);
+
+const MISTAKES: &[Mistake] = &[
+    (
+        "5.1",
+        "mul_blocks",
+        r#"    let i = thread::index_1d();
+    a.store(i, b.load(i).wrapping_mul(c.load(i)));"#,
+        "out_of_bounds",
+        None,
+        "guard",
+    ),
+    (
+        "5.2",
+        "write_coords_2d",
+        r#"    let (x, y) = thread::index_2d();
+    let h = thread::grid_dim_y() * thread::block_dim_y();
+    out.store(x * h + y, pack_xy(x, y));"#,
+        "wrong_result",
+        None,
+        "row",
+    ),
+    (
+        "5.3",
+        "stride_grid",
+        r#"    (sm_count * BLOCKS_PER_SM).min(n.div_ceil(block))"#,
+        "wrong_result",
+        Some("stride_grid"),
+        "least",
+    ),
+    (
+        "5.4",
+        "warps_per_block",
+        r#"    threads / 32"#,
+        "wrong_result",
+        Some("warps_per_block"),
+        "warps",
+    ),
+    (
+        "5.5",
+        "smooth",
+        r#"    let i = thread::index_1d();
+    let n = src.len();
+    if i < n {
+        let left = if i > 0 { src.load(i - 1) } else { 0 };
+        let right = if i + 1 < n { src.load(i + 1) } else { 0 };
+        let sum = left.wrapping_add(src.load(i)).wrapping_add(right);
+        src.store(i, sum);
+        dst.store(i, sum);
+    }"#,
+        "race",
+        None,
+        "block",
+    ),
+    (
+        "5.6",
+        "histo_shared",
+        r#"    let bins = shared_array![u32; BINS as usize];
+    let words = data.cast::<u32>();
+    let i = thread::index_1d();
+    if i < words.len() {
+        let w = words.load(i);
+        for k in 0..4 {
+            bins.atomic_add((w >> (8 * k)) & 0xff, 1);
+        }
+    }
+    count_tail(data, |b| {
+        bins.atomic_add(b, 1);
+    });
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < BINS {
+        let n = bins.load(b);
+        if n > 0 {
+            histo.atomic_add(b, n);
+        }
+        b += thread::block_dim_x();
+    }"#,
+        "wrong_result",
+        Some("uninitialised_shared"),
+        "cleared",
+    ),
+    (
+        "9.1",
+        "letter_histogram",
+        r#"    let mut histo = [0u32; 26];
+    for &c in text {
+        let c = c.to_ascii_lowercase();
+        if c.is_ascii_lowercase() {
+            histo[((c - b'a') as u32 / letters_per_bin) as usize] += 1;
+        }
+    }
+    histo"#,
+        "wrong_result",
+        Some("letter_histogram"),
+        "lowercase",
+    ),
+    (
+        "9.2",
+        "predict_naive_count",
+        r#"    1"#,
+        "wrong_result",
+        Some("prediction"),
+        "warp",
+    ),
+    (
+        "9.3",
+        "histo_atomic",
+        r#"    let per = data.len().div_ceil(thread::grid_stride_x());
+    let first = thread::index_1d() * per;
+    let mut i = first;
+    while i < data.len() && i < first + per {
+        histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += 1;
+    }"#,
+        "wrong_technique",
+        Some("uncoalesced"),
+        "neighbouring",
+    ),
+    (
+        "9.4",
+        "histo_private_global",
+        r#"    let mut i = thread::index_1d();
+    while i < data.len() {
+        histo.atomic_add(byte_bin(data.load(i), num_bins), 1);
+        i += thread::grid_stride_x();
+    }"#,
+        "wrong_technique",
+        Some("private_copy"),
+        "own copy",
+    ),
+    (
+        "9.5",
+        "histo_private_shared",
+        r#"    let bins = shared_array![u32; STATIC_BINS as usize];
+    let num_bins = histo.len();
+    let mut bin = thread::thread_idx_x();
+    while bin < num_bins {
+        bins.store(bin, 0);
+        bin += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add(byte_bin(data.load(i), num_bins), 1);
+        i += thread::grid_stride_x();
+    }
+    let mut bin = thread::thread_idx_x();
+    while bin < num_bins {
+        let count = bins.load(bin);
+        if count > 0 {
+            histo.atomic_add(bin, count);
+        }
+        bin += thread::block_dim_x();
+    }"#,
+        "race",
+        None,
+        "wait",
+    ),
+    (
+        "9.6",
+        "histo_coarse_interleaved",
+        r#"    let bins = dynamic_shared![u32];
+    init_private_bins(bins, histo.len());
+    let per = data.len().div_ceil(thread::grid_stride_x());
+    let first = thread::index_1d() * per;
+    for i in first..(first + per).min(data.len()) {
+        bins.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+    }
+    store_output(bins, histo);"#,
+        "wrong_technique",
+        Some("partition"),
+        "partition",
+    ),
+    (
+        "9.7",
+        "histo_aggregate",
+        r#"    let bins = dynamic_shared![u32];
+    init_private_bins(bins, histo.len());
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add(byte_bin(data.load(i), histo.len()), 1);
+        i += thread::grid_stride_x();
+    }
+    store_output(bins, histo);"#,
+        "wrong_technique",
+        Some("runs"),
+        "run",
+    ),
+    (
+        "9.8",
+        "histo_warp_aggregate",
+        r#"    let bins = dynamic_shared![u32];
+    let nb = histo.len();
+    init_private_bins(bins, nb);
+    let lane = warp::lane_id();
+    let mut i = thread::index_1d();
+    while i - lane < data.len() {
+        let b = if i < data.len() { byte_bin(data.load(i), nb) } else { NO_BIN };
+        let _peers = warp::warp_match_any(warp::FULL_MASK, b);
+        if b != NO_BIN {
+            bins.atomic_add(b, 1);
+        }
+        i += thread::grid_stride_x();
+    }
+    store_output(bins, histo);"#,
+        "wrong_technique",
+        Some("distinct_bins"),
+        "group",
+    ),
+    (
+        "9.9",
+        "consume_tiles",
+        r#"    let count = |byte: u8| {
+        bins.atomic_add(byte_bin(byte, num_bins) * FastestPolicy::LANE_COPIES, 1);
+    };
+    let vectors = data.cast::<U32x4>();
+    let n = vectors.len();
+    let stride = thread::grid_stride_x();
+    let mut v = thread::index_1d();
+    while v < n && n - v > 3 * stride {
+        let loaded = [
+            vectors.load(v),
+            vectors.load(v + stride),
+            vectors.load(v + 2 * stride),
+            vectors.load(v + 3 * stride),
+        ];
+        for U32x4(words) in loaded {
+            for w in words {
+                for k in 0..4 {
+                    count((w >> (8 * k)) as u8);
+                }
+            }
+        }
+        v += 4 * stride;
+    }
+    while v < n {
+        let U32x4(words) = vectors.load(v);
+        for w in words {
+            for k in 0..4 {
+                count((w >> (8 * k)) as u8);
+            }
+        }
+        v += stride;
+    }
+    let mut i = n * FastestPolicy::VEC_BYTES + thread::index_1d();
+    while i < data.len() {
+        count(data.load(i));
+        i += stride;
+    }"#,
+        "wrong_technique",
+        Some("bank_conflicts"),
+        "bank",
+    ),
+    (
+        "9.10",
+        "histo_registers",
+        r#"    let counts = shared_array![u32; 16];
+    let t = thread::thread_idx_x();
+    if t < 16 {
+        counts.store(t, 0);
+    }
+    thread::sync_threads();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let v = data.load(i);
+        if v < histo.len() {
+            counts.atomic_add(v, 1);
+        }
+        i += thread::grid_stride_x();
+    }
+    thread::sync_threads();
+    if t < histo.len() {
+        let c = counts.load(t);
+        if c > 0 {
+            histo.atomic_add(t, c);
+        }
+    }"#,
+        "wrong_technique",
+        Some("shared_memory"),
+        "registers",
+    ),
+    (
+        "9.11",
+        "histo_rgb",
+        r#"    let bins = dynamic_shared![u32];
+    init_private_bins(bins, histo.len());
+    let per = histo.len() / 3;
+    let mut p = thread::index_1d();
+    while p < pixels.len() / 3 {
+        bins.atomic_add(byte_bin(pixels.load(3 * p), per), 1);
+        bins.atomic_add(per + byte_bin(pixels.load(3 * p + 1), per), 1);
+        bins.atomic_add(per + byte_bin(pixels.load(3 * p + 2), per), 1);
+        p += thread::grid_stride_x();
+    }
+    store_output(bins, histo);"#,
+        "wrong_result",
+        None,
+        "channel",
+    ),
+    (
+        "9.12",
+        "histo_weighted",
+        r#"    let bins = dynamic_shared![f32];
+    let nb = histo.len();
+    let mut b = thread::thread_idx_x();
+    while b < nb {
+        bins.store(b, 0.0);
+        b += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add(byte_bin(data.load(i), nb), weights.load(i));
+        i += thread::grid_stride_x();
+    }
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < nb {
+        let s = bins.load(b);
+        if s > 0.0 {
+            histo.atomic_add(b, s);
+        }
+        b += thread::block_dim_x();
+    }"#,
+        "wrong_result",
+        None,
+        "negative",
+    ),
+    (
+        "9.13",
+        "histo_joint",
+        r#"    let bins = dynamic_shared![u32];
+    init_private_bins(bins, histo.len());
+    let bins_y = histo.len() / bins_x;
+    let mut i = thread::index_1d();
+    while i < x.len().min(y.len()) {
+        bins.atomic_add(byte_bin(x.load(i), bins_x) * bins_y + byte_bin(y.load(i), bins_y), 1);
+        i += thread::grid_stride_x();
+    }
+    store_output(bins, histo);"#,
+        "wrong_result",
+        None,
+        "row",
+    ),
+    (
+        "9.14",
+        "privatized_worst_global_atomics",
+        r#"    n.min(num_bins)"#,
+        "wrong_result",
+        Some("question"),
+        "block",
+    ),
+    (
+        "9.15",
+        "atomic_add_cas",
+        r#"    let old = counters.load(i);
+    loop {
+        if counters.atomic_cas(i, old, old.wrapping_add(v)) == old {
+            return old;
+        }
+    }"#,
+        "livelock",
+        None,
+        "spins",
+    ),
+    (
+        "9.16",
+        "choose_strategy",
+        r#"    if num_bins < 16 {
+        Strategy::Registers
+    } else if num_bins <= 1024 {
+        Strategy::Shared
+    } else {
+        Strategy::Global
+    }"#,
+        "wrong_result",
+        Some("choice"),
+        "H100",
+    ),
+    (
+        "9.17",
+        "histo_u32_sliced",
+        r#"    let bins = dynamic_shared![u32];
+    let (width, num_bins) = (bins.len(), histo.len());
+    if width == 0 || num_bins == 0 {
+        return;
+    }
+    let slices = num_bins.div_ceil(width);
+    let mut slice = thread::block_idx_x();
+    while slice < slices {
+        let first = slice * width;
+        let count = width.min(num_bins - first);
+        init_private_bins(bins, count);
+        let mut i = thread::thread_idx_x();
+        while i < data.len() {
+            let offset = data.load(i).wrapping_sub(first);
+            if offset < count {
+                bins.atomic_add(offset, 1);
+            }
+            i += thread::block_dim_x();
+        }
+        let mut bin = thread::thread_idx_x();
+        while bin < count {
+            let counted = bins.load(bin);
+            if counted > 0 {
+                histo.atomic_add(first + bin, counted);
+            }
+            bin += thread::block_dim_x();
+        }
+        thread::sync_threads();
+        slice += thread::grid_dim_x();
+    }"#,
+        "race",
+        None,
+        "barrier",
+    ),
+];
+
+/// Each mistake of [`MISTAKES`] fails its own exercise with its own failure named (the
+/// status and, where the check tells it apart, its kind) and the hint for that failure,
+/// and costs no other exercise.
+#[test]
+fn each_mistake_fails_with_its_own_failure_named() {
+    let edits: Vec<(&str, &str, &str)> = MISTAKES
+        .iter()
+        .map(|&(id, f, body, ..)| {
+            (
+                if id.starts_with("5.") {
+                    "ch05.rs"
+                } else {
+                    "ch09.rs"
+                },
+                f,
+                body,
+            )
+        })
+        .collect();
+    let dir = student_with("own-mistakes-all", &edits);
+    let (report, _) = grade(&dir, &[]);
+    let mut wrong = Vec::new();
+    for &(id, f, _, status, kind, hint_says) in MISTAKES {
+        let e = exercise(&report, id);
+        let said = format!(
+            "{id} ({f}): {} {} - {}; hint: {}",
+            e["status"],
+            e.get("kind").map_or(String::new(), |k| k.to_string()),
+            e["reason"],
+            e["hint"]
+        );
+        let hint = e["hint"].as_str().unwrap_or_default();
+        if e["status"] != status
+            || e.get("kind").and_then(|k| k.as_str()) != kind
+            || !hint.contains(hint_says)
+        {
+            wrong.push(said);
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // Every exercise graded has a mistake of its own: none passes.
+    let graded = report["exercises"].as_array().expect("exercises").len();
+    assert_eq!(graded, MISTAKES.len(), "one mistake per exercise");
+}
+
 #[test]
 fn right_kernels_written_differently_from_the_reference_pass() {
     let dir = student_with(

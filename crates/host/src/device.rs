@@ -380,12 +380,16 @@ impl Device {
                         simt::KernelBody::native(move || host(args))
                     }
                 };
-                let report = simt::launch(memory, &spec, body, config)?;
-                // What the kernel printed (`gpu::println!`), for the student: labelled,
-                // on standard error, and never part of any check's result.
-                for line in &report.output {
-                    eprintln!("kernel output: {line}");
+                let report = simt::launch(memory, &spec, body, config);
+                // What the kernel printed (`gpu::println!`), for the student: labelled with
+                // this launch and kept beside the check's result, never part of it
+                // (`simt::kernel_output`). A launch that fails keeps its number too.
+                let printed = report.as_ref().map_or(&[][..], |r| &r.output[..]);
+                simt::kernel_output::launched(&launch_label(kernel.name, &cfg), printed);
+                if let Some(sink) = &config.trace {
+                    sink.name_last(kernel.name);
                 }
+                let report = report?;
                 Ok(LaunchReport {
                     emulator: Some(report),
                     gpu_time: None,
@@ -653,4 +657,17 @@ fn freed() -> LaunchError {
         cuda_error: "cudaErrorInvalidValue",
         message: "the buffer was already freed".into(),
     }
+}
+
+/// A launch as kernel output names it: `histo_atomic<<<3, 64>>>`, or with every
+/// dimension where the grid or block has more than one (`<<<(3,2,1), (32,4,1)>>>`).
+pub fn launch_label(kernel: &str, cfg: &LaunchConfig) -> String {
+    let dim = |d: &crate::Dim3| {
+        if d.y == 1 && d.z == 1 {
+            d.x.to_string()
+        } else {
+            format!("({},{},{})", d.x, d.y, d.z)
+        }
+    };
+    format!("{kernel}<<<{}, {}>>>", dim(&cfg.grid), dim(&cfg.block))
 }

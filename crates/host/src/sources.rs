@@ -14,6 +14,11 @@
 //! - a symbolic link under `src/`, which brings in a file from anywhere, and anything
 //!   that is neither a folder nor a regular file (a FIFO would block the check's read).
 //!
+//! And one thing that is harmless but silent: std's printing (`std::println!`, `dbg!`,
+//! `io::stdout`) writes to a standard output that a lane does not have, so it would print
+//! nothing. It is refused with a message that points to `println!` as the kernel files
+//! import it (`gpu::println!`, shown to the student as kernel output).
+//!
 //! Each refused word is refused wherever it stands as an identifier, not only where it
 //! would do harm: a `macro_rules!` can take `path` or `include_str` as an argument and
 //! write the attribute or the call itself. The files are read as Rust tokens by a real
@@ -163,8 +168,68 @@ pub fn refused_in(text: &str) -> Result<Option<(usize, &'static str)>, usize> {
     Ok(first_refused(tokens))
 }
 
+/// Why std's printing is refused (see the module docs).
+const STD_OUTPUT: &str = "std's printing writes to a standard output that a lane does not have, so it \
+     prints nothing: write `println!` (or `print!`, `eprintln!`, `dbg!`) without `std::`; the kernel \
+     files import them from `gpu` (`gpu::println!`), and their text is shown to you as kernel \
+     output, labelled with the launch, block and thread";
+
+/// The macros of std that print, refused when named through a path (`std::println!`).
+const STD_PRINTING: [&str; 5] = ["print", "println", "eprint", "eprintln", "dbg"];
+
+/// The first `std::println`-like path among `trees` (one level of a token stream): its
+/// line. `std :: println`, `std :: { println, .. }`, and `io :: stdout` / `io :: stderr`.
+fn std_printing(trees: &[TokenTree]) -> Option<usize> {
+    let ident = |i: usize| match trees.get(i) {
+        Some(TokenTree::Ident(id)) => Some(id.to_string()),
+        _ => None,
+    };
+    let path_sep = |i: usize| {
+        matches!((trees.get(i), trees.get(i + 1)),
+            (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b))) if a.as_char() == ':' && b.as_char() == ':')
+    };
+    for (i, tree) in trees.iter().enumerate() {
+        let TokenTree::Ident(first) = tree else {
+            continue;
+        };
+        let first = first.to_string();
+        if !path_sep(i + 1) {
+            continue;
+        }
+        let line = first_line(tree);
+        let next = ident(i + 3);
+        match first.as_str() {
+            "std" if next.as_deref().is_some_and(|n| STD_PRINTING.contains(&n)) => {
+                return Some(line);
+            }
+            "std" => {
+                if let Some(TokenTree::Group(g)) = trees.get(i + 3) {
+                    let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                    let named = inner.iter().any(|t| {
+                        matches!(t, TokenTree::Ident(id) if STD_PRINTING.contains(&id.to_string().as_str()))
+                    });
+                    if named {
+                        return Some(line);
+                    }
+                }
+            }
+            "io" if matches!(next.as_deref(), Some("stdout" | "stderr")) => return Some(line),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn first_line(tree: &TokenTree) -> usize {
+    tree.span().start().line
+}
+
 fn first_refused(tokens: TokenStream) -> Option<(usize, &'static str)> {
-    for tree in tokens {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    if let Some(line) = std_printing(&trees) {
+        return Some((line, STD_OUTPUT));
+    }
+    for tree in trees {
         match tree {
             TokenTree::Ident(ident) => {
                 let word = ident.to_string();
@@ -243,6 +308,31 @@ mod tests {
         );
         assert_eq!(line("fn f() { r#unsafe(); }"), Some(1));
         assert_eq!(line("let paths = 3; let included = 4;"), None);
+    }
+
+    /// std's printing has no output in a lane: refused, pointing to `gpu::println!`; the
+    /// course's own `println!` (imported from `gpu`) is not.
+    #[test]
+    fn std_printing_is_refused_and_points_to_the_kernel_output() {
+        for text in [
+            "fn f() {\n    std::println!(\"x\");\n}",
+            "fn f() {\n    ::std::dbg!(3);\n}",
+            "fn f() {\n    std::eprint!(\"x\");\n}",
+            "use std::{println as p};\nfn f() {}",
+            "fn f() {\n    let _ = std::io::stdout();\n}",
+            "fn f() {\n    { std::print!(\"deep\") }\n}",
+        ] {
+            let (line, why) = refused(text).expect("Rust tokens").expect(text);
+            assert!(line <= 2, "{text}: line {line}");
+            assert!(why.contains("gpu::println!"), "{why}");
+        }
+        for text in [
+            "use gpu::{dbg, println};\nfn f() { println!(\"i = {}\", 1); dbg!(2); }",
+            "fn f() { gpu::println!(\"x\"); let _ = core::cmp::min(1, 2); }",
+            "fn f() { let stdout = 1; let io = stdout; }",
+        ] {
+            assert_eq!(line(text), None, "{text}");
+        }
     }
 
     #[test]

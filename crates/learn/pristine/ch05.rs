@@ -27,6 +27,10 @@
 #![allow(unused_variables)] // the stubs leave their parameters unused until solved
 
 use gpu::prelude::*;
+// Kernel output: std's printing macros have no standard output in a lane; these are
+// `gpu::println!` and its kin, shown to you labelled as kernel output.
+#[allow(unused_imports)]
+use gpu::{dbg, eprint, eprintln, print, println};
 
 // ANCHOR: spmd_constants
 /// Elements of the 5.1 loop: the 128 of the source text's example.

@@ -38,6 +38,10 @@
 
 use gpu::prelude::*;
 use gpu::value::U32x4;
+// Kernel output: std's printing macros have no standard output in a lane; these are
+// `gpu::println!` and its kin, shown to you labelled as kernel output.
+#[allow(unused_imports)]
+use gpu::{dbg, eprint, eprintln, print, println};
 
 /// The sentence PMPP histograms in its chapter 9.
 pub const PMPP_SENTENCE: &str = "programming massively parallel processors";

@@ -7,7 +7,7 @@
 //! [`Backend`](crate::Backend) to carry out; [`App::render`] draws the screen as text.
 
 use crate::progress::Progress;
-use course::{Outcome, Status};
+use course::{Failure, Outcome};
 use std::fmt::Write as _;
 
 /// One exercise as the runner shows it: the registry's data, owned, so that tests can
@@ -29,7 +29,10 @@ pub struct ExerciseInfo {
     pub hints: Vec<String>,
     /// Hints that answer one kind of failure: shown before the general ones when the
     /// check fails that way.
-    pub hints_by_failure: Vec<(Status, String)>,
+    pub hints_by_failure: Vec<(Failure, String)>,
+    /// Every kind of failure the exercise's check can produce
+    /// (`course::Exercise::failures`): how a failure's named kind is read back.
+    pub failures: Vec<Failure>,
     /// The book section, relative to `book/src/`.
     pub book: String,
 }
@@ -47,22 +50,26 @@ impl ExerciseInfo {
             hints_by_failure: e
                 .hints_by_failure
                 .iter()
-                .map(|(status, h)| (*status, h.to_string()))
+                .map(|(failure, h)| (*failure, h.to_string()))
                 .collect(),
+            failures: e.failures(),
             book: e.book.to_string(),
         }
     }
 
-    /// The hints for a failure of `status` (`None`: not failing), in the order they are
-    /// shown: those that answer it, then the general ones (as
-    /// `course::Exercise::hints_for`).
-    pub fn hints_for(&self, status: Option<Status>) -> Vec<&str> {
-        self.hints_by_failure
-            .iter()
-            .filter(|(on, _)| Some(*on) == status)
-            .map(|(_, h)| h.as_str())
-            .chain(self.hints.iter().map(String::as_str))
-            .collect()
+    /// The hints for a failure of kind `failure` (`None`: not failing), in the order
+    /// they are shown: those that answer it (the exercise's, else the course's), then the
+    /// general ones (`course::hints::choose`, as `course::Exercise::hints_for`).
+    pub fn hints_for(&self, failure: Option<Failure>) -> Vec<&str> {
+        match failure {
+            Some(f) => course::hints::choose(&self.hints_by_failure, &self.hints, f),
+            None => self.hints.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// The kind of failure `out` is, as this exercise's check names its kinds.
+    pub fn failure_of(&self, out: &Outcome) -> Failure {
+        out.failure(&self.failures)
     }
 
     /// The student's file: `kernels/src/<chapter>.rs`.
@@ -83,6 +90,9 @@ pub enum Verdict {
     Pass {
         /// What was checked.
         reason: String,
+        /// What the kernels printed (`println!` in a kernel), labelled with the launch,
+        /// block and thread: shown in a pane of its own, never read by the check.
+        kernel_output: Vec<String>,
     },
     /// The check failed (wrong result, race, not implemented, ...).
     Fail {
@@ -133,8 +143,11 @@ pub enum Key {
     Solution,
     /// `c`: check again now.
     Check,
-    /// `q`: quit.
+    /// `q`: quit (asks first: `q` again quits, any other key stays).
     Quit,
+    /// Esc (or `b`, typed): step back, from the list to the exercise; on the exercise,
+    /// cancel what a key asked to confirm.
+    Back,
     /// Arrow up: the previous exercise of the list.
     Up,
     /// Arrow down: the next exercise of the list.
@@ -157,6 +170,7 @@ impl Key {
             's' => Key::Solution,
             'c' => Key::Check,
             'q' => Key::Quit,
+            'b' => Key::Back,
             _ => return None,
         })
     }
@@ -185,9 +199,20 @@ pub enum Event {
     Typed(char),
     /// Open exercise `id` (a number typed as a line, where keys need Enter).
     Open(String),
-    /// Every exercise checked in the background when the runner started, `(id, passed)`:
-    /// progress made outside the runner (with `cargo test`) is picked up.
-    Scanned(Vec<(String, bool)>),
+    /// The other exercises, checked in the background after the runner started or a save
+    /// ([`Effect::Rescan`] of the same `generation`): `(id, passed)` for each, or why
+    /// they could not be checked (the kernels do not compile). Progress made outside the
+    /// runner (with `cargo test`) is picked up, and an exercise a save made pass (or
+    /// fail) shows it in the list.
+    Scanned {
+        /// The [`Effect::Rescan`] this answers; an older one than the last asked for is
+        /// stale (a later save asked again) and ignored.
+        generation: u64,
+        /// `(id, passed)` per exercise checked, or why none was.
+        results: Result<Vec<(String, bool)>, String>,
+    },
+    /// Ctrl-C (or the end of the input): quit now, without asking.
+    Interrupt,
 }
 
 /// Something the loop must do for the state machine.
@@ -204,6 +229,11 @@ pub enum Effect {
     Trace(String),
     /// Show the reference solution of this exercise.
     ShowSolution(String),
+    /// Check every exercise but the open one in the background (the open one was just
+    /// checked, first), then send [`Event::Scanned`] with this generation: after a save
+    /// any exercise's verdict may have changed (a compile error fails them all; solving
+    /// 9.5 unblocks 9.9), so the list is never stale.
+    Rescan(u64),
     /// Write the progress file.
     Save,
     /// Stop.
@@ -237,6 +267,16 @@ pub struct App {
     message: Option<String>,
     /// The exercise a first `r` asked to reset: a second `r` confirms it.
     confirm_reset: Option<String>,
+    /// A first `q` asked to quit: a second `q` quits.
+    confirm_quit: bool,
+    /// Counts the checks of every exercise asked for (at the start and after each save):
+    /// a background answer to an older one is stale.
+    generation: u64,
+    /// The generation of the background check still running, if any.
+    scanning: Option<u64>,
+    /// Why the last background check of the others could not run (the kernels do not
+    /// compile): the list then shows the last checks that ran.
+    scan_note: Option<String>,
     /// The list's cursor (an index into the exercises).
     cursor: usize,
     /// An exercise number being typed in the list.
@@ -272,6 +312,10 @@ impl App {
             keys: true,
             message: None,
             confirm_reset: None,
+            confirm_quit: false,
+            generation: 0,
+            scanning: None,
+            scan_note: None,
             cursor: current,
             typed: String::new(),
             quit: false,
@@ -305,12 +349,27 @@ impl App {
         self.quit
     }
 
-    /// The status of the current failure, if the last check failed.
-    fn failure(&self) -> Option<Status> {
+    /// The kind of the current failure, if the last check failed.
+    fn failure(&self) -> Option<Failure> {
         match &self.verdict {
-            Some(Verdict::Fail { outcome, .. }) => Some(outcome.status),
+            Some(Verdict::Fail { outcome, .. }) => Some(self.current().failure_of(outcome)),
             _ => None,
         }
+    }
+
+    /// Is a background check of the other exercises running?
+    pub fn scanning(&self) -> bool {
+        self.scanning.is_some()
+    }
+
+    /// What to tell the student as the runner ends: where the progress is and how to
+    /// come back to this exercise.
+    pub fn farewell(&self) -> String {
+        format!(
+            "learn: progress saved ({}); `cargo run -p learn` brings you back to {}",
+            self.score(None),
+            self.current().id
+        )
     }
 
     /// The current exercise's hints for its last verdict: the grader's choice for the
@@ -344,8 +403,20 @@ impl App {
             Event::Key(_) | Event::Typed(_) | Event::Open(_) => self.confirm_reset.take(),
             _ => self.confirm_reset.clone(),
         };
+        let quitting = match event {
+            Event::Key(_) | Event::Typed(_) | Event::Open(_) => {
+                std::mem::take(&mut self.confirm_quit)
+            }
+            _ => self.confirm_quit,
+        };
         match event {
-            Event::Start | Event::FileChanged | Event::Key(Key::Check) => {
+            Event::Start | Event::FileChanged => {
+                self.message = None;
+                self.generation += 1;
+                self.scanning = Some(self.generation);
+                vec![Effect::Check(id), Effect::Rescan(self.generation)]
+            }
+            Event::Key(Key::Check) => {
                 self.message = None;
                 vec![Effect::Check(id)]
             }
@@ -384,6 +455,21 @@ impl App {
                     View::List => View::Exercise,
                     View::Exercise => View::List,
                 };
+                Vec::new()
+            }
+            Event::Key(Key::Back) => {
+                if self.view == View::List {
+                    self.view = View::Exercise;
+                    self.typed.clear();
+                    self.message = None;
+                } else if confirming.is_some() || quitting {
+                    self.message = Some("cancelled".into());
+                } else {
+                    self.message = Some(format!(
+                        "you are on {id} (Esc steps back from the list to here); l lists the \
+                         exercises, q quits (it asks first)"
+                    ));
+                }
                 Vec::new()
             }
             Event::Key(Key::Reset) => {
@@ -446,8 +532,24 @@ impl App {
                     Vec::new()
                 }
             },
-            Event::Scanned(results) => {
-                let mut picked = Vec::new();
+            Event::Scanned {
+                generation,
+                results,
+            } => {
+                if generation != self.generation {
+                    // A later save asked for another check of them all: this one is stale.
+                    return Vec::new();
+                }
+                self.scanning = None;
+                let results = match results {
+                    Ok(r) => r,
+                    Err(why) => {
+                        self.scan_note = Some(why);
+                        return Vec::new();
+                    }
+                };
+                self.scan_note = None;
+                let (mut now, mut no_longer) = (Vec::new(), Vec::new());
                 for (ex, passed) in results {
                     // The exercise on screen has its own, fresher verdict.
                     if ex == id && self.verdict.is_some() {
@@ -456,18 +558,27 @@ impl App {
                     if self.progress.is_solved(&ex) != passed {
                         self.progress.set_solved(&ex, passed);
                         if passed {
-                            picked.push(ex);
+                            now.push(ex);
+                        } else {
+                            no_longer.push(ex);
                         }
                     }
                 }
-                if picked.is_empty() {
-                    return vec![Effect::Save];
+                let mut said = Vec::new();
+                if !now.is_empty() {
+                    said.push(format!("now passing: {}", now.join(", ")));
                 }
-                self.message = Some(format!(
-                    "solved outside the runner, now marked done: {}",
-                    picked.join(", ")
-                ));
+                if !no_longer.is_empty() {
+                    said.push(format!("no longer passing: {}", no_longer.join(", ")));
+                }
+                if !said.is_empty() && self.message.is_none() {
+                    self.message = Some(said.join("; "));
+                }
                 vec![Effect::Save]
+            }
+            Event::Interrupt => {
+                self.quit = true;
+                vec![Effect::Save, Effect::Quit]
             }
             Event::Key(Key::Next) => {
                 self.view = View::Exercise;
@@ -504,6 +615,14 @@ impl App {
                 }
             }
             Event::Key(Key::Quit) => {
+                if !quitting {
+                    self.confirm_quit = true;
+                    self.message = Some(format!(
+                        "quit? press q again (your progress is saved; `cargo run -p learn` \
+                         brings you back to {id}); any other key stays"
+                    ));
+                    return Vec::new();
+                }
                 self.quit = true;
                 vec![Effect::Save, Effect::Quit]
             }
@@ -526,15 +645,25 @@ impl App {
         vec![Effect::Save, Effect::Check(id)]
     }
 
-    /// `3/16 solved` over the exercises of `chapter`, or of every chapter (`None`).
+    /// `3/16 solved` over the exercises of `chapter`, or of the whole course (`None`),
+    /// which adds the points: `5/23 solved, 60/260 points`.
     fn score(&self, chapter: Option<&str>) -> String {
         let of: Vec<&ExerciseInfo> = self
             .exercises
             .iter()
             .filter(|e| chapter.is_none_or(|c| e.chapter == c))
             .collect();
-        let solved = of.iter().filter(|e| self.progress.is_solved(&e.id)).count();
-        format!("{solved}/{} solved", of.len())
+        let solved: Vec<&&ExerciseInfo> = of
+            .iter()
+            .filter(|e| self.progress.is_solved(&e.id))
+            .collect();
+        let counted = format!("{}/{} solved", solved.len(), of.len());
+        if chapter.is_some() {
+            return counted;
+        }
+        let earned: u32 = solved.iter().map(|e| e.points).sum();
+        let possible: u32 = of.iter().map(|e| e.points).sum();
+        format!("{counted}, {earned}/{possible} points")
     }
 
     /// The screen, as plain text (no colour: it must read the same in every terminal
@@ -555,10 +684,11 @@ impl App {
         let e = self.current();
         let _ = writeln!(
             s,
-            "{} {} ({} points)    [{}: {}]",
+            "{} {} ({} points)    [course: {}; {}: {}]",
             e.id,
             e.title,
             e.points,
+            self.score(None),
             e.chapter,
             self.score(Some(&e.chapter))
         );
@@ -572,7 +702,7 @@ impl App {
             None => {
                 let _ = writeln!(s, "  status: checking ...");
             }
-            Some(Verdict::Pass { reason }) => {
+            Some(Verdict::Pass { reason, .. }) => {
                 let _ = writeln!(s, "  status: PASS - {reason}");
                 let _ = writeln!(
                     s,
@@ -615,24 +745,72 @@ impl App {
         if !self.verdict.as_ref().is_some_and(Verdict::passed) {
             let _ = writeln!(s, "  read: book/src/{}", e.book);
         }
+        self.render_kernel_output(s);
+    }
+
+    /// The kernel output pane: what the open exercise's kernels printed in its last
+    /// check, each line labelled with its launch, block and thread, set apart from the
+    /// verdict (the text is the kernels', not the course's, and no check reads it).
+    fn render_kernel_output(&self, s: &mut String) {
+        let lines: &[String] = match &self.verdict {
+            Some(Verdict::Pass { kernel_output, .. }) => kernel_output,
+            Some(Verdict::Fail { outcome, .. }) => &outcome.kernel_output,
+            _ => &[],
+        };
+        if lines.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            s,
+            "\n  -- kernel output: {} lines printed by your kernels (shown for you; no check reads it) --",
+            lines.len()
+        );
+        for l in lines.iter().take(KERNEL_OUTPUT_LINES) {
+            let _ = writeln!(s, "  | {l}");
+        }
+        if lines.len() > KERNEL_OUTPUT_LINES {
+            let _ = writeln!(
+                s,
+                "  | ... {} more (all of them: `cargo test -p {} {} -- --nocapture`)",
+                lines.len() - KERNEL_OUTPUT_LINES,
+                self.current().chapter,
+                course::test_filter(&self.current().id)
+            );
+        }
     }
 
     fn render_list(&self, s: &mut String) {
         let _ = writeln!(s, "exercises ({})", self.score(None));
+        if self.scanning.is_some() {
+            let _ = writeln!(s, "(re-checking the other exercises in the background ...)");
+        } else if let Some(note) = &self.scan_note {
+            let _ = writeln!(
+                s,
+                "(not re-checked: {note}; the list shows the last checks that ran)"
+            );
+        }
+        let width = self
+            .exercises
+            .iter()
+            .map(|e| e.title.len())
+            .max()
+            .unwrap_or(0);
         for (i, e) in self.exercises.iter().enumerate() {
-            let mark = if self.progress.is_solved(&e.id) {
-                "done"
-            } else {
-                "todo"
-            };
+            let solved = self.progress.is_solved(&e.id);
+            let mark = if solved { "done" } else { "todo" };
             let here = if i == self.cursor { ">" } else { " " };
             let open = if i == self.current { "*" } else { " " };
-            let _ = writeln!(s, "{here}{open}{mark}  {:<5} {}", e.id, e.title);
+            let earned = if solved { e.points } else { 0 };
+            let _ = writeln!(
+                s,
+                "{here}{open}{mark}  {:<5} {:<width$}  {earned:>2}/{} pts",
+                e.id, e.title, e.points
+            );
         }
         if self.keys {
             let _ = writeln!(
                 s,
-                "\n(up/down or type a number such as 9.4, then Enter to open; * is the open one; l goes back){}",
+                "\n(up/down or type a number such as 9.4, then Enter to open; * is the open one; Esc or l goes back){}",
                 if self.typed.is_empty() {
                     String::new()
                 } else {
@@ -643,5 +821,8 @@ impl App {
     }
 }
 
+/// Most kernel output lines the runner's pane shows.
+const KERNEL_OUTPUT_LINES: usize = 15;
+
 /// The keys, for the bottom of the screen.
-pub const KEYS: &str = "keys: h hint  l list (up/down, Enter)  r reset stub  u undo reset  n next  t trace (SVG)  s solution  c check  q quit";
+pub const KEYS: &str = "keys: h hint  l list (up/down, Enter; Esc back)  r reset stub  u undo reset  n next  t trace (SVG)  s solution  c check  q quit";

@@ -8,12 +8,13 @@
 //! A compile error is shown as rustc renders it. The background scan at start is one
 //! `grade --json` over every exercise.
 
-use crate::app::{ExerciseInfo, Verdict};
+use crate::app::{Event, ExerciseInfo, Verdict};
 use crate::progress::{self, Progress, STATE_DIR};
 use crate::{Backend, regions};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::mpsc::{self, Sender};
 
 /// The pristine stubs, relative to the workspace root: `<dir>/<chapter>.rs` and the
 /// crate's `lib.rs` ([`gpu_host::answers::PRISTINE_DIR`]).
@@ -48,6 +49,9 @@ pub struct CargoBackend {
     pub cargo: PathBuf,
     /// Print progress lines ("checking 9.3 ...") to standard output.
     pub chatty: bool,
+    /// Where [`Backend::rescan`] sends its requests when the checks of the other
+    /// exercises run in the background ([`CargoBackend::in_background`]).
+    background: Option<Sender<(u64, Vec<ExerciseInfo>)>>,
 }
 
 impl CargoBackend {
@@ -58,7 +62,39 @@ impl CargoBackend {
             root,
             cargo,
             chatty,
+            background: None,
         }
+    }
+
+    /// This backend with the checks of the other exercises ([`Backend::rescan`]) run on
+    /// a thread of their own, one scan at a time, each answered as an
+    /// [`Event::Scanned`] sent to `events`: the interactive runner stays usable while
+    /// they run. Requests that queue up while a scan runs are folded into the newest (a
+    /// later save makes the earlier ones stale).
+    pub fn in_background(mut self, events: Sender<Event>) -> Self {
+        let (tx, rx) = mpsc::channel::<(u64, Vec<ExerciseInfo>)>();
+        let mut scanner = CargoBackend::new(self.root.clone(), false);
+        scanner.cargo = self.cargo.clone();
+        std::thread::spawn(move || {
+            while let Ok(mut request) = rx.recv() {
+                while let Ok(newer) = rx.try_recv() {
+                    request = newer;
+                }
+                let (generation, exercises) = request;
+                let results = scanner.scan(&exercises);
+                if events
+                    .send(Event::Scanned {
+                        generation,
+                        results,
+                    })
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        });
+        self.background = Some(tx);
+        self
     }
 
     fn cargo(&self) -> Command {
@@ -70,14 +106,17 @@ impl CargoBackend {
         c
     }
 
-    /// Builds the grader; `Ok` is its binary, `Err` the verdict (compile errors).
-    fn build_grader(&self) -> Result<PathBuf, Verdict> {
+    /// Builds the grader; `Ok` is its binary, `Err` the verdict (compile errors), boxed:
+    /// a verdict is large and this is the rare path.
+    fn build_grader(&self) -> Result<PathBuf, Box<Verdict>> {
         let out = self
             .cargo()
             .args(["build", "-p", "grade", "--message-format=json"])
             .output()
-            .map_err(|e| Verdict::Error {
-                message: format!("cannot run {}: {e}", self.cargo.display()),
+            .map_err(|e| {
+                Box::new(Verdict::Error {
+                    message: format!("cannot run {}: {e}", self.cargo.display()),
+                })
             })?;
         let stdout = String::from_utf8_lossy(&out.stdout);
         let mut errors = String::new();
@@ -100,13 +139,13 @@ impl CargoBackend {
         }
         match (out.status.success(), exe) {
             (true, Some(exe)) => Ok(exe),
-            (true, None) => Err(Verdict::Error {
+            (true, None) => Err(Box::new(Verdict::Error {
                 message: "cargo built the grader but did not say where its binary is".into(),
-            }),
-            (false, _) if !errors.is_empty() => Err(Verdict::BuildFailed { errors }),
-            (false, _) => Err(Verdict::BuildFailed {
+            })),
+            (false, _) if !errors.is_empty() => Err(Box::new(Verdict::BuildFailed { errors })),
+            (false, _) => Err(Box::new(Verdict::BuildFailed {
                 errors: String::from_utf8_lossy(&out.stderr).into_owned(),
-            }),
+            })),
         }
     }
 }
@@ -130,6 +169,7 @@ pub fn verdict_from_report(json: &str) -> Verdict {
     if ex.passed {
         return Verdict::Pass {
             reason: ex.outcome.reason,
+            kernel_output: ex.outcome.kernel_output,
         };
     }
     Verdict::Fail {
@@ -159,7 +199,7 @@ impl Backend for CargoBackend {
     fn check(&mut self, ex: &ExerciseInfo) -> Verdict {
         let exe = match self.build_grader() {
             Ok(exe) => exe,
-            Err(v) => return v,
+            Err(v) => return *v,
         };
         // The student's crate is built for the emulator's sandbox (WebAssembly), not into
         // the grader: its compile errors are the student's, shown as such.
@@ -233,7 +273,7 @@ impl Backend for CargoBackend {
     }
 
     fn scan(&mut self, exercises: &[ExerciseInfo]) -> Result<Vec<(String, bool)>, String> {
-        let describe = |v: Verdict| match v {
+        let describe = |v: Box<Verdict>| match *v {
             Verdict::BuildFailed { .. } => "your kernels do not compile".to_string(),
             Verdict::Error { message } => message,
             _ => "the grader did not build".to_string(),
@@ -241,11 +281,16 @@ impl Backend for CargoBackend {
         let exe = self.build_grader().map_err(describe)?;
         gpu_host::lanes::build("kernels", &self.root)
             .map_err(|_| "your kernels do not compile".to_string())?;
-        let out = Command::new(&exe)
+        let mut grade = Command::new(&exe);
+        grade
             .current_dir(&self.root)
             .args(["--json", "--jobs", "1", "--root"])
             .arg(&self.root)
-            .stdin(Stdio::null())
+            .stdin(Stdio::null());
+        for e in exercises {
+            grade.arg("--exercise").arg(&e.id);
+        }
+        let out = grade
             .output()
             .map_err(|e| format!("cannot run the grader {}: {e}", exe.display()))?;
         if !out.status.success() {
@@ -279,6 +324,7 @@ impl Backend for CargoBackend {
                 &rel,
                 "--step",
                 &ex.id,
+                "--failing",
             ])
             .output()
             .map_err(|e| format!("cannot run {}: {e}", self.cargo.display()))?;
@@ -308,6 +354,19 @@ impl Backend for CargoBackend {
 
     fn save(&mut self, progress: &Progress) -> Result<(), String> {
         progress.save(&progress::progress_path(&self.root))
+    }
+
+    fn rescan(&mut self, generation: u64, exercises: &[ExerciseInfo]) -> Option<Event> {
+        match &self.background {
+            Some(tx) => {
+                let _ = tx.send((generation, exercises.to_vec()));
+                None
+            }
+            None => Some(Event::Scanned {
+                generation,
+                results: self.scan(exercises),
+            }),
+        }
     }
 
     fn busy(&mut self, what: &str) {
@@ -359,9 +418,20 @@ mod tests {
         assert_eq!(
             verdict_from_report(&report(Outcome::pass("bins match"))),
             Verdict::Pass {
-                reason: "bins match".into()
+                reason: "bins match".into(),
+                kernel_output: Vec::new(),
             }
         );
+        // What the kernels printed comes back beside the verdict, for its pane.
+        let mut printed = Outcome::fail(Status::WrongResult, "2 of 4 bins are wrong");
+        printed.kernel_output =
+            vec!["launch 1 k<<<1, 32>>>: block (0,0,0) thread (0,0,0): hi".into()];
+        match verdict_from_report(&report(printed)) {
+            Verdict::Fail { outcome, .. } => {
+                assert_eq!(outcome.kernel_output.len(), 1, "{outcome:?}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //! and undoable from its backup), an SVG trace of its launch, and quitting. A solved
 //! exercise offers its reference solution and its book section. Progress is kept in
 //! `.course/progress.json`. With no terminal (CI), or with `--once`, it prints the same
-//! status once and exits.
+//! status once and exits. After every save the open exercise is checked first, then
+//! every other one in the background, so that the list never shows a stale verdict; Esc
+//! steps back from the list, and quitting asks first and says how to come back.
 //!
 //! The pieces:
 //!
@@ -54,6 +56,16 @@ pub trait Backend {
     fn solution(&mut self, ex: &ExerciseInfo) -> Result<String, String>;
     /// Writes the progress file.
     fn save(&mut self, progress: &Progress) -> Result<(), String>;
+    /// Checks `exercises` for [`Effect::Rescan`] of `generation`: by default now, as one
+    /// [`scan`](Self::scan), answering with the [`Event::Scanned`]; the interactive
+    /// runner's backend starts it in the background instead and answers `None` (the
+    /// event comes later, through the runner's loop).
+    fn rescan(&mut self, generation: u64, exercises: &[ExerciseInfo]) -> Option<Event> {
+        Some(Event::Scanned {
+            generation,
+            results: self.scan(exercises),
+        })
+    }
     /// Called before a slow effect (a check), so a terminal can say "checking ...".
     fn busy(&mut self, _what: &str) {}
 }
@@ -102,6 +114,18 @@ pub fn drive(app: &mut App, backend: &mut dyn Backend, event: Event) -> bool {
                         .solution(&find(&id))
                         .unwrap_or_else(|e| format!("cannot show the solution: {e}"));
                     queue.push_back(Event::Message(text));
+                }
+                Effect::Rescan(generation) => {
+                    let current = app.current().id.clone();
+                    let others: Vec<ExerciseInfo> = app
+                        .exercises()
+                        .iter()
+                        .filter(|e| e.id != current)
+                        .cloned()
+                        .collect();
+                    if let Some(ev) = backend.rescan(generation, &others) {
+                        queue.push_back(ev);
+                    }
                 }
                 Effect::Save => {
                     if let Err(e) = backend.save(&app.progress) {

@@ -3,7 +3,7 @@
 use clap::{Parser, Subcommand};
 use learn::app::KEYS;
 use learn::cargo::{CargoBackend, PRISTINE_DIR};
-use learn::{App, Backend, Event, Progress, View, drive, progress, term};
+use learn::{App, Event, Progress, View, drive, progress, term};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -13,10 +13,13 @@ use std::time::Duration;
 /// The exercise runner: opens where you left off (else on your first unsolved
 /// exercise), picks up exercises you solved with `cargo test` (it checks them all in the
 /// background), re-checks the open one whenever you save a file under kernels/, and
-/// shows pass or fail with the reason and the hint that answers it. Keys (a single press;
-/// a letter then Enter where the terminal has no raw mode): h hint, l list (up/down or a
-/// number such as 9.4, then Enter), r reset the stub (r again to confirm), u undo the
-/// reset, n next, t trace (SVG), s solution, c check, q quit. Progress is kept in
+/// shows pass or fail with the reason and the hint that answers it, and what your kernels
+/// printed in a pane of its own. Keys (a single press; a letter then Enter where the
+/// terminal has no raw mode): h hint, l list (up/down or a number such as 9.4, then
+/// Enter; Esc goes back), r reset the stub (r again to confirm), u undo the reset, n next,
+/// t trace (SVG; of the failing input when the check fails), s solution, c check, q quit
+/// (q again to confirm). After a save every other exercise is re-checked in the
+/// background, so the list stays true. Progress is kept in
 /// .course/progress.json. With no terminal (CI) or --once it checks every exercise,
 /// prints the status once and exits 0.
 #[derive(Debug, Parser)]
@@ -119,13 +122,9 @@ fn run(cli: &Cli, root: &Path) -> Result<(), String> {
     let mut backend = CargoBackend::new(root.to_path_buf(), interactive);
     if !interactive {
         app.keys = false;
+        // The open exercise, then every other one: the list must say what `cargo test`
+        // and the grader say.
         drive(&mut app, &mut backend, Event::Start);
-        // The list must say what `cargo test` and the grader say: check them all.
-        let scanned = match backend.scan(app.exercises()) {
-            Ok(results) => Event::Scanned(results),
-            Err(e) => Event::Message(format!("the other exercises were not checked: {e}")),
-        };
-        drive(&mut app, &mut backend, scanned);
         let mut text = app.render();
         app.view = View::List;
         text.push('\n');
@@ -135,22 +134,12 @@ fn run(cli: &Cli, root: &Path) -> Result<(), String> {
         return Ok(());
     }
     // Single keys where the terminal allows it; the guard gives the terminal back.
-    let _raw = term::RawMode::enter();
+    let raw = term::RawMode::enter();
     let (tx, rx) = mpsc::channel();
     term::spawn_key_reader(tx.clone());
-    // Progress made outside the runner: every exercise checked once, in the background,
-    // while the screen stays usable.
-    {
-        let (tx, exercises) = (tx.clone(), app.exercises().to_vec());
-        let mut scanner = CargoBackend::new(root.to_path_buf(), false);
-        std::thread::spawn(move || {
-            let event = match scanner.scan(&exercises) {
-                Ok(results) => Event::Scanned(results),
-                Err(e) => Event::Message(format!("the other exercises were not checked: {e}")),
-            };
-            let _ = tx.send(event);
-        });
-    }
+    // The other exercises are checked on a thread of their own, after the open one: at
+    // the start (progress made with `cargo test`) and after every save.
+    let mut backend = backend.in_background(tx.clone());
     let watched = root.join("kernels");
     // Lives until the runner quits: dropping it stops the watch.
     let _watch = learn::watch::watch(&watched, move || {
@@ -172,6 +161,9 @@ fn run(cli: &Cli, root: &Path) -> Result<(), String> {
             continue;
         };
         if !drive(&mut app, &mut backend, event) {
+            // The terminal back as it was, then how to come back.
+            drop(raw);
+            println!("{}", app.farewell());
             return Ok(());
         }
         draw(&app);

@@ -68,7 +68,8 @@ pub fn event_of(line: &str) -> Option<Event> {
 }
 
 /// Reads keys until the runner stops listening, on a thread of its own: single key
-/// presses in raw mode (Ctrl-C quits, as `q` does), else lines. The end of input quits.
+/// presses in raw mode (Ctrl-C quits at once; Esc steps back), else lines. The end of
+/// input quits.
 pub fn spawn_key_reader(keys: Sender<Event>) {
     std::thread::spawn(move || {
         if single_keys() {
@@ -83,7 +84,7 @@ pub fn spawn_key_reader(keys: Sender<Event>) {
                 }
             }
         }
-        let _ = keys.send(Event::Key(Key::Quit));
+        let _ = keys.send(Event::Interrupt);
     });
 }
 
@@ -105,7 +106,7 @@ fn read_key_presses(keys: &Sender<Event>) {
             KeyCode::Up => Some(Event::Key(Key::Up)),
             KeyCode::Down => Some(Event::Key(Key::Down)),
             KeyCode::Enter => Some(Event::Key(Key::Enter)),
-            KeyCode::Esc => return,
+            KeyCode::Esc => Some(Event::Key(Key::Back)),
             _ => None,
         };
         if let Some(event) = event

@@ -2,7 +2,7 @@
 //! are flags in memory and whose check passes when the flag says solved. Solve, hint,
 //! reset, next, list, trace and quit, through the same `drive` loop the binary uses.
 
-use course::{Outcome, Status};
+use course::{Failure, Outcome, Status};
 use learn::{App, Backend, Event, ExerciseInfo, Key, Progress, Verdict, View, drive};
 use std::collections::BTreeMap;
 
@@ -13,6 +13,8 @@ struct Fake {
     /// What each reset saved, newest last.
     backups: BTreeMap<String, Vec<FakeFile>>,
     checks: Vec<String>,
+    /// The exercises of each scan, in order, and when it came (after how many checks).
+    scans: Vec<(usize, Vec<String>)>,
     saved: Option<Progress>,
 }
 
@@ -45,6 +47,7 @@ impl Backend for Fake {
             },
             FakeFile::Solved => Verdict::Pass {
                 reason: "bins match".into(),
+                kernel_output: Vec::new(),
             },
             FakeFile::DoesNotCompile => Verdict::BuildFailed {
                 errors: "error[E0425]: cannot find value `x` in this scope".into(),
@@ -73,6 +76,13 @@ impl Backend for Fake {
         Ok(format!("restored {}", ex.id))
     }
     fn scan(&mut self, exercises: &[ExerciseInfo]) -> Result<Vec<(String, bool)>, String> {
+        self.scans.push((
+            self.checks.len(),
+            exercises.iter().map(|e| e.id.clone()).collect(),
+        ));
+        if self.files.values().any(|f| *f == FakeFile::DoesNotCompile) {
+            return Err("your kernels do not compile".into());
+        }
         Ok(exercises
             .iter()
             .map(|e| {
@@ -103,7 +113,11 @@ fn ex(id: &str, hints: &[&str]) -> ExerciseInfo {
         kernels: vec![format!("kernel_{}", id.replace('.', "_"))],
         points: 5,
         hints: hints.iter().map(|h| h.to_string()).collect(),
-        hints_by_failure: vec![(Status::Race, format!("the barrier hint of {id}"))],
+        hints_by_failure: vec![(
+            Failure::status(Status::Race),
+            format!("the barrier hint of {id}"),
+        )],
+        failures: vec![Failure::status(Status::Race)],
         book: format!("ch01/{id}.md"),
     }
 }
@@ -117,8 +131,12 @@ fn course() -> Vec<ExerciseInfo> {
 }
 
 fn start(progress: Progress) -> (App, Fake) {
-    let mut app = App::new(course(), progress, None);
     let mut fake = Fake::default();
+    // The files agree with the progress: the start's scan of them says so.
+    for id in &progress.solved {
+        fake.edit(id, FakeFile::Solved);
+    }
+    let mut app = App::new(course(), progress, None);
     assert!(drive(&mut app, &mut fake, Event::Start));
     (app, fake)
 }
@@ -259,18 +277,70 @@ fn the_list_is_navigable_with_arrows_or_a_number() {
 
 #[test]
 fn progress_made_outside_the_runner_is_picked_up() {
-    let (mut app, mut fake) = start(Progress::default());
-    // Solved with `cargo test` while the runner was not looking.
+    // Solved with `cargo test` before the runner started: its first scan sees it.
+    let mut app = App::new(course(), Progress::default(), None);
+    let mut fake = Fake::default();
     fake.edit("1.2", FakeFile::Solved);
     fake.edit("1.3", FakeFile::Solved);
-    let results = fake.scan(app.exercises()).unwrap();
-    drive(&mut app, &mut fake, Event::Scanned(results));
+    assert!(drive(&mut app, &mut fake, Event::Start));
     assert!(app.progress.is_solved("1.2") && app.progress.is_solved("1.3"));
     assert!(!app.progress.is_solved("1.1"));
-    assert!(app.message().unwrap().contains("1.2, 1.3"));
+    assert!(app.message().unwrap().contains("now passing: 1.2, 1.3"));
     assert!(fake.saved.as_ref().unwrap().is_solved("1.3"), "saved");
     drive(&mut app, &mut fake, Event::Key(Key::Next));
     assert_eq!(app.current().id, "1.1", "next knows they are done");
+}
+
+#[test]
+fn a_save_checks_the_open_exercise_first_then_every_other_one() {
+    let (mut app, mut fake) = start(Progress::default());
+    // At the start: 1.1 checked, then the others scanned.
+    assert_eq!(fake.checks, ["1.1"]);
+    assert_eq!(fake.scans, [(1, vec!["1.2".to_string(), "1.3".into()])]);
+    // One save solves 1.1 and 1.3 (a helper they share): both show done at once.
+    fake.edit("1.1", FakeFile::Solved);
+    fake.edit("1.3", FakeFile::Solved);
+    drive(&mut app, &mut fake, Event::FileChanged);
+    assert_eq!(fake.checks, ["1.1", "1.1"]);
+    assert_eq!(fake.scans[1], (2, vec!["1.2".to_string(), "1.3".into()]));
+    assert!(app.progress.is_solved("1.1") && app.progress.is_solved("1.3"));
+    app.view = View::List;
+    let list = app.render();
+    assert!(list.contains("done  1.3"), "{list}");
+    assert!(!list.contains("re-checking"), "{list}");
+    // A save that breaks 1.3 again shows it as no longer passing.
+    fake.edit("1.3", FakeFile::Racy);
+    drive(&mut app, &mut fake, Event::FileChanged);
+    assert!(!app.progress.is_solved("1.3"));
+    assert!(app.message().unwrap().contains("no longer passing: 1.3"));
+}
+
+#[test]
+fn a_stale_or_failed_background_check_does_not_rewrite_the_list() {
+    let (mut app, mut fake) = start(Progress::default());
+    // An answer to an older request (a later save asked again) is ignored.
+    drive(
+        &mut app,
+        &mut fake,
+        Event::Scanned {
+            generation: 0,
+            results: Ok(vec![("1.2".into(), true)]),
+        },
+    );
+    assert!(!app.progress.is_solved("1.2"));
+    // Kernels that do not compile: the marks stay, and the list says why.
+    let mut p = Progress::default();
+    p.set_solved("1.2", true);
+    let mut app = App::new(course(), p, Some("1.1"));
+    fake.edit("1.1", FakeFile::DoesNotCompile);
+    drive(&mut app, &mut fake, Event::Start);
+    assert!(app.progress.is_solved("1.2"), "kept");
+    app.view = View::List;
+    let list = app.render();
+    assert!(
+        list.contains("not re-checked: your kernels do not compile"),
+        "{list}"
+    );
 }
 
 #[test]
@@ -304,16 +374,14 @@ fn next_skips_solved_exercises_and_wraps() {
     assert_eq!(fake.saved.as_ref().unwrap().current.as_deref(), Some("1.3"));
     drive(&mut app, &mut fake, Event::Key(Key::Next));
     assert_eq!(app.current().id, "1.1", "wraps around");
-    // Solve everything: next says so and stays.
+    // Solve everything in one save: the background check marks 1.3 too, so next says
+    // so and stays.
     for id in ["1.1", "1.3"] {
         fake.edit(id, FakeFile::Solved);
     }
     drive(&mut app, &mut fake, Event::FileChanged);
     drive(&mut app, &mut fake, Event::Key(Key::Next));
-    assert_eq!(app.current().id, "1.3");
-    drive(&mut app, &mut fake, Event::FileChanged);
-    drive(&mut app, &mut fake, Event::Key(Key::Next));
-    assert_eq!(app.current().id, "1.3");
+    assert_eq!(app.current().id, "1.1");
     assert!(app.message().unwrap().contains("every exercise is solved"));
 }
 
@@ -325,7 +393,10 @@ fn a_stale_check_of_another_exercise_is_ignored() {
         &mut fake,
         Event::Checked {
             id: "1.3".into(),
-            verdict: Verdict::Pass { reason: "x".into() },
+            verdict: Verdict::Pass {
+                reason: "x".into(),
+                kernel_output: Vec::new(),
+            },
         },
     );
     assert!(!app.progress.is_solved("1.3"));
@@ -338,13 +409,87 @@ fn list_trace_and_quit() {
     assert_eq!(app.view, View::List);
     let list = app.render();
     assert!(list.contains(">*todo  1.1"), "{list}");
-    assert!(list.contains("0/3 solved"), "{list}");
+    assert!(list.contains("0/3 solved, 0/15 points"), "{list}");
     drive(&mut app, &mut fake, Event::Key(Key::List));
     assert_eq!(app.view, View::Exercise);
     drive(&mut app, &mut fake, Event::Key(Key::Trace));
     assert_eq!(app.message(), Some("wrote .course/traces/1.1.svg"));
+    // q asks first, says how to come back; another key stays; q q quits.
+    assert!(drive(&mut app, &mut fake, Event::Key(Key::Quit)));
+    assert!(app.message().unwrap().contains("press q again"));
+    assert!(app.message().unwrap().contains("cargo run -p learn"));
+    assert!(drive(&mut app, &mut fake, Event::Key(Key::Hint)));
+    assert!(drive(&mut app, &mut fake, Event::Key(Key::Quit)));
     assert!(!drive(&mut app, &mut fake, Event::Key(Key::Quit)));
     assert!(fake.saved.is_some(), "quitting saves");
+    assert!(
+        app.farewell().contains("brings you back to 1.1"),
+        "{}",
+        app.farewell()
+    );
+    // Ctrl-C quits at once.
+    let (mut app, mut fake) = start(Progress::default());
+    assert!(!drive(&mut app, &mut fake, Event::Interrupt));
+}
+
+#[test]
+fn esc_steps_back_from_the_list_and_never_quits() {
+    let (mut app, mut fake) = start(Progress::default());
+    drive(&mut app, &mut fake, Event::Key(Key::List));
+    drive(&mut app, &mut fake, Event::Typed('1'));
+    assert!(drive(&mut app, &mut fake, Event::Key(Key::Back)));
+    assert_eq!(app.view, View::Exercise);
+    // On the exercise it says where the student is, and cancels a pending quit.
+    assert!(drive(&mut app, &mut fake, Event::Key(Key::Back)));
+    assert!(app.message().unwrap().contains("you are on 1.1"));
+    drive(&mut app, &mut fake, Event::Key(Key::Quit));
+    assert!(drive(&mut app, &mut fake, Event::Key(Key::Back)));
+    assert_eq!(app.message(), Some("cancelled"));
+    assert!(
+        drive(&mut app, &mut fake, Event::Key(Key::Quit)),
+        "asks again"
+    );
+    assert_eq!(Key::parse("b"), Some(Key::Back));
+}
+
+#[test]
+fn kernel_output_has_a_pane_of_its_own() {
+    let (mut app, mut fake) = start(Progress::default());
+    let mut out = Outcome::fail(Status::WrongResult, "1 of 4 bins are wrong");
+    out.kernel_output = (0..20)
+        .map(|t| format!("launch 1 k<<<1, 32>>>: block (0,0,0) thread ({t},0,0): i = {t}"))
+        .collect();
+    drive(
+        &mut app,
+        &mut fake,
+        Event::Checked {
+            id: "1.1".into(),
+            verdict: Verdict::Fail {
+                outcome: out,
+                hint: None,
+            },
+        },
+    );
+    let screen = app.render();
+    let pane = screen.find("-- kernel output: 20 lines").expect(&screen);
+    let status = screen.find("status: FAIL").expect(&screen);
+    assert!(pane > status, "below the verdict: {screen}");
+    assert!(screen.contains("  | launch 1 k<<<1, 32>>>: block (0,0,0) thread (14,0,0): i = 14"));
+    assert!(!screen.contains("thread (15,0,0)"), "{screen}");
+    assert!(screen.contains("5 more (all of them: `cargo test -p ch01 ex_1_01 -- --nocapture`)"));
+    // A pass shows its output too.
+    drive(
+        &mut app,
+        &mut fake,
+        Event::Checked {
+            id: "1.1".into(),
+            verdict: Verdict::Pass {
+                reason: "ok".into(),
+                kernel_output: vec!["host function f: 3".into()],
+            },
+        },
+    );
+    assert!(app.render().contains("  | host function f: 3"));
 }
 
 #[test]
@@ -382,11 +527,21 @@ fn the_score_of_the_screen_is_the_chapters_and_the_lists_is_the_courses() {
     p.set_solved("2.1", true);
     let mut app = App::new(exercises, p, None);
     let mut fake = Fake::default();
+    fake.edit("1.1", FakeFile::Solved);
+    fake.edit("2.1", FakeFile::Solved);
     assert!(drive(&mut app, &mut fake, Event::Start));
     assert_eq!(app.current().id, "1.2");
     let screen = app.render();
-    assert!(screen.contains("[ch01: 1/3 solved]"), "{screen}");
+    assert!(
+        screen.contains("[course: 2/4 solved, 10/20 points; ch01: 1/3 solved]"),
+        "{screen}"
+    );
     app.view = View::List;
     let list = app.render();
-    assert!(list.contains("exercises (2/4 solved)"), "{list}");
+    assert!(
+        list.contains("exercises (2/4 solved, 10/20 points)"),
+        "{list}"
+    );
+    assert!(list.contains(" 5/5 pts"), "{list}");
+    assert!(list.contains(" 0/5 pts"), "{list}");
 }

@@ -174,6 +174,10 @@ pub struct ExpectRecord {
     pub means: Option<String>,
     /// Why the exercise expects it: the wrong-technique message when it does not hold.
     pub why: String,
+    /// The kind of wrong technique its failure is (an `on_failure` of the exercise with
+    /// status `wrong_technique` gives its hint); none for the status as a whole.
+    #[serde(default)]
+    pub kind: Option<String>,
 }
 
 impl ExpectRecord {
@@ -221,16 +225,32 @@ pub const GRIDS: [&str; 2] = ["stride", "one_per_thread"];
 pub struct FailureHint {
     /// The failure, as `course::Status` writes itself in JSON (`"wrong_technique"`).
     pub status: String,
+    /// A narrower kind of that status (`warps_per_block`), when the check names one:
+    /// the chapter's `failures` module then has a constant of that name, in capitals,
+    /// for the check to fail with (`crate::failures::WARPS_PER_BLOCK`), or the kind is
+    /// one of the course's own ([`COURSE_KINDS`]) or a declared expectation's.
+    #[serde(default)]
+    pub kind: Option<String>,
     /// The hint.
     pub hint: String,
 }
 
+/// The kinds of failure the course names itself (`course::hints::COURSE_KINDS`, from the
+/// emulator's findings), with their status: a record may give an exercise its own hint
+/// for one, and no constant is generated for them.
+pub const COURSE_KINDS: [(&str, &str); 3] = [
+    ("wrong_result", "uninitialised_shared"),
+    ("wrong_result", "shuffle_inactive_lane"),
+    ("error", "build"),
+];
+
 /// The statuses a failure hint may name (`course::Status` but `pass`), in JSON's words.
-pub const FAILURE_STATUSES: [&str; 9] = [
+pub const FAILURE_STATUSES: [&str; 10] = [
     "wrong_result",
     "wrong_technique",
     "race",
     "barrier_error",
+    "livelock",
     "out_of_bounds",
     "panicked",
     "timed_out",
@@ -333,6 +353,7 @@ pub fn parse(text: &str) -> Result<Records, String> {
                 ));
             }
         }
+        let mut seen = Vec::new();
         for h in &e.on_failure {
             if !FAILURE_STATUSES.contains(&h.status.as_str()) {
                 return Err(format!(
@@ -342,9 +363,107 @@ pub fn parse(text: &str) -> Result<Records, String> {
                     FAILURE_STATUSES.join(", ")
                 ));
             }
+            if let Some(k) = &h.kind {
+                let word = !k.is_empty()
+                    && k.starts_with(|c: char| c.is_ascii_lowercase())
+                    && k.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+                if !word {
+                    return Err(format!(
+                        "exercise {}: failure kind `{k}` is not a snake_case word",
+                        e.id
+                    ));
+                }
+                if let Some((status, _)) = COURSE_KINDS.iter().find(|(_, n)| n == k)
+                    && *status != h.status
+                {
+                    return Err(format!(
+                        "exercise {}: `{k}` is the course's kind of `{status}`, not of `{}`",
+                        e.id, h.status
+                    ));
+                }
+            }
+            let key = (h.status.as_str(), h.kind.as_deref());
+            if seen.contains(&key) {
+                return Err(format!(
+                    "exercise {}: two hints for the failure `{}{}`",
+                    e.id,
+                    h.status,
+                    h.kind.as_deref().map_or(String::new(), |k| format!("/{k}"))
+                ));
+            }
+            seen.push(key);
+        }
+        for x in &e.expect {
+            if let Some(k) = &x.kind {
+                let declared = e
+                    .on_failure
+                    .iter()
+                    .any(|h| h.status == "wrong_technique" && h.kind.as_ref() == Some(k));
+                if !declared {
+                    return Err(format!(
+                        "exercise {}: an expectation of kind `{k}` has no `on_failure` hint \
+                         (status `wrong_technique`, kind `{k}`)",
+                        e.id
+                    ));
+                }
+            }
+        }
+    }
+    let mut kinds: Vec<(&str, &str)> = Vec::new();
+    for e in &r.exercise {
+        for h in &e.on_failure {
+            let Some(k) = &h.kind else { continue };
+            if let Some((_, other)) = kinds.iter().find(|(n, s)| *n == k && *s != h.status) {
+                return Err(format!(
+                    "failure kind `{k}` is a `{other}` in one exercise and a `{}` in {}: a kind \
+                     has one status in a chapter",
+                    h.status, e.id
+                ));
+            }
+            kinds.push((k, &h.status));
         }
     }
     Ok(r)
+}
+
+/// The chapter's failure kinds that its checks name in code: every kind of every
+/// record's `on_failure` but the course's own and those that only a declared
+/// expectation names, with its status, sorted and once each.
+pub fn coded_kinds(r: &Records) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let by_expect: Vec<&String> = r
+        .exercise
+        .iter()
+        .flat_map(|e| e.expect.iter().filter_map(|x| x.kind.as_ref()))
+        .collect();
+    for e in &r.exercise {
+        for h in &e.on_failure {
+            let Some(k) = &h.kind else { continue };
+            if COURSE_KINDS.iter().any(|(_, n)| n == k) || by_expect.contains(&k) {
+                continue;
+            }
+            out.push((k.clone(), h.status.clone()));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `course::Failure` of `status` and `kind`, as Rust.
+fn failure_rs(status: &str, kind: Option<&str>) -> String {
+    match kind {
+        Some(k) => format!(
+            "course::Failure::named(course::Status::{}, {})",
+            variant(status),
+            lit(k)
+        ),
+        None => format!(
+            "course::Failure::status(course::Status::{})",
+            variant(status)
+        ),
+    }
 }
 
 /// Checks a declared check's records: launches of the exercise's kernels with known
@@ -419,8 +538,11 @@ fn test_filter(id: &str) -> String {
     format!("ex_{chapter}_{step:02}")
 }
 
-/// The chapter's registry as Rust (`registry.rs`, see the crate's docs).
-pub fn registry_rs(r: &Records) -> String {
+/// The chapter's registry as Rust (`registry.rs`, see the crate's docs). `kernels` names
+/// the reference's kernels (not its host functions): an exercise launches kernels when
+/// one of its functions (or those it is given) is one, or when it needs another exercise
+/// (whose kernels it runs), and only then can its check meet a launch's failures.
+pub fn registry_rs(r: &Records, kernels: &std::collections::BTreeSet<String>) -> String {
     let mut out = String::new();
     let number = r.id.trim_start_matches("ch").trim_start_matches('0');
     let _ = writeln!(
@@ -440,11 +562,22 @@ pub fn registry_rs(r: &Records) -> String {
         let failures: Vec<String> = e
             .on_failure
             .iter()
-            .map(|h| format!("(course::Status::{}, {})", variant(&h.status), lit(&h.hint)))
+            .map(|h| {
+                format!(
+                    "({}, {})",
+                    failure_rs(&h.status, h.kind.as_deref()),
+                    lit(&h.hint)
+                )
+            })
             .collect();
+        let launches = !e.needs.is_empty()
+            || e.kernels
+                .iter()
+                .chain(&e.given)
+                .any(|k| kernels.contains(k));
         let _ = writeln!(
             out,
-            "    course::Exercise {{\n        id: {},\n        title: {},\n        kernels: {},\n        points: {},\n        hints: {},\n        hints_by_failure: &[{}],\n        needs: {},\n        book: {},\n        check: checks::ex_{},\n    }},",
+            "    course::Exercise {{\n        id: {},\n        title: {},\n        kernels: {},\n        points: {},\n        hints: {},\n        hints_by_failure: &[{}],\n        launches: {launches},\n        needs: {},\n        book: {},\n        check: checks::ex_{},\n    }},",
             lit(&e.id),
             lit(&e.title),
             lits(&e.kernels),
@@ -457,6 +590,23 @@ pub fn registry_rs(r: &Records) -> String {
         );
     }
     let _ = writeln!(out, "];\n");
+    let _ = writeln!(
+        out,
+        "/// The kinds of failure chapter {number}'s checks name, from the `kind`s of its records'\n\
+         /// `on_failure` hints: a check fails with one (`Outcome::failed(failures::X, ..)`), and\n\
+         /// the hint of that kind answers it. A kind no check names is dead code (a warning).\n\
+         #[allow(unused_imports)]\n\
+         pub(crate) mod failures {{"
+    );
+    for (kind, status) in coded_kinds(r) {
+        let _ = writeln!(
+            out,
+            "    /// `{kind}`, a kind of `{status}`.\n    pub(crate) const {}: course::Failure = {};",
+            kind.to_ascii_uppercase(),
+            failure_rs(&status, Some(&kind))
+        );
+    }
+    let _ = writeln!(out, "}}\n");
     let _ = writeln!(
         out,
         "/// The ids of chapter {number}'s exercises, in order: the progression's steps.\n\
@@ -543,12 +693,13 @@ fn declared_rs(e: &Record) -> String {
         .map(|x| {
             let (relation, value) = x.relation().unwrap_or(("is", ""));
             format!(
-                "chapter::declared::Expect {{ counter: {}, relation: chapter::declared::Relation::{}, value: {}, means: {}, why: {} }}",
+                "chapter::declared::Expect {{ counter: {}, relation: chapter::declared::Relation::{}, value: {}, means: {}, why: {}, kind: {} }}",
                 lit(&x.counter),
                 variant(relation),
                 lit(value),
                 x.means.as_deref().map_or("None".to_string(), |m| format!("Some({})", lit(m))),
-                lit(&x.why)
+                lit(&x.why),
+                x.kind.as_deref().map_or("None".to_string(), |k| format!("Some({})", lit(k)))
             )
         })
         .collect();
@@ -648,9 +799,6 @@ pub fn generate() {
         let p = Path::new(&out).join(name);
         std::fs::write(&p, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", p.display()));
     };
-    write("registry.rs", registry_rs(&records));
-    write("checks.rs", checks_rs(&records));
-    write("exercise_tests.rs", tests_rs(&records));
     let module = records.kernels_module.clone().unwrap_or(records.id.clone());
     let solution = Path::new(&dir)
         .ancestors()
@@ -662,6 +810,18 @@ pub fn generate() {
     println!("cargo:rerun-if-changed={}", solution.display());
     let source = std::fs::read_to_string(&solution)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", solution.display()));
+    let kernels: std::collections::BTreeSet<String> = scan(&source)
+        .map(|s| {
+            s.items
+                .into_iter()
+                .filter(|(_, item)| *item == Item::Kernel)
+                .map(|(name, _)| name)
+                .collect()
+        })
+        .unwrap_or_default();
+    write("registry.rs", registry_rs(&records, &kernels));
+    write("checks.rs", checks_rs(&records));
+    write("exercise_tests.rs", tests_rs(&records));
     let table = kernel_table_rs(&records, &module, &source)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     write("kernel_table.rs", table);
@@ -708,18 +868,70 @@ book = "02-tiled.md"
 hints = []
 "#;
 
+    /// A named kind of failure: a constant for the checks (unless the course names it, or
+    /// only a declared expectation does), one status per kind, one hint per failure.
+    #[test]
+    fn failure_kinds_become_constants_and_are_checked() {
+        let with = |extra: &str| {
+            GOOD.replacen(
+                "[[exercise.launch]]",
+                &format!("{extra}\n[[exercise.launch]]"),
+                1,
+            )
+        };
+        let kinds = with(
+            "[[exercise.on_failure]]\nstatus = \"wrong_result\"\nkind = \"halo\"\nhint = \"The halo.\"\n\n\
+             [[exercise.on_failure]]\nstatus = \"wrong_result\"\nkind = \"uninitialised_shared\"\nhint = \"Zero.\"\n",
+        );
+        let r = parse(&kinds).unwrap();
+        let reg = registry_rs(&r, &Default::default());
+        assert!(
+            reg.contains("pub(crate) const HALO: course::Failure = course::Failure::named(course::Status::WrongResult, \"halo\");"),
+            "{reg}"
+        );
+        assert!(
+            !reg.contains("UNINITIALISED_SHARED"),
+            "the course's own: {reg}"
+        );
+        assert!(reg.contains(
+            "(course::Failure::named(course::Status::WrongResult, \"halo\"), \"The halo.\")"
+        ));
+        assert_eq!(
+            coded_kinds(&r),
+            [("halo".to_string(), "wrong_result".to_string())]
+        );
+        let twice = with(
+            "[[exercise.on_failure]]\nstatus = \"race\"\nhint = \"A.\"\n\n[[exercise.on_failure]]\nstatus = \"race\"\nhint = \"B.\"\n",
+        );
+        assert!(parse(&twice).unwrap_err().contains("two hints"));
+        let course_kind = with(
+            "[[exercise.on_failure]]\nstatus = \"race\"\nkind = \"uninitialised_shared\"\nhint = \"A.\"\n",
+        );
+        assert!(
+            parse(&course_kind)
+                .unwrap_err()
+                .contains("the course's kind")
+        );
+        let not_a_word = with(
+            "[[exercise.on_failure]]\nstatus = \"race\"\nkind = \"Two Words\"\nhint = \"A.\"\n",
+        );
+        assert!(parse(&not_a_word).unwrap_err().contains("snake_case"));
+    }
+
     #[test]
     fn a_chapter_becomes_its_registry_and_tests() {
         let r = parse(GOOD).unwrap();
-        let reg = registry_rs(&r);
+        let reg = registry_rs(&r, &["conv_1d".to_string()].into_iter().collect());
         assert!(
             reg.contains("pub static EXERCISES: [course::Exercise; 2]"),
             "{reg}"
         );
         assert!(
-            reg.contains("(course::Status::WrongTechnique, \"Tiles.\")"),
+            reg.contains("(course::Failure::status(course::Status::WrongTechnique), \"Tiles.\")"),
             "{reg}"
         );
+        // 7.1 launches its kernel; 7.2 needs 7.1, whose kernels it runs.
+        assert_eq!(reg.matches("launches: true,").count(), 2, "{reg}");
         assert!(reg.contains("check: checks::ex_7_2,"), "{reg}");
         assert!(reg.contains("book: \"ch07/02-tiled.md\""), "{reg}");
         assert!(

@@ -220,8 +220,13 @@ thread_local! {
 }
 
 /// Records `text` as printed by the calling lane (CUDA's device `printf`), labelled with
-/// its block and thread.
+/// its block and thread; outside a launch (a host function), as host output
+/// ([`crate::kernel_output::host`]).
 pub fn print(text: &str) {
+    if !in_launch() {
+        crate::kernel_output::host(text);
+        return;
+    }
     let c = ctx();
     let [bx, by, bz] = c.block;
     let [tx, ty, tz] = c.thread;

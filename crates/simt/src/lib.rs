@@ -51,6 +51,7 @@ pub mod flow;
 pub use gpu_hardware as hardware;
 #[cfg(test)]
 mod invalid_calls;
+pub mod kernel_output;
 pub mod lane;
 pub mod launch;
 pub mod memory;

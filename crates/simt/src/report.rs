@@ -416,6 +416,7 @@ impl LaunchError {
             LaunchError::LaneTrap { .. } => "trapped",
             LaunchError::BarrierDivergence { .. } => "barrier error",
             LaunchError::WarpDivergence { .. } => "warp collective error",
+            LaunchError::Deadlock { waits, .. } if waits.iter().any(|w| w.spinning) => "livelock",
             LaunchError::Deadlock { .. } => "deadlock",
             LaunchError::StepBudgetExceeded { .. } => "timed out",
             LaunchError::TimedOut { .. } => "timed out",
@@ -524,6 +525,17 @@ impl fmt::Display for LaunchError {
                 f,
                 "synccheck: {what} at {site} ({thread}, mask {mask:#010x}): {message}"
             ),
+            LaunchError::Deadlock { block, waits } if waits.iter().any(|w| w.spinning) => {
+                let [x, y, z] = block;
+                write!(
+                    f,
+                    "livelock in block ({x},{y},{z}): threads spin forever, each repeating an operation \
+                     that sees no change, and no thread still running will change it (a CAS retried with \
+                     the value it expected, not the one it found, fails forever; blocks run one after \
+                     another: a block cannot wait for a later one, nor a thread for one held at a barrier):"
+                )?;
+                list(f, waits)
+            }
             LaunchError::Deadlock { block, waits } => {
                 let [x, y, z] = block;
                 write!(

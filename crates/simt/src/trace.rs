@@ -27,7 +27,7 @@ pub const MAX_TRACE_STEPS: usize = 20_000;
 /// Where launches with tracing on deliver their traces. Cloning shares the sink, so the
 /// caller keeps one clone and the device's [`Config`](crate::Config) another.
 #[derive(Clone, Debug, Default)]
-pub struct TraceSink(Arc<Mutex<Vec<Trace>>>);
+pub struct TraceSink(Arc<Mutex<Vec<Trace>>>, bool);
 
 impl TraceSink {
     /// An empty sink.
@@ -35,13 +35,32 @@ impl TraceSink {
         TraceSink::default()
     }
 
+    /// An empty sink that keeps only the last launch's trace: for a check's many launches,
+    /// of which a picture wants the one that failed (its last), without holding them all.
+    pub fn last_only() -> Self {
+        TraceSink(Arc::default(), true)
+    }
+
     /// Takes the traces delivered so far, one per launch, in launch order.
     pub fn take(&self) -> Vec<Trace> {
         std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
+    /// Names the kernel of the last trace delivered, if it has no name yet: the host
+    /// runtime, which knows what it launched, calls it after each launch.
+    pub fn name_last(&self, kernel: &str) {
+        let mut traces = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = traces.last_mut().filter(|t| t.kernel.is_empty()) {
+            t.kernel = kernel.to_string();
+        }
+    }
+
     pub(crate) fn push(&self, trace: Trace) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(trace);
+        let mut traces = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if self.1 {
+            traces.clear();
+        }
+        traces.push(trace);
     }
 }
 
@@ -123,6 +142,9 @@ pub struct TraceStep {
 /// The memory accesses of one launch, step by step.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trace {
+    /// The kernel launched, when the host runtime named it ([`TraceSink::name_last`]);
+    /// empty otherwise.
+    pub kernel: String,
     /// `gridDim`.
     pub grid: [u32; 3],
     /// `blockDim`.

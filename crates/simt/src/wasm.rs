@@ -383,9 +383,10 @@ impl WasmModule {
             lane.memory
                 .write(&mut lane.store, ptr as usize, input)
                 .map_err(|e| LaneFailure::Trap(e.to_string(), String::new()))?;
-            let out = func
-                .call(&mut lane.store, (ptr, input.len() as u32))
-                .map_err(|e| lane.failure(e))?;
+            let out = crate::kernel_output::in_host_function(name, || {
+                func.call(&mut lane.store, (ptr, input.len() as u32))
+            })
+            .map_err(|e| lane.failure(e))?;
             let left = lane.store.get_fuel().unwrap_or(0);
             if !lane.store.data_mut().charge(left) {
                 return Err(lane.store.data().budget_failure(String::new()));
@@ -868,9 +869,7 @@ fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
         "print",
         |caller: Caller<'_, LaneData>, ptr: u32, len: u32| -> Result<(), wasmi::Error> {
             let text = read_str(&caller, ptr, len.min(TEXT_LIMIT))?;
-            if lane::in_launch() {
-                lane::print(&text);
-            }
+            lane::print(&text);
             Ok(())
         },
     )?;

@@ -22,7 +22,7 @@ fn the_registry_comes_from_the_records() {
     assert_eq!(e.book, "ch01/01-multiply.md");
     assert_eq!(e.test_filter(), "ex_1_01");
     assert_eq!(
-        e.hints_for(Status::Race),
+        e.hints_for(course::Failure::status(Status::Race)),
         [
             "Does each thread write its own element?",
             "Which element is this thread's?"
@@ -103,7 +103,9 @@ fn a_step_is_traced_and_an_unknown_one_named() {
     let drawn = (Toy::DRAW)(KernelSource::Reference, "1.1", &p).unwrap();
     assert!(drawn.svg.starts_with("<svg"), "{}", drawn.summary);
     assert!(
-        drawn.summary.starts_with("1.1 mul_blocks: correct"),
+        drawn
+            .summary
+            .starts_with("1.1 mul_blocks<<<4, 64>>>: correct"),
         "{}",
         drawn.summary
     );

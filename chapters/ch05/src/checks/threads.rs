@@ -252,8 +252,8 @@ pub(super) fn check_5_3(ctx: &mut Ctx) -> Checked {
         let expected = (sm * BLOCKS_PER_SM).min(n.div_ceil(block)).max(1);
         let got = catch_host(|| grid_fn(sm, n, block))?;
         if got != expected {
-            return Err(Outcome::fail(
-                Status::WrongResult,
+            return Err(Outcome::failed(
+                crate::failures::STRIDE_GRID,
                 format!(
                     "stride_grid({sm} SMs, n = {n}, block {block}) = {got}, expected {expected}"
                 ),

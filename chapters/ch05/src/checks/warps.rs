@@ -40,8 +40,8 @@ pub(super) fn check_5_4(ctx: &mut Ctx) -> Checked {
             None => threads.div_ceil(32),
         };
         if got != expected {
-            return Err(Outcome::fail(
-                Status::WrongResult,
+            return Err(Outcome::failed(
+                crate::failures::WARPS_PER_BLOCK,
                 format!(
                     "warps_per_block({threads}) = {got}, but the emulator issued the load of a \
                      block of {threads} threads as {expected} warp instructions, one per warp"
@@ -89,21 +89,22 @@ pub(super) fn check_5_4(ctx: &mut Ctx) -> Checked {
                         c.simt_efficiency()
                     ),
                 )
-                .detail(
-                    "branch on something all 32 lanes of a warp share: the warp index, t / 32",
-                ));
+                .detail("branch on something all 32 lanes of a warp share: the warp index, t / 32")
+                .of_kind(crate::failures::DIVERGENT));
         }
         if c.lane_ops != 32 * c.warp_instructions {
-            return Err(ctx.technique(
-                &case,
-                format!(
-                    "SIMT efficiency {:.2}: {} lanes over {} warp instructions, where every \
+            return Err(ctx
+                .technique(
+                    &case,
+                    format!(
+                        "SIMT efficiency {:.2}: {} lanes over {} warp instructions, where every \
                      instruction of a warp-uniform kernel on whole warps has all 32 lanes",
-                    c.simt_efficiency(),
-                    c.lane_ops,
-                    c.warp_instructions
-                ),
-            ));
+                        c.simt_efficiency(),
+                        c.lane_ops,
+                        c.warp_instructions
+                    ),
+                )
+                .of_kind(crate::failures::IDLE_LANES));
         }
         if report.is_empty() {
             let div = launch::map(

@@ -52,7 +52,7 @@ pub(crate) fn check_9_1(ctx: &mut Ctx) -> Checked {
                 &reference::letter_histogram(text, letters_per_bin),
                 &got,
             )
-            .map_err(ctx.on(&case))?;
+            .map_err(|o| ctx.on(&case)(o.of_kind(crate::failures::LETTER_HISTOGRAM)))?;
         }
     }
     Ok(format!(
@@ -142,8 +142,8 @@ pub(crate) fn check_9_2(ctx: &mut Ctx) -> Checked {
     let predicted = catch_host(ctx.k.predict_naive_count)?;
     let measured = measure_prediction()?;
     if predicted != measured {
-        return Err(Outcome::fail(
-            Status::WrongResult,
+        return Err(Outcome::failed(
+            crate::failures::PREDICTION,
             format!("predict_naive_count() returned {predicted}, which is not what the emulator records for that launch"),
         )
         .detail("trace it: in each block, which warps load the bin before any of them stores, and what do they store?")
@@ -217,7 +217,8 @@ pub(crate) fn check_9_4(ctx: &mut Ctx) -> Checked {
                 let got = &run.bins[blk * b..(blk + 1) * b];
                 if got != copy.as_slice() {
                     let total: u32 = got.iter().sum();
-                    return Err(ctx.technique(
+                    return Err(ctx
+                        .technique(
                         &name,
                         format!(
                             "block {blk}'s private copy (histo[{} ..]) holds {total} counts, not the {} elements block \
@@ -226,7 +227,8 @@ pub(crate) fn check_9_4(ctx: &mut Ctx) -> Checked {
                             blk * b,
                             copy.iter().sum::<u32>()
                         ),
-                    ));
+                    )
+                        .of_kind(crate::failures::PRIVATE_COPY));
                 }
             }
             launches += 1;
@@ -248,14 +250,16 @@ pub(crate) fn check_9_4(ctx: &mut Ctx) -> Checked {
             ));
         }
         if c.barriers < *grid as u64 - 1 {
-            return Err(ctx.technique(
-                name,
-                format!(
-                    "{} barrier(s) for {grid} blocks: a block's copy is complete only when all its threads are \
+            return Err(ctx
+                .technique(
+                    name,
+                    format!(
+                        "{} barrier(s) for {grid} blocks: a block's copy is complete only when all its threads are \
                      done, so each committing block waits at sync_threads() first",
-                    c.barriers
-                ),
-            ));
+                        c.barriers
+                    ),
+                )
+                .of_kind(crate::failures::COMMIT_BARRIER));
         }
     }
     Ok(format!(

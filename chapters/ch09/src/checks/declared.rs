@@ -163,7 +163,11 @@ fn expectations(
     };
     for e in spec.expect {
         if let Some(why) = e.test(&value).map_err(record_error)? {
-            return Err(ctx.technique(name, why));
+            let out = ctx.technique(name, why);
+            return Err(match e.kind {
+                Some(kind) => out.of_kind(course::Failure::named(Status::WrongTechnique, kind)),
+                None => out,
+            });
         }
     }
     Ok(())

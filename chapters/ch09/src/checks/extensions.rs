@@ -248,14 +248,16 @@ pub(crate) fn check_9_14(ctx: &mut Ctx) -> Checked {
             if let Some(c) = counters(&run)
                 && (c.global_atomic_lanes != counted || c.shared_atomic_lanes != 0)
             {
-                return Err(ctx.technique(
-                    &name,
-                    format!(
-                        "{} global and {} shared atomic lanes: the global kernel issues one global atomic per value \
+                return Err(ctx
+                    .technique(
+                        &name,
+                        format!(
+                            "{} global and {} shared atomic lanes: the global kernel issues one global atomic per value \
                          that is a bin ({counted}) and nothing else",
-                        c.global_atomic_lanes, c.shared_atomic_lanes
-                    ),
-                ));
+                            c.global_atomic_lanes, c.shared_atomic_lanes
+                        ),
+                    )
+                    .of_kind(crate::failures::GLOBAL_KERNEL));
             }
             let shape = Shape::new(3, 64).with_bins(bins);
             let name = format!(
@@ -286,8 +288,8 @@ pub(crate) fn check_9_14(ctx: &mut Ctx) -> Checked {
         let answer = catch_host(|| (ctx.k.privatized_worst_global_atomics)(n, bins, block))?;
         let measured = measure_privatized(n, bins, block)?;
         if answer != measured.global_atomic_lanes as u32 {
-            return Err(Outcome::fail(
-                Status::WrongResult,
+            return Err(Outcome::failed(
+                crate::failures::QUESTION,
                 format!(
                     "privatized_worst_global_atomics({n}, {bins}, {block}) returned {answer}, which is not what the \
                      emulator counts for histo_u32_shared<<<ceil(n / block), block>>> on the worst-case input \
@@ -355,11 +357,13 @@ pub(crate) fn check_9_15(ctx: &mut Ctx) -> Checked {
             }
             if case.name.starts_with("all zeros") && bins == 256 {
                 if c.cas_failures == 0 {
-                    return Err(ctx.technique(
-                        &name,
-                        "no CAS attempt failed although every thread adds to the same bin: build the add from \
+                    return Err(ctx
+                        .technique(
+                            &name,
+                            "no CAS attempt failed although every thread adds to the same bin: build the add from \
                          atomic_cas in a retry loop (atomic_add itself never fails)",
-                    ));
+                        )
+                        .of_kind(crate::failures::NO_CAS_RETRY));
                 }
                 contended = Some((n, c.cas_failures));
             }
@@ -372,8 +376,8 @@ pub(crate) fn check_9_15(ctx: &mut Ctx) -> Checked {
         let predicted = catch_host(|| (ctx.k.predict_cas_failures)(lanes))?;
         let measured = measure_cas(lanes)?;
         if predicted != measured {
-            return Err(Outcome::fail(
-                Status::WrongResult,
+            return Err(Outcome::failed(
+                crate::failures::PREDICTION,
                 format!(
                     "predict_cas_failures({lanes}) returned {predicted}, which is not what the emulator counts for \
                      histo_cas<<<1, {lanes}>>> over {lanes} zero bytes"
@@ -457,8 +461,8 @@ pub(crate) fn check_9_16(ctx: &mut Ctx) -> Checked {
         let chosen = Strategy::from(catch_host(|| (ctx.k.choose_strategy)(bins))?);
         let table = table_strategy(bins);
         if chosen != table {
-            return Err(Outcome::fail(
-                Status::WrongResult,
+            return Err(Outcome::failed(
+                crate::failures::CHOICE,
                 format!("choose_strategy({bins}) chose {}, the H100's measurements say {}", chosen.name(), table.name()),
             )
             .detail(format!("the H100 measured shared memory fastest at every bin count from 8 to 4096 (registers at none); beyond, a private copy fits the block's 48 KiB up to {SHARED_BINS} bins, and global atomics are left above")));

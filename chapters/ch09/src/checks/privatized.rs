@@ -202,14 +202,16 @@ fn loads(
     partition: &str,
 ) -> Result<(), Outcome> {
     if (c.global_load_requests, c.global_load_sectors) != (requests, sectors) {
-        return Err(ctx.technique(
-            name,
-            format!(
-                "{} warp loads touching {} sectors, expected {requests} touching {sectors}: the partition is \
+        return Err(ctx
+            .technique(
+                name,
+                format!(
+                    "{} warp loads touching {} sectors, expected {requests} touching {sectors}: the partition is \
                  {partition}, one load per element",
-                c.global_load_requests, c.global_load_sectors
-            ),
-        ));
+                    c.global_load_requests, c.global_load_sectors
+                ),
+            )
+            .of_kind(crate::failures::PARTITION));
     }
     Ok(())
 }
@@ -266,13 +268,15 @@ pub(crate) fn check_9_7(ctx: &mut Ctx) -> Checked {
                 } else {
                     "each thread must flush once per run of equal bins it meets in its grid-stride loop, and once at the end"
                 };
-                return Err(ctx.technique(
-                    name,
-                    format!(
-                        "{} shared atomic lanes, expected {runs} (the runs of equal bins): {why}",
-                        c.shared_atomic_lanes
-                    ),
-                ));
+                return Err(ctx
+                    .technique(
+                        name,
+                        format!(
+                            "{} shared atomic lanes, expected {runs} (the runs of equal bins): {why}",
+                            c.shared_atomic_lanes
+                        ),
+                    )
+                    .of_kind(crate::failures::RUNS));
             }
             privatized(ctx, name, c, runs, grid, bins)?;
             atomics += runs;
@@ -313,7 +317,7 @@ pub(crate) fn check_9_8(ctx: &mut Ctx) -> Checked {
                      grid-stride loop (the lowest lane of each warp_match_any group adds for its peers)",
                     c.shared_atomic_lanes
                 ),
-            ));
+            ).of_kind(crate::failures::DISTINCT_BINS));
             }
             if c.shared_atomic_max_depth > 1 {
                 return Err(ctx.technique(
@@ -322,7 +326,7 @@ pub(crate) fn check_9_8(ctx: &mut Ctx) -> Checked {
                     "{} lanes of one atomic instruction hit the same bin: after warp aggregation each bin has one leader",
                     c.shared_atomic_max_depth
                 ),
-            ));
+            ).of_kind(crate::failures::ONE_LEADER));
             }
             privatized(ctx, name, c, distinct, grid, bins)?;
             atomics += distinct;
@@ -410,7 +414,8 @@ pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
                     Unit::Thread,
                     Counts::SharedTotals,
                 )?;
-                flow::loads_in_flight(ctx, &name, &run, &case.data, 4)?;
+                flow::loads_in_flight(ctx, &name, &run, &case.data, 4)
+                    .map_err(|o| o.of_kind(crate::failures::LOADS_IN_FLIGHT))?;
                 let Some(c) = counters(&run) else { continue };
                 let most_global = grid as u64 * bins as u64;
                 if c.global_atomic_lanes > most_global || c.shared_atomic_lanes > n as u64 {
@@ -436,7 +441,7 @@ pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
                          per instruction) there are at most {most_loads}",
                         c.global_load_requests
                     ),
-                ));
+                ).of_kind(crate::failures::NARROW_LOADS));
                 }
                 if c.shared_atomic_bank_conflicts > 0 {
                     return Err(ctx.technique(
@@ -447,7 +452,7 @@ pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
                          (counter `bin * 32 + lane`) puts every lane's counters in a bank of its own",
                         c.shared_atomic_bank_conflicts, c.shared_atomic_max_bank_ways
                     ),
-                ));
+                ).of_kind(crate::failures::BANK_CONFLICTS));
                 }
                 if case.name == big_case.name && shape == policy {
                     conflict_free_requests += c.shared_atomic_requests;

@@ -16,7 +16,8 @@ pub fn root() -> PathBuf {
 
 /// A student's clone in folder `name` holding the reference chapters (a `lib.rs` of its
 /// own: the reference crate's has more modules), with each `(file, id, body)` of `edits`
-/// applied in order: the body of the first region `id` of `file` replaced by `body`.
+/// applied in order: the body of the first region `id` of `file` (or of the function `id`
+/// names) replaced by `body`.
 pub fn student_with(name: &str, edits: &[(&str, &str, &str)]) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);
@@ -38,10 +39,25 @@ pub fn student_with(name: &str, edits: &[(&str, &str, &str)]) -> PathBuf {
     dir
 }
 
-/// `text` with the body of its first region `id` replaced by `body`.
+/// `text` with the body of its first region `id` replaced by `body`; `id` may also name
+/// a function (`mul_blocks`, `fn predict_naive_count`): the first region in its body.
 pub fn replace_region(text: &str, id: &str, body: &str) -> String {
-    let begin = format!("// STUDENT-BEGIN {id}\n");
-    let start = text.find(&begin).expect("the region exists") + begin.len();
+    let dotted = id.contains('.') && id.chars().all(|c| c.is_ascii_digit() || c == '.');
+    let from = if dotted {
+        0
+    } else {
+        let name = id.trim_start_matches("fn ");
+        text.find(&format!("fn {name}("))
+            .unwrap_or_else(|| panic!("no function {name}"))
+    };
+    let begin = "// STUDENT-BEGIN ";
+    let start = if dotted {
+        text.find(&format!("{begin}{id}\n"))
+            .expect("the region exists")
+    } else {
+        from + text[from..].find(begin).expect("a region in the function")
+    };
+    let start = start + text[start..].find('\n').expect("a marker line") + 1;
     let end = start
         + text[start..]
             .find("// STUDENT-END")

@@ -1,0 +1,157 @@
+//! The course's own hints: for the failures any check can meet, whatever the exercise
+//! (a panic, an access out of bounds, a spin...), shown when the exercise has no hint of
+//! its own for that failure, and the kinds of failure the course itself names.
+//!
+//! No hint here, nor any exercise's, holds an answer's code: they ask the question that
+//! leads to it (the course's tests compare every hint with the reference solutions).
+
+use crate::outcome::{Failure, Status};
+
+/// A read of shared memory no thread of the block wrote (initcheck): the bins were not
+/// zeroed, or were read before the barrier that follows the zeroing.
+pub const UNINITIALISED_SHARED: Failure =
+    Failure::named(Status::WrongResult, "uninitialised_shared");
+
+/// A shuffle that read a lane which did not take part in it: an undefined value.
+pub const SHUFFLE_INACTIVE_LANE: Failure =
+    Failure::named(Status::WrongResult, "shuffle_inactive_lane");
+
+/// The kernels do not build for the emulator's sandbox: a compile error, or what the
+/// sandbox refuses (the check could not run because of the student's code).
+pub const BUILD: Failure = Failure::named(Status::Error, "build");
+
+/// The kinds of failure the course names itself (from the emulator's findings and the
+/// sandbox's build), by name: a chapter's records may give an exercise its own hint for
+/// one of them.
+pub const COURSE_KINDS: [Failure; 3] = [UNINITIALISED_SHARED, SHUFFLE_INACTIVE_LANE, BUILD];
+
+/// The failures any exercise's check can meet besides its own (a launch or a host call
+/// fails, a finding of the emulator): every exercise lists them
+/// ([`Exercise::failures`](crate::Exercise::failures)).
+pub const ANY_CHECK: [Failure; 11] = [
+    Failure::status(Status::WrongResult),
+    UNINITIALISED_SHARED,
+    SHUFFLE_INACTIVE_LANE,
+    Failure::status(Status::Race),
+    Failure::status(Status::BarrierError),
+    Failure::status(Status::Livelock),
+    Failure::status(Status::OutOfBounds),
+    Failure::status(Status::Panicked),
+    Failure::status(Status::TimedOut),
+    Failure::status(Status::Error),
+    BUILD,
+];
+
+/// The hints a failure of kind `failure` shows, in order, from an exercise's hints by
+/// failure (`by_failure`) and its general ones (`general`): its hints for this very
+/// kind (else for its status as a whole), else the course's own ([`course_hint`]: for the
+/// kind, else the status), then the general ones. What
+/// [`Exercise::hints_for`](crate::Exercise::hints_for) and the runner show.
+pub fn choose<'a, S: AsRef<str>>(
+    by_failure: &'a [(Failure, S)],
+    general: &'a [S],
+    failure: Failure,
+) -> Vec<&'a str> {
+    let mine = |f: Failure| -> Vec<&'a str> {
+        by_failure
+            .iter()
+            .filter(|(on, _)| *on == f)
+            .map(|(_, text)| text.as_ref())
+            .collect()
+    };
+    let whole = Failure::status(failure.status);
+    let mut answer = mine(failure);
+    if answer.is_empty() && failure.name.is_some() {
+        answer.extend(course_hint(failure));
+    }
+    if answer.is_empty() {
+        answer = mine(whole);
+    }
+    if answer.is_empty() {
+        answer.extend(course_hint(whole));
+    }
+    answer.extend(general.iter().map(|h| h.as_ref()));
+    answer
+}
+
+/// The failures a check of host functions alone can meet besides its own (no launch: no
+/// race, no barrier, no finding of the emulator).
+pub const HOST_ONLY: [Failure; 5] = [
+    Failure::status(Status::WrongResult),
+    Failure::status(Status::Panicked),
+    Failure::status(Status::TimedOut),
+    Failure::status(Status::Error),
+    BUILD,
+];
+
+/// The course's hint for `failure`, used when the exercise has none of its own.
+pub fn course_hint(failure: Failure) -> Option<&'static str> {
+    COURSE_HINTS
+        .iter()
+        .find(|(f, _)| *f == failure)
+        .map(|&(_, h)| h)
+}
+
+/// The course's hints, by failure.
+const COURSE_HINTS: [(Failure, &str); 10] = [
+    (
+        BUILD,
+        "Your kernels do not build for the emulator: the message shows the compiler's first \
+         error (or what the sandbox refuses), with its file and line. Fix it and save: every \
+         exercise is checked again.",
+    ),
+    (
+        UNINITIALISED_SHARED,
+        "A thread read shared memory that no thread of its block had written (the report names the \
+         line): shared memory starts as garbage, not zero. Which words must be set before any \
+         thread reads or adds to them, and which barrier makes every thread wait until they are?",
+    ),
+    (
+        SHUFFLE_INACTIVE_LANE,
+        "A shuffle read a lane that did not take part in it, and got an undefined value: is every \
+         shuffle reached by all the lanes its mask names, outside any branch that only some take?",
+    ),
+    (
+        Failure::status(Status::Race),
+        "Two threads touched the same word with nothing ordering them (the report names both \
+         lines and threads): which one of them should own that word, or which barrier or atomic \
+         must stand between them?",
+    ),
+    (
+        Failure::status(Status::BarrierError),
+        "A barrier or warp collective must be reached by every thread it waits for, the same \
+         number of times: is one inside a branch or a loop whose condition differs between the \
+         threads of a block (or the lanes of a warp)?",
+    ),
+    (
+        Failure::status(Status::Livelock),
+        "Some threads spin: they repeat the same operation (a load, a compare-and-swap) and it \
+         never sees a change. What must change for your loop to end, and can a thread that is \
+         still running change it? A failed compare-and-swap returns the value it found: is that \
+         the value your next try expects?",
+    ),
+    (
+        Failure::status(Status::OutOfBounds),
+        "A thread read or wrote past the end of a buffer (the report names the thread, the line \
+         and the index): which threads have no element of their own, and which guard keeps \
+         them from touching the buffers?",
+    ),
+    (
+        Failure::status(Status::Panicked),
+        "A thread panicked at the line the report names: an index past the end of a local array, \
+         a division by zero, a subtraction below zero on an unsigned value? What were the \
+         values at that line, for that thread? (`println!` in a kernel shows them, as kernel \
+         output.)",
+    ),
+    (
+        Failure::status(Status::TimedOut),
+        "A loop that does not end (or does far more work than the exercise needs): does your \
+         loop variable grow on every iteration, by the right step, and does the loop condition \
+         test it?",
+    ),
+    (
+        Failure::status(Status::Error),
+        "The check itself could not run (the message says why): if it names a file of the course \
+         rather than your kernels, run `cargo test` on a fresh clone or ask your instructor.",
+    ),
+];
