@@ -388,17 +388,13 @@ impl CudaBackend {
         self.check("cuMemFree", r)
     }
 
-    /// Waits for all work on the device: its own stream and the streams made for
-    /// launches that do not wait.
+    /// Waits for all work of the device's context (`cuCtxSynchronize`): its own stream,
+    /// the streams made for launches that do not wait, and the copies and fills the
+    /// driver's synchronous calls left on the default stream.
     pub(crate) fn synchronize(&mut self) -> Result<()> {
         self.activate()?;
-        let r = self.stream.synchronize();
-        self.check("cuStreamSynchronize", r)?;
-        for i in 0..self.user_streams.len() {
-            let r = self.user_streams[i].synchronize();
-            self.check("cuStreamSynchronize", r)?;
-        }
-        Ok(())
+        let r = CurrentContext::synchronize();
+        self.check("cuCtxSynchronize", r)
     }
 
     /// Loads `ptx` as the module `key`, once: the same text again is a no-op, new text
