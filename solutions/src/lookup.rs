@@ -10,10 +10,10 @@
 //! broadcasts it to the lanes that asked. These two kernels count the same letters with
 //! the same table, read two ways:
 //!
-//! - [`letters_constant`]: every byte looks its bin up in constant memory, so a warp
+//! - [`letters_constant()`]: every byte looks its bin up in constant memory, so a warp
 //!   reading `k` different characters takes `k` passes (the emulator's
 //!   `constant_serialized` counts the extra ones);
-//! - [`letters_shared_table`]: each block first copies the table into shared memory
+//! - [`letters_shared_table()`]: each block first copies the table into shared memory
 //!   (256 reads of constant memory per block, serialized once) and looks every byte up
 //!   there, where 32 banks serve distinct words at once.
 
@@ -25,19 +25,20 @@ pub const NO_LETTER: u32 = u32::MAX;
 
 // ANCHOR: letter_bin
 gpu::constant! {
-    /// The bin of every byte value: a letter's bin, the same for its upper and lower
-    /// case, or [`NO_LETTER`]. The host builds it (`ch09::lookup::letter_table`) and
-    /// sets it before the first launch.
+    /// The bin of every byte value: a letter's bin, the same for its upper and
+    /// lower case, or [`NO_LETTER`]. The host builds it
+    /// (`ch09::lookup::letter_table`) and sets it before the first launch.
     pub static LETTER_BIN: [u32; 256];
 }
 // ANCHOR_END: letter_bin
 
 // ANCHOR: letters_constant
 /// A letter histogram of `text` into `histo` (one bin per `histo.len()`-th of the
-/// alphabet, as [`LETTER_BIN`] says), looking every byte's bin up in constant memory.
+/// alphabet, as [`LETTER_BIN`] says), looking every byte's bin up in constant
+/// memory.
 ///
-/// Launch: a grid-stride grid, any block, `histo.len() * 4` bytes of dynamic shared
-/// memory (the block's private bins, as 9.5's).
+/// Launch: a grid-stride grid, any block, `histo.len() * 4` bytes of dynamic
+/// shared memory (the block's private bins, as 9.5's).
 #[kernel]
 pub fn letters_constant(text: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     let bins = dynamic_shared![u32];
@@ -57,11 +58,11 @@ pub fn letters_constant(text: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 // ANCHOR_END: letters_constant
 
 // ANCHOR: letters_shared_table
-/// [`letters_constant`] with the table copied into shared memory first: each block
-/// reads the 256 entries of [`LETTER_BIN`] once, then looks every byte up in shared
-/// memory.
+/// [`letters_constant()`] with the table copied into shared memory first: each
+/// block reads the 256 entries of [`LETTER_BIN`] once, then looks every byte up
+/// in shared memory.
 ///
-/// Launch: as [`letters_constant`] (the table's 1 KiB is a static shared array).
+/// Launch: as [`letters_constant()`] (the table's 1 KiB is a static shared array).
 #[kernel]
 pub fn letters_shared_table(text: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     let table = shared_array![u32; 256];

@@ -18,9 +18,9 @@ use crate::ch09::byte_bin;
 use gpu::prelude::*;
 
 // ANCHOR: histo_decrement
-/// Subtracts one from the bin of every byte of `data`: run after a histogram kernel
-/// filled `histo` from the same bytes, it leaves every bin at zero exactly when that
-/// kernel counted right.
+/// Subtracts one from the bin of every byte of `data`: run after a histogram
+/// kernel filled `histo` from the same bytes, it leaves every bin at zero exactly
+/// when that kernel counted right.
 ///
 /// Launch: any grid, any block (a grid-stride loop), no shared memory.
 #[kernel]
@@ -35,7 +35,7 @@ pub fn histo_decrement(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 }
 // ANCHOR_END: histo_decrement
 
-/// [`histo_decrement`] for `u32` values: the bin of a value is the value itself,
+/// [`histo_decrement()`] for `u32` values: the bin of a value is the value itself,
 /// and values `>= histo.len()` have none (as 9.10, 9.14 and 9.17 count them).
 ///
 /// Launch: any grid, any block, no shared memory.

@@ -2,8 +2,8 @@
 //!
 //! A letter histogram (9.1's, with upper and lower case in one bin) whose bins come from
 //! a table, [`solutions::lookup::LETTER_BIN`], set once from the host into constant
-//! memory. Two kernels read it: [`solutions::lookup::letters_constant`] looks every byte
-//! up in constant memory, [`solutions::lookup::letters_shared_table`] copies the table
+//! memory. Two kernels read it: [`solutions::lookup::letters_constant()`] looks every byte
+//! up in constant memory, [`solutions::lookup::letters_shared_table()`] copies the table
 //! into shared memory first. On the emulator the rows show what the constant cache does
 //! with the lanes' addresses (`constant_serialized`); on a GPU, the time of each.
 
@@ -12,8 +12,9 @@ use chapter::timing::median;
 use gpu_host::{Device, LaunchError, LaunchReport};
 use solutions::lookup::{LETTER_BIN, NO_LETTER, letters_constant, letters_shared_table};
 
-/// The table of bins: `a`-`z` and `A`-`Z` to `(letter - 'a') / letters_per_bin`, every
-/// other byte to [`NO_LETTER`]. `letters_per_bin` is at least 1.
+// ANCHOR: letter_table
+/// The table of bins: `a`-`z` and `A`-`Z` to `(letter - 'a') / letters_per_bin`,
+/// every other byte to [`NO_LETTER`]. `letters_per_bin` is at least 1.
 pub fn letter_table(letters_per_bin: u32) -> Vec<u32> {
     let per = letters_per_bin.max(1);
     (0..=255u8)
@@ -26,6 +27,7 @@ pub fn letter_table(letters_per_bin: u32) -> Vec<u32> {
         })
         .collect()
 }
+// ANCHOR_END: letter_table
 
 /// Bins of the letter histogram: `ceil(26 / letters_per_bin)`.
 pub fn letter_bins(letters_per_bin: u32) -> u32 {
@@ -51,7 +53,7 @@ pub struct LookupRun {
     pub kernel: &'static str,
     /// Its launch.
     pub shape: Shape,
-    /// Whether its bins equal [`reference`]'s.
+    /// Whether its bins equal [`reference()`]'s.
     pub correct: bool,
     /// The report of one launch (counters on the emulator).
     pub report: LaunchReport,
@@ -70,7 +72,9 @@ pub fn run(
     grid: Option<u32>,
     reps: u32,
 ) -> Result<Vec<LookupRun>, LaunchError> {
+    // ANCHOR: set_constant
     dev.set_constant(&LETTER_BIN, &letter_table(letters_per_bin))?;
+    // ANCHOR_END: set_constant
     let bins = letter_bins(letters_per_bin);
     let expected = reference(text, letters_per_bin);
     let grid = grid.unwrap_or_else(|| device_grid(dev.props(), text.len(), block, 8));

@@ -25,6 +25,14 @@ fn main() -> ExitCode {
     })
 }
 
+/// Prints `text` wrapped at 80 columns, as the progression's header is.
+fn say(text: &str) {
+    println!(
+        "{}",
+        chapter::table::wrap_lines(text, chapter::table::NOTE_WIDTH)
+    );
+}
+
 /// The device `arg` names, with the PTX of `sources` loaded on a GPU.
 fn open(arg: cli::DeviceArg, sources: &[KernelSource]) -> Result<Device, ExitCode> {
     match arg {
@@ -79,7 +87,7 @@ fn verify(v: &cli::VerifyArgs) -> ExitCode {
                 && let Some(bad) = verdicts.iter().find(|v| v.outcome.is_err())
             {
                 println!("step {step} (not run on the GPU: on the emulator it failed)");
-                println!("  {}", bad.line());
+                println!("  {}", bad.line().replace('\n', "\n  "));
                 all_right = false;
                 continue;
             }
@@ -88,7 +96,7 @@ fn verify(v: &cli::VerifyArgs) -> ExitCode {
             Ok(verdicts) => {
                 println!("step {step}");
                 for v in &verdicts {
-                    println!("  {}", v.line());
+                    println!("  {}", v.line().replace('\n', "\n  "));
                     all_right &= v.is_right();
                 }
             }
@@ -140,7 +148,7 @@ fn constant(a: &cli::ConstantArgs) -> ExitCode {
         Ok(d) => d,
         Err(code) => return code,
     };
-    println!(
+    say(&format!(
         "Constant memory: a letter histogram of {n} bytes ({}), {} bins from a table of 256 \
          in constant memory, on {}",
         kind.describe(),
@@ -150,22 +158,22 @@ fn constant(a: &cli::ConstantArgs) -> ExitCode {
         } else {
             dev.props().name.clone()
         }
-    );
+    ));
     match ch09::lookup::run(&mut dev, &text, a.letters_per_bin, block, a.grid, a.reps) {
         Ok(runs) => {
             cli::print(&ch09::lookup::table(&runs, text.len()));
             if dev.is_emulator() {
-                println!(
+                say(
                     "c.loads: constant-memory load instructions; c.serial: their extra passes \
                      (one per distinct address after the first); c.worst: the most distinct \
-                     addresses of one; bank.conf: shared-memory bank conflicts"
+                     addresses of one; bank.conf: shared-memory bank conflicts",
                 );
             } else {
-                println!(
+                say(&format!(
                     "median of {} launches each, CUDA events, every launch from a cold L2 and \
                      zeroed bins; GB/s = text bytes / time",
                     a.reps
-                );
+                ));
             }
             if runs.iter().all(|r| r.correct) {
                 ExitCode::SUCCESS
@@ -216,7 +224,7 @@ fn streams(a: &cli::StreamsArgs) -> ExitCode {
     } else {
         a.grids.clone()
     };
-    println!(
+    say(&format!(
         "Two streams: the two halves of {n} uniform bytes, each counted by \
          histo_private_dynamic into {} bins, on {} ({} SMs, {resident} resident blocks of {block} threads)",
         a.bins,
@@ -226,22 +234,22 @@ fn streams(a: &cli::StreamsArgs) -> ExitCode {
             dev.props().name.clone()
         },
         dev.props().sm_count,
-    );
+    ));
     match ch09::streams::run(&mut dev, &data, a.bins, block, &grids, a.reps) {
         Ok(runs) => {
             cli::print(&ch09::streams::table(&runs, n));
             if dev.is_emulator() {
-                println!(
+                say(
                     "The emulator runs each launch to its end, one after the other; what a GPU \
-                     may overlap:"
+                     may overlap:",
                 );
                 cli::print(&ch09::streams::timeline(&dev));
             } else {
-                println!(
+                say(&format!(
                     "median of {} runs each, CUDA events from before the first launch to after \
                      both; ratio = one stream / two streams; GB/s = input bytes / time",
                     a.reps
-                );
+                ));
             }
             if runs.iter().all(|r| r.correct.iter().all(|&c| c)) {
                 ExitCode::SUCCESS

@@ -1,7 +1,7 @@
 //! Concurrent kernels, run: `cargo run -p ch09 -- streams`.
 //!
 //! The input's two halves are counted by two launches of 9.5's
-//! [`histo_private_dynamic`](solutions::ch09::histo_private_dynamic) (a grid-stride loop,
+//! [`histo_private_dynamic`](solutions::ch09::histo_private_dynamic()) (a grid-stride loop,
 //! so any grid serves), each into bins of its own, and the host adds the two histograms.
 //! Once both launches go to one stream (the second waits for the first), once to two
 //! streams (nothing orders them). A GPU runs the two at the same time only when the first
@@ -115,8 +115,10 @@ pub fn run(
     Ok(runs)
 }
 
-/// One run of the two launches in arrangement `arr`, from zeroed bins: the GPU's time
-/// from an event before the first launch to one after both (`None` on the emulator).
+// ANCHOR: pair
+/// One run of the two launches in arrangement `arr`, from zeroed bins: the GPU's
+/// time from an event before the first launch to one after both (`None` on the
+/// emulator).
 fn pair(
     dev: &mut Device,
     streams: &[Stream; 2],
@@ -127,8 +129,8 @@ fn pair(
 ) -> Result<Option<Duration>, LaunchError> {
     dev.fill(&outs[0], 0)?;
     dev.fill(&outs[1], 0)?;
-    // The fills run on the device's default stream, which the two streams do not wait
-    // for: wait here, outside the timed events.
+    // The fills run on the device's default stream, which the two streams do not
+    // wait for: wait here, outside the timed events.
     dev.synchronize()?;
     let [a, b] = streams;
     let second = match arr {
@@ -152,19 +154,23 @@ fn pair(
     dev.synchronize_stream(a)?;
     dev.elapsed(&start, &end)
 }
+// ANCHOR_END: pair
 
 /// The runs as a table: the grid's share of the GPU, and the time of each arrangement
 /// on a GPU, or whether the emulator's run was right.
 pub fn table(runs: &[StreamsRun], bytes: usize) -> String {
     let gpu = runs.iter().any(|r| r.gpu_median[0].is_some());
     let mut out = format!(
-        "{:>14} {:>10} {:>22} {:>22} {:>8}\n",
+        "{:>14} {:>10} {:>22} {:>22} {:>8}",
         "grid x block",
         "of GPU",
         "one stream",
         "two streams",
         if gpu { "ratio" } else { "" }
-    );
+    )
+    .trim_end()
+    .to_string();
+    out.push('\n');
     for r in runs {
         let share = format!(
             "{:.0} %",
@@ -182,12 +188,14 @@ pub fn table(runs: &[StreamsRun], bytes: usize) -> String {
             [Some(one), Some(two)] => format!("{:.2}x", one.as_secs_f64() / two.as_secs_f64()),
             _ => String::new(),
         };
-        out.push_str(&format!(
-            "{:>14} {share:>10} {:>22} {:>22} {ratio:>8}\n",
+        let line = format!(
+            "{:>14} {share:>10} {:>22} {:>22} {ratio:>8}",
             format!("{} x {}", r.shape.grid, r.shape.block),
             cell(0),
             cell(1),
-        ));
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
     out
 }
@@ -210,7 +218,8 @@ pub fn timeline(dev: &Device) -> String {
         };
         let c = l.report.counters().copied().unwrap_or_default();
         out.push_str(&format!(
-            "#{} stream {}: {} <<<{}, {}>>>, {:.0} % of the {} resident blocks, {} global atomics; may overlap on a GPU: {overlap}\n",
+            "#{} stream {}: {} <<<{}, {}>>>, {:.0} % of {} resident blocks\n   \
+             {} global atomics; may overlap on a GPU: {overlap}\n",
             i + 1,
             l.stream,
             l.kernel,

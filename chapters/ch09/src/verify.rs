@@ -2,7 +2,7 @@
 //! `cargo run -p ch09 -- verify --step 9.5`.
 //!
 //! A step's kernel counts the input into its bins; then, on the same device and the same
-//! bins, [`solutions::verify::histo_decrement`] subtracts one from the bin of every
+//! bins, [`solutions::verify::histo_decrement()`] subtracts one from the bin of every
 //! element. A kernel that counted right leaves every bin at zero. One that did not leaves
 //! its error behind, bin by bin: the first bin that is not zero, and by how much (a bin
 //! that ends below zero was counted short: updates lost; above zero, counted too often).
@@ -88,7 +88,8 @@ impl Verdict {
         matches!(&self.outcome, Ok(r) if r.is_zero())
     }
 
-    /// One line for the student.
+    /// What the student reads: the two launches, then the verdict (lines of at most 80
+    /// columns, the second and later indented by two spaces).
     pub fn line(&self) -> String {
         let launch = format!(
             "{} <<<{}, {}>>>, then histo_decrement <<<{}, {DECREMENT_BLOCK}>>>",
@@ -99,7 +100,7 @@ impl Verdict {
             Ok(r) => {
                 let (bin, left) = r.first.unwrap_or((0, 0));
                 format!(
-                    "bin {bin} left at {left} ({}); {} of {} bins not 0, {} in all: WRONG",
+                    "bin {bin} left at {left} ({}): WRONG\n{} of {} bins not 0, {} in all",
                     how_far(left),
                     r.nonzero,
                     self.bins,
@@ -112,7 +113,8 @@ impl Verdict {
                 o.reason.lines().next().unwrap_or_default()
             ),
         };
-        format!("{launch}: {verdict}")
+        let text = format!("{launch}\n{verdict}");
+        chapter::table::wrap_lines(&text.replace('\n', "\n  "), chapter::table::NOTE_WIDTH)
     }
 }
 

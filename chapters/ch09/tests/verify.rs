@@ -97,7 +97,10 @@ fn a_wrong_kernel_is_named_at_its_bin_and_by_its_count() {
     assert!(!verdict.is_right());
     let line = verdict.line();
     assert!(
-        line.contains(&format!("bin {} left at 1 (1 count too many)", bin(0))),
+        line.contains(&format!(
+            "bin {} left at 1 (1 count too many): WRONG",
+            bin(0)
+        )),
         "{line}"
     );
 }

@@ -1,6 +1,8 @@
 //! Constant memory: read-only data the host sets before a launch (CUDA's `__constant__`).
 //!
-//! Declare an array at the top level of a kernel crate, and read it in any kernel:
+//! Declare an array at the top level of a kernel crate (whose root enables, for the GPU,
+//! `#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]`: the macro
+//! declares the array in the PTX with `global_asm!`), and read it in any kernel:
 //!
 //! ```ignore
 //! gpu::constant! {
@@ -168,11 +170,12 @@ unsafe fn load_const<T: DeviceValue>(addr: u64) -> T {
 
 /// Declares constant arrays (CUDA's `__constant__ T NAME[N];`) at the top level of a
 /// kernel crate: `gpu::constant! { pub static BIN_OF: [u32; 256]; }`. Each becomes a
-/// [`ConstantArray`] with the same name; see [the module](self).
+/// [`ConstantArray`] with the same name; see [the module](mod@crate::constant).
 ///
 /// The element type is one of the device's values (`u8` to `u64`, `i8` to `i64`, `f32`,
 /// `f64`, `U32x4`); the array may take at most 64 KiB. The name is the PTX symbol, so it
-/// must be unique among the crate's constant arrays.
+/// must be unique among the crate's constant arrays. The crate's root needs
+/// `#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]` for the GPU.
 #[macro_export]
 macro_rules! constant {
     ($($(#[$doc:meta])* $vis:vis static $name:ident: [$t:ty; $n:expr];)+) => {$(
