@@ -45,6 +45,8 @@ TERMS = {
     "cuda-event": [r"CUDA events?", r"event-timed"], "nsight-compute": [r"Nsight Compute"],
     "wavefront": [r"wavefronts?"], "stall-reasons": [r"long scoreboard", r"stall(?:s|ed)?"],
     "compute-sanitizer": [r"compute-sanitizer", r"`compute-sanitizer`"], "cub": [r"CUB"],
+    "constant-memory": [r"constant memory"], "ldc": [r"U?LDC", r"`U?LDC(?:\.64)?`"],
+    "uniform-register": [r"uniform registers?"], "cuda-stream": [r"CUDA streams?"],
 }
 
 #: What is not prose: a placeholder, a link (text and target), an HTML tag, a code span.

@@ -51,6 +51,15 @@ RUNS_CH09 = {
  # PMPP's exam: 524 288 characters into 128 bins by 1024-thread blocks, without
  # privatization, with it, and with a coarsening factor of 4.
  'pmpp': '--step 9.3 --step 9.5 --step 9.6 --n 524288 --bins 128 --block 1024 --coarsen 4 --input text:book/src/introduction.md --columns step,kernel,status,grid,block,g.atomics,s.atomics',
+ # The sections of Sanders's and Cook's own material (issue 39, point 7): verification
+ # by decrementing (a run whose name ends in _fails exits 1: its kernel is wrong), constant
+ # memory on three inputs, two streams.
+ 'verify': 'verify --step 9.3 --step 9.5 --step 9.9',
+ 'verify92_fails': 'verify --step 9.2',
+ 'constant': 'constant',
+ 'constantu': 'constant --input uniform',
+ 'constantz': 'constant --input zeros',
+ 'streams': 'streams',
 }
 # Chapter 5: the progression at its defaults (n = 65536, blocks of 256) unless a run says.
 RUNS_CH05 = {
@@ -562,6 +571,23 @@ def noted(file, text):
     if ' '.join(text.split()) not in body:
         raise SystemExit(f'{file} no longer says {text!r}')
     return text
+# The GPU run of those sections (an H100, notes/seeds-h100-2026-11-26/README.md).
+SEEDS = 'notes/seeds-h100-2026-11-26'
+def excerpt(file, first, last):
+    """The lines of `file` under notes/ from the first that holds `first` to the next that
+    holds `last`, both included, as the note has them: a quote taken from the note itself."""
+    lines = open(os.path.join(ROOT, file)).read().split('\n')
+    start = next(i for i, l in enumerate(lines) if first in l)
+    end = next(i for i in range(start, len(lines)) if last in lines[i])
+    return '\n'.join(l.rstrip() for l in lines[start:end + 1])
+def row_c(name, kernel, k):
+    """Column `k` (1: c.loads, 2: c.serial, 3: c.worst, 4: bank.conf, 5: warp.instr) of
+    kernel `kernel`'s row in run NAME of `ch09 constant`."""
+    for l in out(name).split('\n'):
+        cells = l.split()
+        if cells and cells[0] == kernel:
+            return int(cells[1 + k])
+    raise SystemExit(f'no row {kernel} in {name}')
 def noted_num(file, text):
     """The number `text`, checked to appear in `file` ([`noted`])."""
     return float(noted(file, text).replace(',', ''))
@@ -624,7 +650,7 @@ def fill(text):
            'MANY_BINS': MANY_BINS, 'MANY_INPUTS': MANY_INPUTS, 'NCU_917': NCU_917, 'many_bins_table': many_bins_table,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,
-           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'noted': noted, 'noted_num': noted_num, 'LATENCY': LATENCY, 'NCU_96': NCU_96, 'GRID_SHORT': GRID_SHORT, 'COLD_L2': COLD_L2, 'COMMIT_PROBE': COMMIT_PROBE, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'profile_98': profile_98, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'yardsticks_table': yardsticks_table, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
+           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'noted': noted, 'noted_num': noted_num, 'SEEDS': SEEDS, 'excerpt': excerpt, 'row_c': row_c, 'LATENCY': LATENCY, 'NCU_96': NCU_96, 'GRID_SHORT': GRID_SHORT, 'COLD_L2': COLD_L2, 'COMMIT_PROBE': COMMIT_PROBE, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'profile_98': profile_98, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'yardsticks_table': yardsticks_table, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
            'XEON_ENGEL_RATIO': XEON_ENGEL_RATIO, 'MULA_PUBLISHED': MULA_PUBLISHED, 'XEON_MULA_PAIRS': XEON_MULA_PAIRS, 'XEON_MULA_4096': XEON_MULA_4096, 'XEON_MULA_RATIO': XEON_MULA_RATIO, 'engel_cached_ratios': engel_cached_ratios, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)

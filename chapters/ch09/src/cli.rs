@@ -23,6 +23,109 @@ pub enum Command {
     /// reports the race) and on the GPU, so that `compute-sanitizer --tool racecheck`
     /// can be shown catching it.
     DemoRacecheck(DemoArgs),
+    /// Verification by decrementing (CUDA by Example's check): runs a step's kernels,
+    /// then, on the same bins, a kernel that subtracts one from the bin of every element,
+    /// and shows every bin back at 0, or names the first bin that is not and by how much.
+    /// Exits with status 1 when a bin is not. Takes the progression's options (--n,
+    /// --bins, --input, ...).
+    Verify(Box<VerifyArgs>),
+    /// Constant memory: a letter histogram whose bins come from a table the host sets in
+    /// constant memory, read there by every byte (letters_constant) and through a copy
+    /// in shared memory (letters_shared_table); the emulator's constant-cache counters, or
+    /// the GPU's times.
+    Constant(ConstantArgs),
+    /// Concurrent kernels: the two halves of an input counted by two launches, both on
+    /// one stream and one on each of two streams, at grids of half and all of the GPU's
+    /// resident blocks; the GPU's times, or the emulator's timeline of what a GPU may
+    /// overlap.
+    Streams(StreamsArgs),
+}
+
+/// Options of `verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The step to verify (repeatable) [default: every step that counts bytes or u32
+    /// values: 9.2 to 9.10, 9.14, 9.15, 9.17].
+    #[arg(long = "step", value_name = "ID")]
+    pub steps: Vec<String>,
+    /// Where to run.
+    #[arg(long, value_enum, default_value_t = DeviceArg::Emulator)]
+    pub device: DeviceArg,
+    /// Whose kernels count: the reference solutions or yours (kernels/src/ch09.rs); the
+    /// decrement is the reference's.
+    #[arg(long, value_enum, default_value_t = chapter::app::KernelsArg::Reference)]
+    pub kernels: chapter::app::KernelsArg,
+    /// The input and launch: the progression's options.
+    #[command(flatten)]
+    pub params: ch09::progression::Params,
+}
+
+/// Options of `constant`.
+#[derive(Debug, Args)]
+pub struct ConstantArgs {
+    /// Where to run.
+    #[arg(long, value_enum, default_value_t = DeviceArg::Emulator)]
+    pub device: DeviceArg,
+    /// Bytes of text to count [default: 262144 on the emulator, 268435456 on a GPU].
+    #[arg(long, value_name = "N")]
+    pub n: Option<usize>,
+    /// The input: text (the course's paragraph, repeated), text:PATH, uniform, zeros or
+    /// skew:P.
+    #[arg(long, value_name = "KIND", default_value = "text")]
+    pub input: String,
+    /// Letters per bin (PMPP's letter histogram uses 4: seven bins).
+    #[arg(long, value_name = "L", default_value_t = 1)]
+    pub letters_per_bin: u32,
+    /// Threads per block: a multiple of 32, at most 1024.
+    #[arg(long, value_name = "T", default_value_t = 256)]
+    pub block: u32,
+    /// Blocks [default: the device's resident blocks, at most 8 bytes per thread].
+    #[arg(long, value_name = "G")]
+    pub grid: Option<u32>,
+    /// Timed launches per kernel on a GPU.
+    #[arg(long, value_name = "R", default_value_t = 20)]
+    pub reps: u32,
+    /// Seed of a generated input.
+    #[arg(long, value_name = "S", default_value_t = 9)]
+    pub seed: u64,
+}
+
+/// Options of `streams`.
+#[derive(Debug, Args)]
+pub struct StreamsArgs {
+    /// Where to run.
+    #[arg(long, value_enum, default_value_t = DeviceArg::Emulator)]
+    pub device: DeviceArg,
+    /// Bytes of the whole input, both halves [default: 262144 on the emulator, 536870912
+    /// on a GPU].
+    #[arg(long, value_name = "N")]
+    pub n: Option<usize>,
+    /// Bins of each histogram.
+    #[arg(long, value_name = "B", default_value_t = 256)]
+    pub bins: u32,
+    /// Threads per block: a multiple of 32, at most 1024.
+    #[arg(long, value_name = "T", default_value_t = 256)]
+    pub block: u32,
+    /// Blocks of each launch (repeatable) [default: half the blocks the device keeps
+    /// resident, then all of them].
+    #[arg(long = "grid", value_name = "G")]
+    pub grids: Vec<u32>,
+    /// Timed runs of each arrangement on a GPU.
+    #[arg(long, value_name = "R", default_value_t = 20)]
+    pub reps: u32,
+    /// Seed of the uniform input.
+    #[arg(long, value_name = "S", default_value_t = 9)]
+    pub seed: u64,
+}
+
+/// `--block` checked: whole warps, at most 1024 threads.
+pub fn check_block(block: u32) -> Result<u32, String> {
+    if block == 0 || block > 1024 || !block.is_multiple_of(32) {
+        return Err(format!(
+            "--block must be a multiple of 32 (whole warps) between 32 and 1024, got {block}"
+        ));
+    }
+    Ok(block)
 }
 
 /// Options of `bench`.
@@ -383,6 +486,48 @@ mod tests {
                 ..
             }))
         ));
+    }
+
+    #[test]
+    fn the_seed_sections_commands_parse() {
+        let cli = parse(&[
+            "verify",
+            "--step",
+            "9.5",
+            "--kernels",
+            "student",
+            "--n",
+            "4096",
+        ])
+        .unwrap();
+        let Some(Command::Verify(v)) = &cli.command else {
+            panic!("{cli:?}")
+        };
+        assert_eq!(v.steps, ["9.5"]);
+        assert_eq!(v.kernels, chapter::app::KernelsArg::Student);
+        assert_eq!(v.params.n, Some(4096));
+        assert_eq!(v.device, DeviceArg::Emulator);
+        let cli = parse(&["constant", "--input", "zeros", "--letters-per-bin", "4"]).unwrap();
+        let Some(Command::Constant(c)) = &cli.command else {
+            panic!("{cli:?}")
+        };
+        assert_eq!(
+            (c.input.as_str(), c.letters_per_bin, c.block),
+            ("zeros", 4, 256)
+        );
+        let cli = parse(&[
+            "streams", "--grid", "66", "--grid", "132", "--device", "gpu",
+        ])
+        .unwrap();
+        let Some(Command::Streams(s)) = &cli.command else {
+            panic!("{cli:?}")
+        };
+        assert_eq!(
+            (s.grids.as_slice(), s.device),
+            (&[66, 132][..], DeviceArg::Gpu)
+        );
+        assert!(check_block(96).is_ok());
+        assert!(check_block(100).unwrap_err().contains("multiple of 32"));
     }
 
     #[test]

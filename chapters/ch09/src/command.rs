@@ -47,6 +47,9 @@ impl Progression for Ch09 {
   cargo run -p ch09 -- --step 9.7 --columns step,kernel,s.atomics,at.conf   only those columns
   cargo run -p ch09 -- --step 9.16 --bins 4096       the three strategies at 4096 bins
   cargo run -p ch09 -- --trace 9.5.svg --step 9.5    a picture of your 9.5: accesses, contention
+  cargo run -p ch09 -- verify --step 9.5 --kernels student   check yours by decrementing every bin
+  cargo run -p ch09 -- constant                      a table of bins in constant memory
+  cargo run -p ch09 -- streams                       two halves on one stream and on two
   cargo run -p ch09 --features cuda -- --device gpu  the progression on the GPU, in GB/s
   cargo run -p ch09 --release --features cuda -- bench   the GPU benchmark (bench --help)
 

@@ -26,9 +26,12 @@ pub mod command;
 pub mod inputs;
 pub mod kernels;
 pub mod launch;
+pub mod lookup;
 pub mod progression;
 pub mod reference;
+pub mod streams;
 pub mod trace;
+pub mod verify;
 
 // `EXERCISES`, `CHAPTER` and `harness`, from `exercises.toml` (see `crates/records`).
 include!(concat!(env!("OUT_DIR"), "/registry.rs"));

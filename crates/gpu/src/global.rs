@@ -87,6 +87,17 @@ impl<T> GlobalSlice<T> {
         self.addr
     }
 
+    /// The first `len` elements (all of them when `len` is larger): a handle to part of
+    /// a buffer, as `(ptr, len)` is in CUDA C. A host passes it to a kernel that must
+    /// see fewer elements than the buffer holds (the first copy of 9.4's private bins).
+    #[inline(always)]
+    pub fn prefix(self, len: u32) -> Self {
+        GlobalSlice {
+            len: len.min(self.len),
+            ..self
+        }
+    }
+
     /// The same memory seen as elements of `U`: `len * size_of::<T>() / size_of::<U>()`
     /// of them (a tail shorter than one `U` is left out). This is how a kernel reads bytes
     /// four at a time (`data.cast::<u32>()`) or sixteen at a time

@@ -62,6 +62,7 @@
 #![deny(missing_docs)]
 
 pub mod atomic;
+pub mod constant;
 pub mod global;
 /// The hardware the course models (the `gpu-hardware` crate, which the emulator reads as
 /// `simt::hardware`): a kernel sizes what it keeps per block from the same figures.
@@ -226,6 +227,7 @@ pub fn __print(args: core::fmt::Arguments<'_>) {
 /// Everything a kernel file needs: `use gpu::prelude::*;`.
 pub mod prelude {
     pub use crate::atomic::{AtomicAdd, AtomicInt};
+    pub use crate::constant::ConstantArray;
     pub use crate::global::GlobalSlice;
     pub use crate::shared::{DynamicShared, SharedArray};
     pub use crate::value::DeviceValue;

@@ -15,7 +15,7 @@
 #[allow(dead_code)]
 mod op;
 
-pub use op::{AtomicOp, AtomicType, Op, ShuffleKind, Space, WarpOp, wire};
+pub use op::{AtomicOp, AtomicType, Op, ShuffleKind, Space, WarpOp, constant_address, wire};
 
 use core::panic::Location;
 

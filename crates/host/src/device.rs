@@ -11,6 +11,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+mod constant;
+pub(crate) mod streams;
+
 /// Where kernels run. The emulator is always there; the real GPU (`cust`) joins it behind
 /// the `cuda` feature.
 #[non_exhaustive]
@@ -55,6 +58,8 @@ pub struct Device {
     backend: Backend,
     props: DeviceProps,
     id: u64,
+    /// The emulator's record of launches on streams ([`Device::timeline`]).
+    timeline: streams::Timeline,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -89,6 +94,7 @@ impl Device {
             },
             props: DeviceProps::emulated_h100(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            timeline: streams::Timeline::default(),
         }
     }
 
@@ -114,6 +120,7 @@ impl Device {
             backend: Backend::Cuda(gpu),
             props,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            timeline: streams::Timeline::default(),
         })
     }
 
@@ -207,12 +214,17 @@ impl Device {
         self.load_ptx(key, &ptx)
     }
 
-    /// Waits until all work submitted to the device has finished (`cudaDeviceSynchronize`).
-    /// Launches already wait, so this is only needed by code that wants to say so; on the
-    /// emulator it does nothing.
+    /// Waits until all work submitted to the device has finished (`cudaDeviceSynchronize`),
+    /// on its streams too. [`Device::launch`] already waits, so this is needed after
+    /// launches on streams ([`Device::launch_on`]); on the emulator, where every launch
+    /// has finished when it returns, it only orders later stream launches after earlier
+    /// ones in [`Device::timeline`].
     pub fn synchronize(&mut self) -> Result<()> {
         match &mut self.backend {
-            Backend::Emulator { .. } => Ok(()),
+            Backend::Emulator { .. } => {
+                self.timeline.device_synchronized();
+                Ok(())
+            }
             #[cfg(feature = "cuda")]
             Backend::Cuda(gpu) => gpu.synchronize(),
         }
@@ -367,34 +379,7 @@ impl Device {
     ) -> Result<LaunchReport> {
         let spec = self.spec(kernel, &cfg)?;
         match &mut self.backend {
-            Backend::Emulator { memory, config } => {
-                let body = match crate::lanes::module(kernel.module) {
-                    Some(Ok(module)) => simt::KernelBody::Wasm {
-                        module,
-                        kernel: kernel.name.to_string(),
-                        args: args.words().into(),
-                    },
-                    Some(Err(message)) => return Err(LaunchError::Build { message }),
-                    None => {
-                        let host = kernel.host;
-                        simt::KernelBody::native(move || host(args))
-                    }
-                };
-                let report = simt::launch(memory, &spec, body, config);
-                // What the kernel printed (`gpu::println!`), for the student: labelled with
-                // this launch and kept beside the check's result, never part of it
-                // (`simt::kernel_output`). A launch that fails keeps its number too.
-                let printed = report.as_ref().map_or(&[][..], |r| &r.output[..]);
-                simt::kernel_output::launched(&launch_label(kernel.name, &cfg), printed);
-                if let Some(sink) = &config.trace {
-                    sink.name_last(kernel.name);
-                }
-                let report = report?;
-                Ok(LaunchReport {
-                    emulator: Some(report),
-                    gpu_time: None,
-                })
-            }
+            Backend::Emulator { .. } => self.run_emulated(kernel, &spec, &cfg, args),
             #[cfg(feature = "cuda")]
             Backend::Cuda(gpu) => {
                 spec.validate()?;
@@ -414,6 +399,53 @@ impl Device {
                 })
             }
         }
+    }
+
+    /// Runs `kernel` on the emulator with `spec` and `args` (the emulator's half of
+    /// [`Device::launch`], which [`Device::launch_on`] shares).
+    fn run_emulated<A: KernelArgs>(
+        &mut self,
+        kernel: &Kernel<A>,
+        spec: &LaunchSpec,
+        cfg: &LaunchConfig,
+        args: A,
+    ) -> Result<LaunchReport> {
+        let (memory, config) = match &mut self.backend {
+            Backend::Emulator { memory, config } => (memory, config),
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(_) => {
+                return Err(LaunchError::InvalidConfig {
+                    cuda_error: "cudaErrorNotSupported",
+                    message: "invariant: an emulated launch asked of a GPU device".into(),
+                });
+            }
+        };
+        let body = match crate::lanes::module(kernel.module) {
+            Some(Ok(module)) => simt::KernelBody::Wasm {
+                module,
+                kernel: kernel.name.to_string(),
+                args: args.words().into(),
+            },
+            Some(Err(message)) => return Err(LaunchError::Build { message }),
+            None => {
+                let host = kernel.host;
+                simt::KernelBody::native(move || host(args))
+            }
+        };
+        let report = simt::launch(memory, spec, body, config);
+        // What the kernel printed (`gpu::println!`), for the student: labelled with this
+        // launch and kept beside the check's result, never part of it
+        // (`simt::kernel_output`). A launch that fails keeps its number too.
+        let printed = report.as_ref().map_or(&[][..], |r| &r.output[..]);
+        simt::kernel_output::launched(&launch_label(kernel.name, cfg), printed);
+        if let Some(sink) = &config.trace {
+            sink.name_last(kernel.name);
+        }
+        let report = report?;
+        Ok(LaunchReport {
+            emulator: Some(report),
+            gpu_time: None,
+        })
     }
 
     /// How many blocks of `kernel` one SM keeps resident at once with `cfg`'s block and

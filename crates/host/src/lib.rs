@@ -40,6 +40,7 @@ pub mod sources;
 
 pub use buffer::DeviceBuffer;
 pub use config::{Dim3, LaunchConfig};
+pub use device::streams::{Stream, StreamEvent, StreamLaunch};
 pub use device::{Backend, Device, LaunchReport};
 pub use gpu::{DeviceValue, GlobalSlice, Kernel, KernelArgs};
 pub use props::DeviceProps;

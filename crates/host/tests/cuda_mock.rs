@@ -58,11 +58,27 @@ fn mock_missing(out: GlobalSlice<u32>) {
     out.store(0, 1);
 }
 
+gpu::constant! {
+    /// The mock module's constant array.
+    static MOCK_TABLE: [u32; 4];
+}
+
+/// `out[i] = MOCK_TABLE[i]` (the mock copies its storage of the array).
+#[kernel]
+fn mock_const(out: GlobalSlice<u32>) {
+    let i = thread::index_1d();
+    if i < out.len() {
+        out.store(i, MOCK_TABLE.load(i));
+    }
+}
+
 const MOCK_PTX: &str = "// mock PTX for tests/mock_driver\n\
+                        .visible .const .align 16 .b8 MOCK_TABLE[16];\n\
                         .visible .entry mock_fill(\n\
                         .visible .entry mock_shape(\n\
                         .visible .entry mock_add(\n\
-                        .visible .entry mock_fault(\n";
+                        .visible .entry mock_fault(\n\
+                        .visible .entry mock_const(\n";
 
 const CHILD_ENV: &str = "GPU_HOST_MOCK_DRIVER";
 
@@ -127,6 +143,7 @@ fn run_child(dir: &Path, name: &str, env: &[(&str, &str)]) {
 fn the_cuda_backend_against_a_mock_driver() {
     let Some(dir) = build_mock() else { return };
     run_child(&dir, "child_full_path", &[]);
+    run_child(&dir, "child_streams_and_constants", &[]);
     run_child(&dir, "child_cuinit_fails", &[("MOCK_CUINIT", "100")]);
     run_child(&dir, "child_below_the_floor", &[("MOCK_CC", "61")]);
     run_child(&dir, "child_ptx_newer_than_the_gpu", &[("MOCK_CC", "75")]);
@@ -497,4 +514,67 @@ fn child_full_path() {
 fn gpu_host_clone(b: &gpu_host::DeviceBuffer<u32>) -> gpu_host::DeviceBuffer<u32> {
     // SAFETY: only used to show that a second free is refused.
     unsafe { std::ptr::read(b) }
+}
+
+#[test]
+#[ignore = "run in a child process, with the mock libcuda.so.1, by the_cuda_backend_against_a_mock_driver"]
+fn child_streams_and_constants() {
+    if !in_child() {
+        return;
+    }
+    let mut dev = Device::cuda().expect("the mock driver has one device");
+    // A constant array is found by name in the loaded module and copied there.
+    let e = dev.set_constant(&MOCK_TABLE, &[1, 2, 3, 4]).unwrap_err();
+    assert!(
+        e.to_string().contains("no loaded module declares it"),
+        "{e}"
+    );
+    dev.load_ptx("tests", MOCK_PTX).unwrap();
+    let e = dev.set_constant(&MOCK_TABLE, &[1, 2]).unwrap_err();
+    assert!(
+        e.to_string().contains("holds 4 elements; 2 were given"),
+        "{e}"
+    );
+    dev.set_constant(&MOCK_TABLE, &[7, 8, 9, 10]).unwrap();
+    let out = dev.alloc::<u32>(4).unwrap();
+    dev.launch(
+        &mock_const::KERNEL,
+        LaunchConfig::linear(1, 32),
+        (out.slice(),),
+    )
+    .unwrap();
+    assert_eq!(dev.download(&out).unwrap(), [7, 8, 9, 10]);
+
+    // Launches on two streams, ordered by events, timed between events.
+    let (a, b) = (dev.create_stream().unwrap(), dev.create_stream().unwrap());
+    let acc = dev.alloc::<u32>(8).unwrap();
+    let cfg = LaunchConfig::linear(1, 8);
+    let start = dev.record_event(&a).unwrap();
+    dev.wait_event(&b, &start).unwrap();
+    dev.launch_on(&a, &mock_add::KERNEL, cfg, (acc.slice(),))
+        .unwrap();
+    dev.launch_on(&b, &mock_add::KERNEL, cfg, (acc.slice(),))
+        .unwrap();
+    let b_done = dev.record_event(&b).unwrap();
+    dev.wait_event(&a, &b_done).unwrap();
+    let end = dev.record_event(&a).unwrap();
+    dev.synchronize_stream(&a).unwrap();
+    dev.synchronize().unwrap();
+    assert_eq!(dev.download(&acc).unwrap(), [2; 8]);
+    let t = dev
+        .elapsed(&start, &end)
+        .unwrap()
+        .expect("a GPU has a clock");
+    // Stream launches are not preceded by the L2 flush of timed launches: the mock takes
+    // each as a warm launch, 0.125 ms.
+    assert_eq!(t, Duration::from_micros(250), "two warm mock launches");
+    assert!(dev.timeline().is_empty(), "the timeline is the emulator's");
+    // A fault on a stream is reported by the wait.
+    dev.load_ptx("tests", MOCK_PTX).unwrap();
+    dev.launch_on(&b, &mock_fault::KERNEL, cfg, (acc.slice(),))
+        .unwrap();
+    match dev.synchronize_stream(&b) {
+        Err(LaunchError::Driver { code, .. }) => assert_eq!(code, "CUDA_ERROR_ILLEGAL_ADDRESS"),
+        other => panic!("expected the fault, got {other:?}"),
+    }
 }

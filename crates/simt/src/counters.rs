@@ -93,6 +93,17 @@ pub struct Counters {
     pub warp_collectives: u64,
     /// Block-wide barriers released (`__syncthreads`), counted once per block.
     pub barriers: u64,
+    /// Constant-memory load warp instructions (`ld.const`, `LDC` in SASS): the emulator's
+    /// own count, beside no Nsight Compute metric.
+    pub constant_load_requests: u64,
+    /// Extra passes of those loads: the constant cache serves one address per pass and
+    /// broadcasts it to every lane that asked, so a request whose lanes read `k` distinct
+    /// addresses takes `k` passes; this sums `k - 1` over the requests. A lookup table
+    /// indexed by the data (every lane its own entry) serializes here; a value every lane
+    /// reads at once (a bin count, a coefficient) costs nothing.
+    pub constant_serialized: u64,
+    /// The most distinct addresses of one constant load request: 1 = a broadcast.
+    pub constant_max_addresses: u64,
 }
 
 impl Counters {
@@ -127,6 +138,9 @@ impl Counters {
         self.cas_failures += o.cas_failures;
         self.warp_collectives += o.warp_collectives;
         self.barriers += o.barriers;
+        self.constant_load_requests += o.constant_load_requests;
+        self.constant_serialized += o.constant_serialized;
+        self.constant_max_addresses = self.constant_max_addresses.max(o.constant_max_addresses);
     }
 
     /// The counters under the names of the Nsight Compute metrics they model, for the

@@ -288,6 +288,16 @@ impl Exec<'_> {
         site: Site,
     ) -> Result<Results, LaunchError> {
         match *self.lanes[group[0]].op_ref() {
+            // Constant memory is read-only: only hand-made words ask this (the device API
+            // has no such call, and `wire::decode` refuses it).
+            Op::Store {
+                space: Space::Constant,
+                ..
+            }
+            | Op::Atomic {
+                space: Space::Constant,
+                ..
+            } => Err(self.invalid_call(group[0], site)),
             Op::Load { space, .. } => self.load(group, site, space),
             Op::Store { space, .. } => self.store(w, group, site, space),
             Op::Atomic { space, .. } => self.atomic(group, site, space),
@@ -344,6 +354,23 @@ impl Exec<'_> {
                         words.push((phase(li, size), word));
                     }
                 }
+                Space::Constant => {
+                    // Bytes the host never set read as zero: a module's constant memory
+                    // starts zeroed on a GPU.
+                    let off = addr.wrapping_sub(base);
+                    out[k] = match self.mem.constant(base) {
+                        Some(bytes)
+                            if off
+                                .checked_add(size)
+                                .is_some_and(|end| end <= bytes.len() as u64) =>
+                        {
+                            read_le(bytes, off as usize, size as usize)
+                        }
+                        _ => 0,
+                    };
+                    // One pass per distinct address (`sectors` holds them here).
+                    sectors.push(addr);
+                }
             }
         }
         match space {
@@ -352,6 +379,13 @@ impl Exec<'_> {
                 let c = self.c();
                 c.global_load_requests += 1;
                 c.global_load_sectors += n;
+            }
+            Space::Constant => {
+                let n = distinct(&mut sectors);
+                let c = self.c();
+                c.constant_load_requests += 1;
+                c.constant_serialized += n - 1;
+                c.constant_max_addresses = c.constant_max_addresses.max(n);
             }
             Space::Shared => {
                 let (conflicts, ways) = bank_conflicts(&mut words, false);
@@ -397,6 +431,7 @@ impl Exec<'_> {
             let addr = self.address(li, site, (base, index, len, size))?;
             let now = self.access(li, site, false);
             match space {
+                Space::Constant => unreachable!("exec_op refuses writes to constant memory"),
                 Space::Global => {
                     let Some((alloc, off)) = self.mem.locate(addr, size) else {
                         return Err(self.fault("out of bounds", li, site, index, len, addr));
@@ -479,6 +514,7 @@ impl Exec<'_> {
         let c = self.c();
         c.overwritten_stores += lost;
         match space {
+            Space::Constant => unreachable!("exec_op refuses writes to constant memory"),
             Space::Global => {
                 let n = distinct(&mut sectors);
                 let c = self.c();
@@ -524,6 +560,7 @@ impl Exec<'_> {
             let addr = self.address(li, site, (base, index, len, size))?;
             let now = self.access(li, site, true);
             let (old, new, failed) = match space {
+                Space::Constant => unreachable!("exec_op refuses writes to constant memory"),
                 Space::Global => {
                     let Some((alloc, off)) = self.mem.locate(addr, size) else {
                         return Err(self.fault("out of bounds", li, site, index, len, addr));
@@ -583,6 +620,7 @@ impl Exec<'_> {
         let c = self.c();
         c.cas_failures += cas_failures;
         match space {
+            Space::Constant => unreachable!("exec_op refuses writes to constant memory"),
             Space::Global => {
                 c.global_atomic_requests += 1;
                 c.global_atomic_lanes += lanes;

@@ -11,10 +11,13 @@ const SLOT_BITS: u32 = 36;
 /// The byte every fresh shared-memory byte holds: `0xCDCDCDCD` as a `u32`.
 pub const SHARED_POISON: u8 = 0xCD;
 
-/// All global allocations of one device.
+/// All global allocations of one device, and its constant arrays.
 #[derive(Default, Debug)]
 pub struct GlobalMemory {
     slots: Vec<Option<Allocation>>,
+    /// Constant arrays (`__constant__`) the host set, by their address
+    /// ([`constant_address`](crate::op::constant_address)): their name and bytes.
+    constants: std::collections::BTreeMap<u64, (String, Vec<u8>)>,
     /// Set when a launch that owned this memory timed out and could not return it.
     pub(crate) lost: bool,
 }
@@ -71,6 +74,36 @@ impl GlobalMemory {
     pub fn bytes_mut(&mut self, addr: u64) -> Option<&mut [u8]> {
         let s = self.slot_of(addr)?;
         self.slots[s].as_mut().map(|a| a.bytes.as_mut_slice())
+    }
+
+    /// Sets the constant array `name` to `bytes` (`cudaMemcpyToSymbol`), as the GPU's
+    /// module holds it from then on: every later launch reads these bytes. Fails, saying
+    /// why, when the array would pass the 64 KiB a module has, or when another name was
+    /// set at the same address (a hash collision of the two names).
+    pub fn set_constant(&mut self, name: &str, bytes: &[u8]) -> Result<(), String> {
+        use crate::op::{CONSTANT_BANK_BYTES, constant_address};
+        if bytes.len() as u64 > CONSTANT_BANK_BYTES {
+            return Err(format!(
+                "constant array `{name}`: {} bytes; constant memory holds {CONSTANT_BANK_BYTES}",
+                bytes.len()
+            ));
+        }
+        let addr = constant_address(name);
+        if let Some((other, _)) = self.constants.get(&addr)
+            && other != name
+        {
+            return Err(format!(
+                "constant arrays `{other}` and `{name}` have the same emulated address; rename one"
+            ));
+        }
+        self.constants
+            .insert(addr, (name.to_string(), bytes.to_vec()));
+        Ok(())
+    }
+
+    /// The bytes of the constant array at `addr`, as the host last set them.
+    pub fn constant(&self, addr: u64) -> Option<&[u8]> {
+        self.constants.get(&addr).map(|(_, b)| b.as_slice())
     }
 
     /// Was this memory lost with a launch that timed out?

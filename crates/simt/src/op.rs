@@ -12,6 +12,11 @@ pub enum Space {
     Global,
     /// Per-block on-chip memory (`__shared__`): 32 banks of 4 bytes.
     Shared,
+    /// Read-only memory the host sets before a launch (`__constant__`): 64 KiB per
+    /// module, read through a per-SM constant cache that serves one address per pass, so
+    /// a warp whose lanes read `k` distinct addresses takes `k` passes. Loads only: a store
+    /// or an atomic to it is an invalid device call.
+    Constant,
 }
 
 impl Space {
@@ -20,8 +25,30 @@ impl Space {
         match self {
             Space::Global => "__global__",
             Space::Shared => "__shared__",
+            Space::Constant => "__constant__",
         }
     }
+}
+
+/// Bytes of constant memory a module may declare (CUDA's `__constant__` limit).
+pub const CONSTANT_BANK_BYTES: u64 = 64 * 1024;
+
+/// The emulated device address of the constant array named `name` (the symbol the PTX
+/// declares and `cuModuleGetGlobal` finds on a GPU). Both sides of the sandbox compute it
+/// from the name alone, the kernel's load and the host's copy, so neither needs to tell
+/// the other: the FNV-1a hash of the name, in the upper half of the address space (where
+/// no global allocation lies) and aligned to 64 KiB (so that an array's bytes never
+/// straddle into another's address).
+pub const fn constant_address(name: &str) -> u64 {
+    let bytes = name.as_bytes();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        h ^= bytes[i] as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    (h | 1 << 63) & !(CONSTANT_BANK_BYTES - 1)
 }
 
 /// The element type of an atomic operation: it decides how the bits are combined.
@@ -206,7 +233,8 @@ impl WarpOp {
 ///
 /// Addresses: for [`Space::Global`], `base` is the device address of element 0 of the
 /// handle (as `cudaMalloc` would give, 256-byte aligned per allocation); for
-/// [`Space::Shared`], `base` is the byte offset of element 0 in the block's shared memory.
+/// [`Space::Shared`], `base` is the byte offset of element 0 in the block's shared memory;
+/// for [`Space::Constant`], the array's [`constant_address`].
 /// `index` counts elements of `size` bytes from `base`; `len` is the handle's length in
 /// elements, so an index past it is reported by memcheck with the index the kernel used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -302,14 +330,21 @@ pub mod wire {
         match s {
             Space::Global => 0,
             Space::Shared => 1,
+            Space::Constant => 2,
         }
     }
     fn space_of(c: u64) -> Option<Space> {
         match c {
             0 => Some(Space::Global),
             1 => Some(Space::Shared),
+            2 => Some(Space::Constant),
             _ => None,
         }
+    }
+    /// The space of a store or an atomic: constant memory is read-only, so words that
+    /// write it encode no operation the device API makes.
+    fn writable(s: Option<Space>) -> Option<Space> {
+        s.filter(|&s| s != Space::Constant)
     }
     // The tables below list each enum in declaration order, so that `x as u64` (its
     // discriminant, what `encode` sends: no search in the sandbox's hot path) indexes them.
@@ -438,7 +473,7 @@ pub mod wire {
                 size: valid_size(field(16))?,
             },
             STORE => Op::Store {
-                space: space?,
+                space: writable(space)?,
                 base: w[1],
                 index: w[2],
                 len: w[3],
@@ -446,7 +481,7 @@ pub mod wire {
                 value: w[4] as u128 | (w[5] as u128) << 64,
             },
             ATOMIC => Op::Atomic {
-                space: space?,
+                space: writable(space)?,
                 base: w[1],
                 index: w[2],
                 len: w[3],
@@ -489,6 +524,23 @@ pub mod wire {
 mod tests {
     use super::wire::{decode, encode};
     use super::*;
+
+    #[test]
+    fn constant_addresses_are_aligned_distinct_and_apart_from_global_memory() {
+        let a = constant_address("BIN_OF");
+        let b = constant_address("BIN_OF_");
+        assert_ne!(a, b);
+        assert_eq!(a % CONSTANT_BANK_BYTES, 0);
+        assert!(
+            a >= 1 << 63,
+            "global allocations start at 1 << 36 and stay below 2^63"
+        );
+        assert_eq!(
+            a,
+            constant_address("BIN_OF"),
+            "a function of the name alone"
+        );
+    }
 
     #[test]
     fn every_operation_crosses_the_sandbox_unchanged() {
@@ -556,7 +608,21 @@ mod tests {
         for op in ops {
             assert_eq!(decode(&encode(&op)), Some(op), "{op:?}");
         }
+        for size in [1u8, 2, 4, 8, 16] {
+            let load = Op::Load {
+                space: Space::Constant,
+                base: constant_address("BIN_OF"),
+                index: 3,
+                len: 256,
+                size,
+            };
+            assert_eq!(decode(&encode(&load)), Some(load));
+        }
         assert_eq!(decode(&[99, 0, 0, 0, 0, 0]), None, "an unknown kind");
+        let store_const = [1 | 2 << 8 | 4 << 16, 0, 0, 1, 0, 0];
+        assert_eq!(decode(&store_const), None, "a store to constant memory");
+        let atomic_const = [2 | 2 << 8, 0, 0, 1, 0, 0];
+        assert_eq!(decode(&atomic_const), None, "an atomic on constant memory");
         assert_eq!(decode(&[3 << 16, 0, 0, 0, 0, 0]), None, "a load of 3 bytes");
     }
 }

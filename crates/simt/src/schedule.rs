@@ -628,7 +628,7 @@ impl<'m> Exec<'m> {
     /// encodes to (only a hand-made module can send them).
     #[cold]
     #[inline(never)]
-    fn invalid_call(&self, li: usize, site: Site) -> LaunchError {
+    pub(crate) fn invalid_call(&self, li: usize, site: Site) -> LaunchError {
         LaunchError::LaneTrap {
             thread: self.lanes[li].thread,
             what: "an invalid device call".into(),

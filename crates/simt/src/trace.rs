@@ -107,6 +107,7 @@ impl TraceBuffer {
         let space = match self.space {
             Space::Global => "global",
             Space::Shared => "shared",
+            Space::Constant => "constant",
         };
         let ty = match self.elem_bytes {
             1 => "u8".to_string(),

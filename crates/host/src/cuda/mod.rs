@@ -26,9 +26,11 @@
 //! What the GPU cannot tell: counters, races, the thread and line of a fault. Those are
 //! the emulator's ([`Device::emulator`](crate::Device::emulator)).
 
+mod constant;
 mod driver;
 mod error;
 mod flush;
+mod streams;
 
 use crate::props::DeviceProps;
 use crate::{LaunchError, Result};
@@ -56,6 +58,10 @@ pub struct CudaBackend {
     resolved: BTreeMap<(&'static str, &'static str), usize>,
     /// Timing events, reused from launch to launch.
     events: Vec<Event>,
+    /// Events recorded on the streams of [`Device::launch_on`](crate::Device::launch_on).
+    user_events: Vec<streams::RawEvent>,
+    /// The streams of [`Device::create_stream`](crate::Device::create_stream).
+    user_streams: Vec<Stream>,
     /// The stream every launch goes to.
     stream: Stream,
     /// Live allocations: device address → bytes.
@@ -102,6 +108,11 @@ struct LoadedModule {
     key: String,
     ptx_hash: u64,
     module: Module,
+    /// The names of the `.const` arrays its PTX declares (`gpu::constant!`).
+    constants: Vec<String>,
+    /// The name of one of its kernels: the handle from which `cuFuncGetModule` gives
+    /// the module's own (cust does not hand it out).
+    entry: Option<String>,
 }
 
 impl std::fmt::Debug for CudaBackend {
@@ -219,6 +230,8 @@ impl CudaBackend {
                 modules: Vec::new(),
                 resolved: BTreeMap::new(),
                 events: Vec::new(),
+                user_events: Vec::new(),
+                user_streams: Vec::new(),
                 stream,
                 allocations: BTreeMap::new(),
                 lost: None,
@@ -400,11 +413,13 @@ impl CudaBackend {
         self.check("cuMemFree", r)
     }
 
-    /// Waits for all work on the device.
+    /// Waits for all work of the device's context (`cuCtxSynchronize`): its own stream,
+    /// the streams made for launches that do not wait, and the copies and fills the
+    /// driver's synchronous calls left on the default stream.
     pub(crate) fn synchronize(&mut self) -> Result<()> {
         self.activate()?;
-        let r = self.stream.synchronize();
-        self.check("cuStreamSynchronize", r)
+        let r = CurrentContext::synchronize();
+        self.check("cuCtxSynchronize", r)
     }
 
     /// Loads `ptx` as the module `key`, once: the same text again is a no-op, new text
@@ -452,10 +467,13 @@ impl CudaBackend {
             }
         };
         self.resolved.clear();
+        let (constants, entry) = constant::declared(ptx);
         let loaded = LoadedModule {
             key: key.to_string(),
             ptx_hash: hash,
             module,
+            constants,
+            entry,
         };
         match self.modules.iter_mut().find(|m| m.key == key) {
             Some(slot) => *slot = loaded,

@@ -164,6 +164,43 @@ CUresult cuModuleGetFunction(struct func **f, struct module *m, const char *name
     if (!strstr(m->ptx, pat)) return NOT_FOUND;
     *f = calloc(1, sizeof **f); (*f)->m = m; strncpy((*f)->name, name, 63); return OK;
 }
+CUresult cuFuncGetModule(struct module **m, struct func *f) {
+    if (!f) return INVALID_HANDLE;
+    *m = f->m; return OK;
+}
+/* Constant arrays: `.const ... NAME[N]` in a module's text is N bytes of storage, made at
+ * the first lookup (zeroed, as a module's constant memory starts). */
+struct global { const struct module *m; char name[64]; void *data; size_t size; };
+static struct global globals[16];
+static int nglobals;
+static struct global *global_named(const char *name) {
+    for (int i = 0; i < nglobals; i++) if (!strcmp(globals[i].name, name)) return &globals[i];
+    return NULL;
+}
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *bytes, struct module *m, const char *name) {
+    char pat[80];
+    const char *at;
+    struct global *g;
+    STICKY();
+    snprintf(pat, sizeof pat, " %s[", name);
+    if (!m || !(at = strstr(m->ptx, pat)) || !strstr(m->ptx, ".const")) return NOT_FOUND;
+    g = global_named(name);
+    if (!g) {
+        if (nglobals == 16) return 2;
+        g = &globals[nglobals++];
+        g->m = m; strncpy(g->name, name, 63);
+        g->size = strtoull(at + strlen(pat), NULL, 10);
+        g->data = calloc(1, g->size);
+    }
+    *p = (CUdeviceptr)(uintptr_t)g->data;
+    if (bytes) *bytes = g->size;
+    return OK;
+}
+CUresult cuStreamWaitEvent(struct stream *s, struct event *e, unsigned flags) {
+    STICKY();
+    if (!s || s->magic != 0x5eed || !e || flags) return INVALID_VALUE;
+    return OK;
+}
 CUresult cuFuncSetAttribute(struct func *f, int attr, int value) {
     if (attr != 8) return INVALID_VALUE;
     if (value > 99 * 1024) return INVALID_VALUE;
@@ -197,6 +234,11 @@ CUresult cuLaunchKernel(struct func *f, unsigned gx, unsigned gy, unsigned gz, u
         struct slice *out = params[0];
         uint64_t threads = (uint64_t)gx * gy * gz * bx * by * bz;
         for (uint32_t i = 0; i < out->len && i < threads; i++) ((uint32_t *)out->ptr)[i] += 1;
+    } else if (!strcmp(f->name, "mock_const")) { /* (out: GlobalSlice<u32>) = MOCK_TABLE */
+        struct slice *out = params[0];
+        struct global *g = global_named("MOCK_TABLE");
+        if (!g) return NOT_FOUND;
+        memcpy(out->ptr, g->data, g->size < out->len * 4 ? g->size : out->len * 4);
     } else if (!strcmp(f->name, "mock_fault")) {
         current->sticky = ILLEGAL_ADDRESS;        /* reported at the next synchronisation */
     } else {
