@@ -52,6 +52,11 @@ pub struct CargoBackend {
     /// Where [`Backend::rescan`] sends its requests when the checks of the other
     /// exercises run in the background ([`CargoBackend::in_background`]).
     background: Option<Sender<(u64, Vec<ExerciseInfo>)>>,
+    /// The edits outside the answer regions the student was last told about, so that the
+    /// warning comes once per set of edits, not after every save.
+    warned: Vec<gpu_host::answers::Ignored>,
+    /// A warning for the student, waiting for [`Backend::notice`].
+    notice: Option<String>,
 }
 
 impl CargoBackend {
@@ -63,6 +68,8 @@ impl CargoBackend {
             cargo,
             chatty,
             background: None,
+            warned: Vec::new(),
+            notice: None,
         }
     }
 
@@ -178,6 +185,27 @@ pub fn verdict_from_report(json: &str) -> Verdict {
     }
 }
 
+/// The warning about `ignored` (edits outside the answer regions), unless it is the set the
+/// student was last warned about (`warned`, updated).
+fn ignored_notice(
+    warned: &mut Vec<gpu_host::answers::Ignored>,
+    ignored: &[gpu_host::answers::Ignored],
+) -> Option<String> {
+    if ignored == warned.as_slice() {
+        return None;
+    }
+    *warned = ignored.to_vec();
+    if ignored.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = ignored.iter().map(|i| i.describe()).collect();
+    Some(format!(
+        "not built, will not count (only the answers between STUDENT-BEGIN and STUDENT-END \
+         are yours; put helpers inside a region): {}",
+        list.join("; ")
+    ))
+}
+
 /// The backups of exercise `id` in `dir`, oldest first: `<dir>/<id>-1.rs`, `-2.rs`, ...
 /// as long as they exist (a reset writes the next, an undo removes the newest).
 fn backups(dir: &Path, id: &str) -> impl Iterator<Item = PathBuf> {
@@ -201,10 +229,19 @@ impl Backend for CargoBackend {
             Ok(exe) => exe,
             Err(v) => return *v,
         };
-        // The student's crate is built for the emulator's sandbox (WebAssembly), not into
-        // the grader: its compile errors are the student's, shown as such.
-        if let Err(errors) = gpu_host::lanes::build("kernels", &self.root) {
+        // The student's answers are built for the emulator's sandbox (WebAssembly), not
+        // into the grader: their compile errors are the student's, shown as such, and an
+        // edit outside the regions (not built) is told once.
+        let src = self.root.join("kernels").join("src");
+        let (module, outline) = gpu_host::lanes::build_kernels(&src, &self.root);
+        if let Err(errors) = module {
             return Verdict::BuildFailed { errors };
+        }
+        self.notice = ignored_notice(&mut self.warned, &outline.ignored);
+        if let Some(errors) = outline.broken.get(&ex.id) {
+            return Verdict::BuildFailed {
+                errors: errors.join("\n"),
+            };
         }
         let out = Command::new(&exe)
             .current_dir(&self.root)
@@ -367,6 +404,10 @@ impl Backend for CargoBackend {
                 results: self.scan(exercises),
             }),
         }
+    }
+
+    fn notice(&mut self) -> Option<String> {
+        self.notice.take()
     }
 
     fn busy(&mut self, what: &str) {

@@ -68,6 +68,11 @@ pub trait Backend {
     }
     /// Called before a slow effect (a check), so a terminal can say "checking ...".
     fn busy(&mut self, _what: &str) {}
+    /// A warning the last check left for the student (edits outside the answer regions
+    /// that are not built), once: `None` when there is nothing new to say.
+    fn notice(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// Feeds `event` to `app` and carries out its effects with `backend` until none are
@@ -89,6 +94,9 @@ pub fn drive(app: &mut App, backend: &mut dyn Backend, event: Event) -> bool {
                     backend.busy(&format!("checking {id} ..."));
                     let verdict = backend.check(&ex);
                     queue.push_back(Event::Checked { id, verdict });
+                    if let Some(text) = backend.notice() {
+                        queue.push_back(Event::Message(text));
+                    }
                 }
                 Effect::Reset(id) => {
                     let text = backend
