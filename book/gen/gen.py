@@ -642,6 +642,11 @@ def same_grid_speedup(step, part, input='uniform'):
     t = same_grid_times(step, input)
     return {'technique': t['prev'] / t['moved'], 'grid': t['moved'] / t['own'],
             'step': t['prev'] / t['own']}[part]
+def progression_grid(elements, file=BENCH):
+    """The blocks of 256 threads the bench launches a grid-stride step with on `elements`
+    elements (chapters/ch09/src/launch.rs, device_grid): the blocks the GPU keeps resident,
+    8 per SM, but no more than a block per 2048 elements (8 a thread)."""
+    return min(8 * bench_header('sm_count', file), -(-elements // 2048))
 def times_how(speedup):
     """'8.9× faster', '30× slower', 'the same, 1.00×' (within 3 %)."""
     fmt = lambda x: f'{x:.0f}' if x >= 10 else f'{x:.1f}' if x >= 2 else f'{x:.2f}'
