@@ -348,8 +348,9 @@ pub fn fast_lane_bins(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 /// Variant 4: the course's 9.9 until 2026-11-26, which the H200 found bound by its
 /// instructions (`notes/fastest-limit-2026-11-26/`): a column of counters per lane and *bin*,
 /// counter `byte_bin(b) * 32 + lane`, so every byte costs `byte_bin`'s multiply and shift
-/// and the index's arithmetic besides its atomic (7 SASS instructions per byte, against 3
-/// in [`histo_fastest`](crate::ch09::histo_fastest())). Same loads, grid and commit.
+/// and the index's arithmetic besides its atomic (404 SASS instructions per 64 bytes of its
+/// loop, against 212 in [`histo_fastest`](crate::ch09::histo_fastest())). Same loads, grid
+/// and commit.
 ///
 /// Launch: `<<<grid, block, histo.len() * 32 * 4 bytes>>>`, `histo.len() <= 256`.
 #[kernel]
