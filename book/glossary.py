@@ -44,6 +44,7 @@ TERMS = {
     "atomg": [r"ATOMG", r"`ATOMG`"], "red": [r"REDG", r"`REDG?`"],
     "cuda-event": [r"CUDA events?", r"event-timed"], "nsight-compute": [r"Nsight Compute"],
     "wavefront": [r"wavefronts?"], "stall-reasons": [r"long scoreboard", r"stall(?:s|ed)?"],
+    "mio": [r"MIO"], "pipe": [r"pipes?"],
     "compute-sanitizer": [r"compute-sanitizer", r"`compute-sanitizer`"], "cub": [r"CUB"],
     "constant-memory": [r"constant memory"], "ldc": [r"U?LDC", r"`U?LDC(?:\.64)?`"],
     "uniform-register": [r"uniform registers?"], "cuda-stream": [r"CUDA streams?"],

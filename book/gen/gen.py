@@ -212,8 +212,19 @@ EXTENSIONS = 'notes/extensions-h100-2026-11-22.json'
 # 1 GiB, uniform and one value (notes/limits-h100-2026-11-24.md), and its ncu report of 9.14.
 LIMITS_U32 = 'notes/limits-u32-h100-2026-11-24.json'
 NCU_914 = 'notes/ncu-9.14-h100-2026-11-24.txt'
-# The size sweeps, every launch from a cold L2 (notes/cold-l2-h100-2026-11-25.md).
-SIZES_U8 = 'notes/sizes-u8-h100-2026-11-25.json'
+# The size sweeps, every launch from a cold L2 (notes/cold-l2-h100-2026-11-25.md): the
+# newest of each kind under notes/ or a folder of it, by the date of its runs, as
+# crates/figures picks them for ch09-sizes.svg (figures::sizes::load_sizes).
+def newest_sweep(dtype):
+    """The path, relative to the root, of the newest `sizes-DTYPE-*.json` of notes/ and its
+    folders, by its first run's date."""
+    import glob
+    found = glob.glob(os.path.join(ROOT, 'notes', f'sizes-{dtype}-*.json')) + \
+        glob.glob(os.path.join(ROOT, 'notes', '*', f'sizes-{dtype}-*.json'))
+    dated = sorted((json.load(open(f))['runs'][0]['report']['header']['date_utc'], os.path.relpath(f, ROOT))
+                   for f in found)
+    return dated[-1][1]
+SIZES_U8 = newest_sweep('u8')
 # The last sweeps before that, each launch after the one before on the same input: an
 # input smaller than the L2 was read from the cache.
 SIZES_U8_WARM = 'notes/sizes-u8-h100-2026-11-24c.json'
@@ -241,7 +252,7 @@ def many_bins_table():
                          f"{fmt_gbps(g('histo_u32_sliced'))} | {fmt_gbps(g('histo_u32_global'))} | "
                          f"{fmt_gbps(g('cub'))} | {g('u32_sliced_vectors') / g('cub'):.1f}× |")
     return '\n'.join(lines)
-SIZES_U32 = 'notes/sizes-u32-h100-2026-11-25.json'
+SIZES_U32 = newest_sweep('u32')
 def size_times(file):
     """Per size of a `bench --sizes` run: (MiB, read kernel µs, best GPU step's kernel and µs,
     CUB µs), uniform input."""
@@ -440,6 +451,10 @@ def ratio(a, b, input='uniform', dtype='u8', file=BENCH, digits=2):
 def faster(a, b, input='uniform', dtype='u8', file=BENCH, bins=None):
     """True when a ran faster than b (for @@check:@@)."""
     return bench(a, input, dtype, 'gbps', file, bins) > bench(b, input, dtype, 'gbps', file, bins)
+def span_of(values, digits=1):
+    """'1.3 to 1.5', or '1.7' when the values agree at `digits` places."""
+    lo, hi = f'{min(values):.{digits}f}', f'{max(values):.{digits}f}'
+    return lo if lo == hi else f'{lo} to {hi}'
 def span(values, unit='GB/s'):
     # "12 GB/s on every input" when the rounded values agree, else "3 to 12 GB/s".
     v = [round(x) for x in values]
@@ -471,6 +486,71 @@ def bench_table(impls, dtype='u8', file=BENCH, inputs=INPUTS, pct_of=None):
 # The same bench on an NVIDIA H200, at commit 89b1d58 (notes/gpu-check-h200-2026-11-26/):
 # where the book generalises from the H100, it states what the H200 measured.
 H200 = 'notes/gpu-check-h200-2026-11-26/bench.json'
+# 9.9 counting byte values (notes/fastest-limit-2026-11-26/): what held the kernel before
+# on the H200 and the kernel that removes it, measured on an H100: `bench --variants` at
+# 1 GiB of build 4271bc7 (9.9 as it is; `fast_bin_columns` is 9.9 before), Nsight Compute
+# on both at 1 GiB of uniform bytes, and a size sweep of the same build.
+LIMIT = 'notes/fastest-limit-2026-11-26'
+LIMIT_README = LIMIT + '/README.md'
+VARIANTS_NOW = LIMIT + '/variants-1gib-h100.json'
+NCU_BEFORE = LIMIT + '/ncu-9.9-before-uniform-h100.txt'
+NCU_AFTER = LIMIT + '/ncu-9.9-after-uniform-h100.txt'
+#: The ncu metrics of the before and after profiles, as the tables of 9.9 name them.
+PIPES = {'ALU pipe (integer and logic)': 'sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active',
+         'FMA pipe': 'sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active',
+         'LSU pipe (loads, stores, shared atomics)': 'sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active',
+         'L1/shared throughput': 'L1/TEX Cache Throughput', 'DRAM throughput': 'DRAM Throughput',
+         'issue slots busy': 'Issue Slots Busy'}
+def ncu_num(metric, file):
+    """A metric of a one-launch ncu report, as a float ([`ncu_plain`])."""
+    return float(ncu_plain(metric, file).replace(',', ''))
+def before_after_table():
+    """Nsight Compute on 9.9 before (counting bins) and after (counting byte values), 1 GiB of
+    uniform bytes on the H100, as a markdown table."""
+    lines = ['| 1 GiB, uniform bytes | before: `fast_bin_columns` | after: 9.9 `histo_fastest` |',
+             '| --- | --- | --- |']
+    row = lambda title, f: lines.append(f'| {title} | {f(NCU_BEFORE)} | {f(NCU_AFTER)} |')
+    row('duration', lambda f: f"{ncu_num('Duration', f):.1f} µs")
+    row('warp instructions', lambda f: f"{ncu_num('smsp__inst_executed.sum', f) / 1e6:.1f} M")
+    row('shared atomic instructions (`ATOMS`)', lambda f: f"{ncu_num('smsp__inst_executed_op_shared_atom.sum', f) / 1e6:.2f} M")
+    row('their passes ([wavefronts](../glossary.md#wavefront))', lambda f: f"{ncu_num('l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum', f) / 1e6:.2f} M")
+    for title, metric in PIPES.items():
+        # The first pipe of the table is the book's first use of the term: linked.
+        shown = title.replace('ALU pipe', 'ALU [pipe](../glossary.md#pipe)')
+        row(shown + ', % of peak', lambda f, m=metric: f"{ncu_num(m, f):.1f} %")
+    return '\n'.join(lines)
+def note_table(file, head):
+    """The rows of the markdown table of `file` (a note under notes/) whose header row starts
+    with `head`, as lists of cells with the note's bold marks removed."""
+    rows, inside = [], False
+    for line in open(os.path.join(ROOT, file)):
+        if line.startswith(head):
+            inside = True
+            continue
+        if inside:
+            if not line.startswith('|'):
+                break
+            cells = [c.strip().replace('**', '') for c in line.strip().strip('|').split('|')]
+            if set(''.join(cells)) != {'-'}:
+                rows.append(cells)
+    if not rows:
+        raise SystemExit(f'{file} has no table headed {head!r}')
+    return rows
+SASS_MIX_HEAD = '| kernel | instructions per 64 bytes |'
+def sass_mix(kernel_cell):
+    """(instructions per 64 bytes, per byte besides its ATOMS) of the row of the loop-mix
+    table of notes/fastest-limit-2026-11-26/README.md whose kernel cell starts so."""
+    row = next(r for r in note_table(LIMIT_README, SASS_MIX_HEAD) if r[0].startswith(kernel_cell))
+    return int(row[1]), float(row[2].split(':')[0].split(' ')[0])
+def h200_scale(file=VARIANTS_NOW):
+    """How many times the H100 run's read bandwidth the H200's is."""
+    return bench_header('read_bw_gbps', H200) / bench_header('read_bw_gbps', file)
+def h200_new_runs():
+    """Runs of the new kernel on an H200 that the pages do not quote yet: a `limit-*` run
+    under notes/ (the name gpu-limit-profile.sh gives them). 9.9's page says the H200 run
+    is pending, which generation checks."""
+    import glob
+    return sorted(glob.glob(os.path.join(ROOT, 'notes', '**', 'limit-*'), recursive=True))
 def yardsticks_table(files=(BENCH, H200)):
     """The yardsticks of the chapter's kernels as a markdown table, one column per GPU (one
     run each, named in the header): the read kernel, the copy, CUB and torch.bincount."""
@@ -517,44 +597,182 @@ def verdict(a, b, a_step, b_step, input='uniform', dtype='u8', file=BENCH, bins=
           '90pct-one-value': f'{what} 90 % equal', 'text': 'text'}[input]
     return (f'**{a_step} is {how} than {b_step}** on {on}'
             f'{f" ({bins} bins)" if bins else ""}: {fmt_gbps(va)} against {fmt_gbps(vb)} GB/s')
-# The same-grid run of issue 40 (`ch09 bench --same-grid`): each byte step also on the launch
-# shape of the step before it, as rows `KERNEL@PREV` (chapters/ch09/src/bench/steps.rs,
-# SAME_GRID). EXPECTED FILE: not on this branch yet; until it is, the pages say so.
-SAME_GRID = 'notes/same-grid-h100.json'
-def same_grid(kernel, step, prev_kernel, prev_step, input='uniform'):
-    """One idea per comparison: step's kernel on the previous step's grid against the
-    previous step's kernel (the technique alone), then on its own grid (the grid alone)."""
-    if not os.path.exists(os.path.join(ROOT, SAME_GRID)):
-        return (f"*One idea at a time:* the comparison above changes the grid with the technique "
-                f"(see [the grids](gpu-methodology.md#the-bench)). {step}'s kernel on {prev_step}'s grid "
-                f"comes from `{SAME_GRID}` (`bench --same-grid`), a run not yet under `notes/`; "
-                f"this paragraph gives its numbers once it is.")
-    moved = f'{kernel}@{prev_step}'
-    tech = bench(moved, input, file=SAME_GRID) / bench(prev_kernel, input, file=SAME_GRID)
-    grid = bench(kernel, input, file=SAME_GRID) / bench(moved, input, file=SAME_GRID)
-    return (f"*One idea at a time* ({run_of(SAME_GRID)}): on {prev_step}'s grid, {step}'s kernel runs at "
-            f"{gbps(moved, input, file=SAME_GRID)} GB/s against {prev_step}'s "
-            f"{gbps(prev_kernel, input, file=SAME_GRID)}, {tech:.2f}× for the technique alone; "
-            f"its own grid then gives {grid:.2f}× ({gbps(kernel, input, file=SAME_GRID)} GB/s).")
-# 9.8's cost under Nsight Compute and in SASS (issue 40's profile of 9.8). EXPECTED FILES:
-# not on this branch yet; until they are, 9.8's page says so instead of quoting them.
-NCU_98 = 'notes/ncu-9.8-h100.txt'
-SASS_98 = 'notes/sass-9.8-h100.md'
-def profile_98():
-    """What the profile of 9.8 measured, or a sentence naming the files it will come from."""
-    have = [f for f in (NCU_98, SASS_98) if os.path.exists(os.path.join(ROOT, f))]
-    if not have:
-        return (f"*What `match_any` costs on the GPU is measured by a profile of 9.8 under Nsight "
-                f"Compute and in SASS, `{NCU_98}` and `{SASS_98}`, not yet under `notes/`: until "
-                f"they are, the slowdown above is measured and its cause is the counters' "
-                f"reading, not a profile's.*")
-    parts = []
-    if NCU_98 in have:
-        parts.append(f"Nsight Compute on one launch of 9.8 (`{NCU_98}`): {ncu_plain('Duration', NCU_98)} µs, "
-                     f"{ncu_plain('Issue Slots Busy', NCU_98)} % of the issue slots busy")
-    if SASS_98 in have:
-        parts.append(f"its machine code in `{SASS_98}`")
-    return '; '.join(parts) + '.'
+# The same-grid run (`ch09 bench --same-grid`, notes/same-grid-h100-2026-11-26/): each byte
+# step whose launch differs from the step before it also on that step's grid and block,
+# as rows `KERNEL@PREV` (chapters/ch09/src/bench/steps.rs, same_grid_steps), 256 MiB,
+# uniform bytes and one value.
+SAME_GRID_DIR = 'notes/same-grid-h100-2026-11-26'
+SAME_GRID = SAME_GRID_DIR + '/bench.json'
+SAME_GRID_README = SAME_GRID_DIR + '/README.md'
+SAME_GRID_INPUTS = ['uniform', 'one-value']
+def spaced(n):
+    """An integer with its thousands separated by spaces from five digits on, as the pages
+    write them (1056, 131 072)."""
+    return f'{n:,}'.replace(',', ' ') if n >= 10000 else str(n)
+def same_grid_launch(step, file=SAME_GRID):
+    """'1056 blocks of 256 threads': the launch of `step`'s kernels in the same-grid run,
+    sized as the bench sizes them (steps.rs, byte_steps: the resident grid of 8 blocks of
+    256 per SM; 9.5 a block per 256 bytes; 9.6 a block per 2 KiB; 9.9 one wave of 512-thread
+    blocks, 2 per SM by its registers) from the run's header, and checked against the run's
+    README, which says what the run launched."""
+    n, sms = bench_header('input_bytes', file), bench_header('sm_count', file)
+    grid, block = {'9.5': (n // 256, 256), '9.6': (n // 2048, 256),
+                   '9.9': (2 * sms, 512)}.get(step, (8 * sms, 256))
+    said = f'512-thread blocks, {grid}' if step == '9.9' else f'{spaced(grid)} blocks of {block}'
+    noted(SAME_GRID_README, said)
+    return f'{spaced(grid)} blocks of {block} threads'
+def same_grid_times(step, input='uniform', file=SAME_GRID):
+    """The three times (ms) of `step`'s same-grid comparison on `input`, found as the bench
+    pairs them (steps.rs, same_grid_summary): `moved`, the step's kernel on the previous
+    step's grid (row KERNEL@PREV); `prev`, the previous step's kernel there (the last row of
+    that step before it); `own`, the step's kernel on its own grid. The two ratios are
+    checked against the ones the bench printed in its notes."""
+    rows = bench_data(file)['rows']
+    i, moved = next((i, r) for i, r in enumerate(rows)
+                    if r['step'] == step and r['input'] == input and '@' in r['impl'])
+    kernel, prev_step = moved['impl'].split('@')
+    prev = next(r for r in reversed(rows[:i]) if r['step'] == prev_step and r['input'] == input
+                and r['dtype'] == moved['dtype'] and '@' not in r['impl'])
+    own = bench_row(kernel, input, moved['dtype'], file)
+    if not (moved['correct'] and prev['correct']):
+        raise SystemExit(f'{moved["impl"]} or {prev["impl"]} on {input} in {file} was not correct')
+    t = {'moved': moved['median_ms'], 'prev': prev['median_ms'], 'own': own['median_ms']}
+    note = (f"same grid, {moved['dtype']} {input}: {step} {kernel} on {prev_step}'s grid takes "
+            f"{t['moved'] / t['prev']:.2f}x {prev['impl']} there (the technique); on its own grid "
+            f"{t['own'] / t['moved']:.2f}x its time on {prev_step}'s (the grid)")
+    if note not in bench_header('notes', file):
+        raise SystemExit(f'{file}: the bench did not print {note!r}')
+    return dict(t, kernel=kernel, prev_step=prev_step, prev_kernel=prev['impl'])
+def same_grid_speedup(step, part, input='uniform'):
+    """How many times faster (below 1: slower) `part` makes the step in the same-grid run:
+    'technique' (the step's kernel against the previous step's, both on the previous grid),
+    'grid' (the step's kernel on its own grid against the previous one) or 'step' (both
+    changes: the step's own launch against the previous step's own)."""
+    t = same_grid_times(step, input)
+    return {'technique': t['prev'] / t['moved'], 'grid': t['moved'] / t['own'],
+            'step': t['prev'] / t['own']}[part]
+def progression_grid(elements, file=BENCH):
+    """The blocks of 256 threads the bench launches a grid-stride step with on `elements`
+    elements (chapters/ch09/src/launch.rs, device_grid): the blocks the GPU keeps resident,
+    8 per SM, but no more than a block per 2048 elements (8 a thread)."""
+    return min(8 * bench_header('sm_count', file), -(-elements // 2048))
+def times_how(speedup):
+    """'8.9× faster', '30× slower', 'the same, 1.00×' (within 3 %)."""
+    fmt = lambda x: f'{x:.0f}' if x >= 10 else f'{x:.1f}' if x >= 2 else f'{x:.2f}'
+    if abs(speedup - 1) < 0.03:
+        return f'the same, {speedup:.2f}×'
+    return f'{fmt(speedup)}× faster' if speedup > 1 else f'{fmt(1 / speedup)}× slower'
+def same_grid(step):
+    """One idea per comparison: a markdown block that separates the step's technique from
+    its grid, from the same-grid run: per input, the step's kernel on the previous step's
+    grid against the previous step's kernel (the technique alone), the step's own grid
+    against that one (the grid alone) and the two together (the step as launched)."""
+    t = same_grid_times(step)
+    prev = t['prev_step']
+    head = (f"*One idea at a time.* {step} and {prev} launch different grids, so the verdict above "
+            f"measures the technique and the grid together. A second run separates them "
+            f"(`bench --same-grid`, {run_of(SAME_GRID)}, build "
+            f"{bench_header('git_commit', SAME_GRID)[:7]}, {bench_header('input_bytes', SAME_GRID) >> 20} MiB: "
+            f"another run and size than the table's; the method in `{SAME_GRID_README}`): {step}'s "
+            f"`{t['kernel']}` runs also on {prev}'s grid, {same_grid_launch(prev)}, beside {prev}'s "
+            f"`{t['prev_kernel']}`; {step}'s own grid is {same_grid_launch(step)}. Median times:")
+    lines = [f"| input | technique: {step} on {prev}'s grid, against {prev} | grid: {step}'s own, "
+             f"against {prev}'s | the step: both |", '| --- | --- | --- | --- |']
+    for i in SAME_GRID_INPUTS:
+        s = same_grid_times(step, i)
+        lines.append(f"| {INPUT_NAMES[i]} | {times_how(same_grid_speedup(step, 'technique', i))} "
+                     f"({s['moved']:.3f} against {s['prev']:.3f} ms) | "
+                     f"{times_how(same_grid_speedup(step, 'grid', i))} ({s['own']:.3f} ms) | "
+                     f"{times_how(same_grid_speedup(step, 'step', i))} |")
+    return head + '\n\n' + '\n'.join(lines)
+# 9.8 against 9.7 under Nsight Compute and in SASS (notes/warp-aggregate-h100-2026-11-26/):
+# ncu's full set for both kernels on uniform bytes and on 90 % zeros, ncu's source view of
+# 9.8 (executions and stall samples per SASS instruction), and both kernels' SASS.
+WARP_AGG = 'notes/warp-aggregate-h100-2026-11-26'
+WARP_AGG_INPUTS = {'uniform': 'uniform', 'skew90': '90 % zeros'}
+def wa_ncu(input, kernel, metric):
+    """A metric of `kernel`'s launch in ncu's report of 9.7 and 9.8 on `input` ('uniform',
+    'skew90'), as a float."""
+    launch = None
+    for line in open(os.path.join(ROOT, f'{WARP_AGG}/ncu-9.7-9.8-{input}.txt')):
+        if re.match(r'^  \S', line):
+            launch = line.startswith(f'  {kernel} (')
+            continue
+        m = re.match(r'^\s+' + re.escape(metric) + r'\s{2,}(?:\S+\s+)?([\d,.]+)\s*$', line)
+        if launch and m:
+            return float(m.group(1).replace(',', ''))
+    raise SystemExit(f'no {metric} of {kernel} in {WARP_AGG}/ncu-9.7-9.8-{input}.txt')
+def wa_ncu_said(input, kernel, pattern):
+    """A number ncu's advice printed for `kernel` on `input` (its text, wrapped at ncu's
+    width, read as one line): the first group of `pattern`, as a float."""
+    text = open(os.path.join(ROOT, f'{WARP_AGG}/ncu-9.7-9.8-{input}.txt')).read()
+    part = text.split(f'\n  {kernel} (')[1].split('\n  histo_')[0]
+    m = re.search(pattern, ' '.join(part.split()))
+    if not m:
+        raise SystemExit(f'{WARP_AGG}: ncu no longer says {pattern!r} for {kernel}')
+    return float(m.group(1))
+def wa_table():
+    """9.7 and 9.8 under ncu as a markdown table: per input and kernel, the duration, the
+    executed instructions, the issued IPC and the cycles between two issued instructions."""
+    lines = ['| input | kernel | duration, µs | executed instructions | issued IPC | cycles per issued instruction |',
+             '| --- | --- | --- | --- | --- | --- |']
+    for i, name in WARP_AGG_INPUTS.items():
+        for step, k in (('9.7', 'histo_aggregate'), ('9.8', 'histo_warp_aggregate')):
+            lines.append(f"| {name} | {step} `{k}` | {wa_ncu(i, k, 'Duration'):.1f} | "
+                         f"{wa_ncu(i, k, 'Executed Instructions') / 1e6:.1f} M | "
+                         f"{wa_ncu(i, k, 'Issued Ipc Active'):.2f} | "
+                         f"{wa_ncu(i, k, 'Warp Cycles Per Issued Instruction'):.1f} |")
+    return '\n'.join(lines)
+def sass_lines(step):
+    """(address, predicate, instruction) of each line of `cuobjdump -sass` of 9.7 or 9.8."""
+    out = []
+    for l in open(os.path.join(ROOT, f'{WARP_AGG}/sass-{step}.txt')):
+        m = re.match(r'^\s*/\*([0-9a-f]{4})\*/\s+(@!?U?P\w+\s+)?(.+?)\s*;?\s*$', l)
+        if m:
+            out.append((int(m.group(1), 16), (m.group(2) or '').strip(), m.group(3)))
+    return out
+def sass_loop(step):
+    """The lines of the loop over the input: from the target of the backward branch whose
+    body holds the byte load (`LD.E.U8`) to that branch."""
+    lines = sass_lines(step)
+    for addr, pred, ins in lines:
+        m = re.match(r'BRA 0x([0-9a-f]+)$', ins)
+        if m and int(m.group(1), 16) < addr:
+            body = [l for l in lines if int(m.group(1), 16) <= l[0] <= addr]
+            if any(i.startswith('LD.E.U8') for _, _, i in body):
+                return body
+    raise SystemExit(f'no loop in {WARP_AGG}/sass-{step}.txt')
+def sass_loop_text(step):
+    """The loop as a text block: address, predicate, instruction."""
+    return '\n'.join(f'/*{a:04x}*/ {p:5} {i}' for a, p, i in sass_loop(step))
+def source_view(input):
+    """ncu's source view of 9.8 on `input`: a row per SASS instruction, in address order."""
+    import csv
+    lines = open(os.path.join(ROOT, f'{WARP_AGG}/source-9.8-{input}.csv')).read().split('\n')
+    start = next(k for k, l in enumerate(lines) if l.startswith('"Address"'))
+    return [r for r in csv.DictReader(lines[start:]) if r['Address']]
+STALL_NAMES = {'stall_mio': 'MIO throttle', 'stall_short_sb': 'short scoreboard',
+               'stall_long_sb': 'long scoreboard'}
+def stall_at(input, which):
+    """(share of all stall samples in %, main reason) at one instruction of 9.8's source view
+    on `input`: 'match' (`MATCH.ANY`), 'match use' (the first instruction that reads the
+    register `MATCH.ANY` writes), 'load use' (the first that reads the loaded byte's)."""
+    rows = source_view(input)
+    total = sum(int(r['Warp Stall Sampling (All Samples)']) for r in rows)
+    src = [r['Source'].split() for r in rows]
+    def index(op):
+        return next(k for k, s in enumerate(src) if s and s[0].startswith(op))
+    def first_use(k):
+        reg = src[k][1].rstrip(',')
+        return next(j for j in range(k + 1, len(src))
+                    if reg in [w.strip(',') for w in src[j][2:]] or
+                    (src[j] and src[j][0].startswith('@') and reg in [w.strip(',') for w in src[j][3:]]))
+    k = {'match': lambda: index('MATCH.ANY'), 'match use': lambda: first_use(index('MATCH.ANY')),
+         'load use': lambda: first_use(index('LD.E.U8'))}[which]()
+    r = rows[k]
+    reasons = {n: int(v) for n, v in r.items() if n in STALL_NAMES or (n.startswith('stall_') and '(' not in n)}
+    top = max(reasons, key=reasons.get)
+    return 100 * int(r['Warp Stall Sampling (All Samples)']) / total, STALL_NAMES.get(top, top), ' '.join(src[k])
 #: The bins a private copy of `u32` counters can have in a block's default 48 KiB.
 SHARED_BINS_N = '12 288'
 # The first lane-column kernel at 1.2 waves (256-thread blocks, 6 per SM where 5 fit), and
@@ -641,7 +859,8 @@ def check(expr, env):
         FAILED_CHECKS.append(f'{expr}    # now: {left} = {now}')
     return ''
 def fill(text):
-    env = {'j': j, 'row': row, 'out': out, 'said': said, 'out_file': out_file, 'round': round, 'abs': abs,
+    # Every name of this module (its constants and helpers), then the builtins the pages use.
+    env = {**{k: v for k, v in globals().items() if not k.startswith('_')},'j': j, 'row': row, 'out': out, 'said': said, 'out_file': out_file, 'round': round, 'abs': abs,
            'min': min, 'max': max, 'all': all, 'bench': bench, 'bench_header': bench_header,
            'gbps': gbps, 'pct': pct, 'ratio': ratio, 'faster': faster, 'read_bw': read_bw,
            'measured_on': measured_on, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
@@ -650,7 +869,7 @@ def fill(text):
            'MANY_BINS': MANY_BINS, 'MANY_INPUTS': MANY_INPUTS, 'NCU_917': NCU_917, 'many_bins_table': many_bins_table,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,
-           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'noted': noted, 'noted_num': noted_num, 'SEEDS': SEEDS, 'excerpt': excerpt, 'row_c': row_c, 'LATENCY': LATENCY, 'NCU_96': NCU_96, 'GRID_SHORT': GRID_SHORT, 'COLD_L2': COLD_L2, 'COMMIT_PROBE': COMMIT_PROBE, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'profile_98': profile_98, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'yardsticks_table': yardsticks_table, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
+           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'noted': noted, 'noted_num': noted_num, 'SEEDS': SEEDS, 'excerpt': excerpt, 'row_c': row_c, 'LATENCY': LATENCY, 'NCU_96': NCU_96, 'GRID_SHORT': GRID_SHORT, 'COLD_L2': COLD_L2, 'COMMIT_PROBE': COMMIT_PROBE, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'SAME_GRID_DIR': SAME_GRID_DIR, 'same_grid_speedup': same_grid_speedup, 'same_grid_times': same_grid_times, 'same_grid_launch': same_grid_launch, 'times_how': times_how, 'WARP_AGG': WARP_AGG, 'wa_ncu': wa_ncu, 'wa_ncu_said': wa_ncu_said, 'wa_table': wa_table, 'sass_loop': sass_loop, 'sass_loop_text': sass_loop_text, 'stall_at': stall_at, 'spaced': spaced, 'yardsticks_table': yardsticks_table, 'LIMIT': LIMIT, 'LIMIT_README': LIMIT_README, 'VARIANTS_NOW': VARIANTS_NOW, 'NCU_BEFORE': NCU_BEFORE, 'NCU_AFTER': NCU_AFTER, 'ncu_num': ncu_num, 'PIPES': PIPES, 'before_after_table': before_after_table, 'h200_scale': h200_scale, 'note_table': note_table, 'sass_mix': sass_mix, 'h200_new_runs': h200_new_runs, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
            'XEON_ENGEL_RATIO': XEON_ENGEL_RATIO, 'MULA_PUBLISHED': MULA_PUBLISHED, 'XEON_MULA_PAIRS': XEON_MULA_PAIRS, 'XEON_MULA_4096': XEON_MULA_4096, 'XEON_MULA_RATIO': XEON_MULA_RATIO, 'engel_cached_ratios': engel_cached_ratios, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)

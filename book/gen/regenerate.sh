@@ -51,7 +51,12 @@ chapter_book() {
 extra_ch09() {
     local runs=$1
     PTX_CHECK_VERBOSE=1 .ci/ptx-check solutions > "$runs/ptxcheck_full.txt" 2>&1
-    { grep "^ptx-check: ptxas" "$runs/ptxcheck_full.txt"; grep -E "^  histo_(fastest|coarse_interleaved|registers|u32_shared) " "$runs/ptxcheck_full.txt"; } > "$runs/ptx_excerpt.txt"
+    # The header names the architectures ptxas checks; the registers are the last one's
+    # (sm_90, the H100's). Folded before the toolchain to fit the book's column.
+    { grep "^ptx-check: PTX for" "$runs/ptxcheck_full.txt" | sed 's/, toolchain/,\n           toolchain/'
+      grep -E "^  histo_(fastest|coarse_interleaved|registers|u32_shared) " "$runs/ptxcheck_full.txt"; } > "$runs/ptx_excerpt.txt"
+    [ -s "$runs/ptx_excerpt.txt" ] && grep -q "^  histo_fastest " "$runs/ptx_excerpt.txt" ||
+        { echo "regenerate.sh: no register report in $runs/ptxcheck_full.txt" >&2; exit 1; }
     # How histo_decrement's parameters look in PTX (the parameters section).
     sed -n '/^\.visible \.entry histo_decrement(/,/histo_decrement_param_1+8\]/p' target/ptx/solutions.ptx > "$runs/ptx_params.txt"
     [ -s "$runs/ptx_params.txt" ] || { echo "no histo_decrement in target/ptx/solutions.ptx" >&2; exit 1; }

@@ -173,8 +173,8 @@ pub const BLOCKS_PER_SM: u32 = 8;
 pub fn mul_grid_stride(a: GlobalSlice<u32>, b: GlobalSlice<u32>, c: GlobalSlice<u32>) {
     // STUDENT-BEGIN 5.3
     // TODO: the grid has fewer threads than elements: where does this thread
-    // start, and how far
-    //       must it jump so that the whole grid covers every element exactly once?
+    //       start, and how far must it jump so that the whole grid covers every
+    //       element exactly once?
     todo!("5.3 mul_grid_stride: a grid-stride loop over a[i] = b[i] * c[i]")
     // STUDENT-END
 }
@@ -274,8 +274,8 @@ pub fn classify_half_warp(data: GlobalSlice<u32>, out: GlobalSlice<u32>) {
 pub fn classify_uniform(data: GlobalSlice<u32>, out: GlobalSlice<u32>) {
     // STUDENT-BEGIN 5.4
     // TODO: give each warp one kind of element: which 32 elements does lane l of
-    // warp w handle,
-    //       so that every lane of a warp takes the same side of the branch?
+    //       warp w handle, so that every lane of a warp takes the same side of
+    //       the branch?
     todo!("5.4 classify_uniform: branch on the warp index, not the lane")
     // STUDENT-END
 }
@@ -419,8 +419,8 @@ pub fn histo_word(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 pub fn histo_shared(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     // STUDENT-BEGIN 5.6
     // TODO: clear a shared array of BINS counters, barrier, count the word's
-    // bytes with shared
-    //       atomics, barrier, then add each nonzero counter to histo.
+    //       bytes with shared atomics, barrier, then add each nonzero counter to
+    //       histo.
     todo!("5.6 histo_shared: clear, barrier, count in shared memory, barrier, commit")
     // STUDENT-END
 }

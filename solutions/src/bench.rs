@@ -321,13 +321,14 @@ pub fn fast_warp_bins(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     }
 }
 
-/// Variant 3: [`fast_popc()`] with a column of counters per lane index, 9.9's
-/// design (counter `bin * 32 + lane`: see [`FastestPolicy::LANE_COPIES`]):
-/// conflict-free shared atomics. This is 9.9's
-/// [`histo_fastest`](crate::ch09::histo_fastest()) but for one thing: its byte
-/// loop is compiled a second time with the bin count a constant for 256 bins (no
-/// multiply and shift per byte), which measures what the general `byte_bin`
-/// costs.
+/// Variant 3: [`fast_popc()`] with a column of counters per lane index and *bin*
+/// (counter `bin * 32 + lane`, the lane columns of [`FastestPolicy::LANE_COPIES`]:
+/// conflict-free shared atomics), its byte loop compiled a second time with the bin
+/// count a constant for 256 bins, where a byte is its own bin: no multiply and shift
+/// per byte, but the counter's index still costs an instruction of its own (276 SASS
+/// instructions per 64 bytes, against 212 for 9.9's
+/// [`histo_fastest`](crate::ch09::histo_fastest()), which counts byte values through
+/// [`lane_counter`](crate::ch09::lane_counter): `notes/fastest-limit-2026-11-26/`).
 ///
 /// Launch: `<<<grid, block, histo.len() * 32 * 4 bytes>>>` (32 KiB for 256 bins),
 /// block a multiple of 32.
@@ -347,8 +348,9 @@ pub fn fast_lane_bins(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 /// Variant 4: the course's 9.9 until 2026-11-26, which the H200 found bound by its
 /// instructions (`notes/fastest-limit-2026-11-26/`): a column of counters per lane and *bin*,
 /// counter `byte_bin(b) * 32 + lane`, so every byte costs `byte_bin`'s multiply and shift
-/// and the index's arithmetic besides its atomic (7 SASS instructions per byte, against 3
-/// in [`histo_fastest`](crate::ch09::histo_fastest())). Same loads, grid and commit.
+/// and the index's arithmetic besides its atomic (404 SASS instructions per 64 bytes of its
+/// loop, against 212 in [`histo_fastest`](crate::ch09::histo_fastest())). Same loads, grid
+/// and commit.
 ///
 /// Launch: `<<<grid, block, histo.len() * 32 * 4 bytes>>>`, `histo.len() <= 256`.
 #[kernel]

@@ -543,24 +543,6 @@ impl FastestPolicy {
 /// [`FastestPolicy::LANE_COPIES`] counters per byte value, 32 KiB.
 pub const FASTEST_SHARED_BYTES: u32 = FastestPolicy::BYTE_VALUES * FastestPolicy::LANE_COPIES * 4;
 
-// ANCHOR: lane_counter
-/// The index of lane `lane`'s counter of byte value `byte` (its low 8 bits) in
-/// 9.9's shared memory: `byte * 32 + lane` ([`FastestPolicy::LANE_COPIES`] is
-/// 32).
-///
-/// Written as the counter's byte offset, `byte * 128 + lane * 4`, divided by 4:
-/// the GPU addresses shared memory in bytes, and in this form the compiler builds
-/// the address with one `LOP3` (a shift for three bytes of four) and the atomic's
-/// own base register, where `byte * 32 + lane` costs a separate multiply-add per
-/// byte (`LEA`): 2 instructions per counted byte besides the atomic, against 3
-/// (`notes/fastest-limit-2026-11-26/`).
-#[inline(always)]
-pub fn lane_counter(byte: u32, lane: u32) -> u32 {
-    let bytes = FastestPolicy::LANE_COPIES * 4;
-    (((byte & 0xff) * bytes) | (lane * 4)) / 4
-}
-// ANCHOR_END: lane_counter
-
 /// The grid of 9.9: one wave, `sm_count * blocks_per_sm` blocks (`blocks_per_sm`
 /// from the occupancy query, `Device::max_active_blocks_per_sm`, which counts the
 /// block's threads, shared memory and registers), but no more than `n` bytes can
@@ -604,6 +586,24 @@ pub fn fastest_grid_coarsened(
     (resident as usize).min(coarsened.max(one_each).max(1)) as u32
 }
 // ANCHOR_END: policy
+
+// ANCHOR: lane_counter
+/// The index of lane `lane`'s counter of byte value `byte` (its low 8 bits) in
+/// 9.9's shared memory: `byte * 32 + lane` ([`FastestPolicy::LANE_COPIES`] is
+/// 32).
+///
+/// Written as the counter's byte offset, `byte * 128 + lane * 4`, divided by 4:
+/// the GPU addresses shared memory in bytes, and in this form the compiler builds
+/// the address with one `LOP3` (a shift for three bytes of four) and the atomic's
+/// own base register, where `byte * 32 + lane` costs a separate multiply-add per
+/// byte (`LEA`): 2 instructions per counted byte besides the atomic, against 3
+/// (`notes/fastest-limit-2026-11-26/`).
+#[inline(always)]
+pub fn lane_counter(byte: u32, lane: u32) -> u32 {
+    let bytes = FastestPolicy::LANE_COPIES * 4;
+    (((byte & 0xff) * bytes) | (lane * 4)) / 4
+}
+// ANCHOR_END: lane_counter
 
 // ANCHOR: store_lane_columns
 /// Last phase of 9.9: after a barrier, add up each byte value's

@@ -9,8 +9,9 @@ use std::process::ExitCode;
 /// Writes the book's SVG figures (book/src/figures/) from the GPU bench's JSON and the
 /// emulator's counters. Same inputs, byte-identical files.
 ///
-/// The size sweep's figure (ch09-sizes.svg) comes from the newest notes/sizes-u8-*.json
-/// and notes/sizes-u32-*.json (`ch09 bench --sizes ...`), when both are there.
+/// The size sweep's figure (ch09-sizes.svg) comes from the newest sizes-u8-*.json and
+/// sizes-u32-*.json (`ch09 bench --sizes ...`) of notes/ or a folder in it, by the date of
+/// their runs, when both are there.
 #[derive(Parser, Debug)]
 #[command(name = "figures")]
 struct Cli {

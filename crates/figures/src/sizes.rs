@@ -8,8 +8,8 @@ use ch09::bench::report::Row;
 use ch09::bench::sizes::SizeSweep;
 use std::path::{Path, PathBuf};
 
-/// The two sweeps of one GPU session, parsed: `notes/sizes-u8-*.json` and
-/// `notes/sizes-u32-*.json`.
+/// The two sweeps of one GPU session, parsed: the newest `sizes-u8-*.json` and
+/// `sizes-u32-*.json` under `notes/` ([`load_sizes`]).
 #[derive(Clone, Debug)]
 pub struct Sweeps {
     /// The bytes' sweep (9.9).
@@ -20,28 +20,75 @@ pub struct Sweeps {
     pub sources: [String; 2],
 }
 
-/// The newest pair of `sizes-u8-*.json` and `sizes-u32-*.json` of `notes`, parsed; `None`
-/// when either is missing.
+/// The newest `sizes-u8-*.json` and `sizes-u32-*.json` of `notes` or of a folder in it
+/// (a GPU session's folder, `notes/fastest-limit-2026-11-26/`), parsed: of each kind the
+/// sweep whose first run is the latest by its header's date; `None` when either kind is
+/// missing. By date, not by name: a session's folder carries the date, its files may not.
+/// The book's pages (book/gen/gen.py, `newest_sweep`) pick the same files.
 pub fn load_sizes(notes: &Path) -> Option<Result<Sweeps, String>> {
-    let u8 = crate::newest_named(notes, "sizes-u8-")?;
-    let u32 = crate::newest_named(notes, "sizes-u32-")?;
-    let read = |p: &PathBuf| -> Result<SizeSweep, String> {
-        let text =
-            std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))
-    };
-    let name = |p: &PathBuf| {
-        p.file_name()
-            .map(|n| format!("notes/{}", n.to_string_lossy()))
-            .unwrap_or_default()
-    };
+    let u8 = newest_sweep(notes, "sizes-u8-")?;
+    let u32 = newest_sweep(notes, "sizes-u32-")?;
     Some((|| {
+        let (u8_path, u8) = u8?;
+        let (u32_path, u32) = u32?;
+        let name = |p: &Path| {
+            let rel = p.strip_prefix(notes).unwrap_or(p);
+            format!("notes/{}", rel.to_string_lossy())
+        };
         Ok(Sweeps {
-            u8: read(&u8)?,
-            u32: read(&u32)?,
-            sources: [name(&u8), name(&u32)],
+            u8,
+            u32,
+            sources: [name(&u8_path), name(&u32_path)],
         })
     })())
+}
+
+/// Of the `PREFIX*.json` files of `notes` and of its folders (one level down), the sweep
+/// whose first run's header has the latest `date_utc` (the path breaks a tie), parsed;
+/// `None` when there is none, an error when one does not parse.
+fn newest_sweep(notes: &Path, prefix: &str) -> Option<Result<(PathBuf, SizeSweep), String>> {
+    let named = |p: &Path| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        name.starts_with(prefix) && name.ends_with(".json")
+    };
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(notes).ok()?.filter_map(|e| e.ok()) {
+        let path = entry.path();
+        if path.is_dir() {
+            if let Ok(inner) = std::fs::read_dir(&path) {
+                found.extend(
+                    inner
+                        .filter_map(|e| e.ok())
+                        .map(|e| e.path())
+                        .filter(|p| named(p)),
+                );
+            }
+        } else if named(&path) {
+            found.push(path);
+        }
+    }
+    if found.is_empty() {
+        return None;
+    }
+    let mut parsed = Vec::new();
+    for p in found {
+        let text = match std::fs::read_to_string(&p) {
+            Ok(t) => t,
+            Err(e) => return Some(Err(format!("cannot read {}: {e}", p.display()))),
+        };
+        let sweep: SizeSweep = match serde_json::from_str(&text) {
+            Ok(s) => s,
+            Err(e) => return Some(Err(format!("{}: {e}", p.display()))),
+        };
+        let date = sweep
+            .runs
+            .first()
+            .map(|r| r.report.header.date_utc.clone())
+            .unwrap_or_default();
+        parsed.push((date, p, sweep));
+    }
+    parsed.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    parsed.pop().map(|(_, p, s)| Ok((p, s)))
 }
 
 /// Per size of a sweep: (MiB, best GPU step over the read kernel, CUB over the read

@@ -134,9 +134,10 @@ pub fn letter_histogram(text: &[u8], letters_per_bin: u32) -> [u32; 26] {
 pub fn histo_naive(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     // STUDENT-BEGIN 9.2
     // TODO: which element does this thread own, and what if it is past the end of
-    // `data`? TODO: read the bin's count with `histo.load`, write it back plus
-    // one with `histo.store`
-    //       (no atomics: this kernel exists to show what goes wrong without them).
+    //       `data`?
+    // TODO: read the bin's count with `histo.load`, write it back plus one with
+    //       `histo.store` (no atomics: this kernel exists to show what goes wrong
+    //       without them).
     todo!("9.2 histo_naive: histo[bin] = histo[bin] + 1 with load and store")
     // STUDENT-END
 }
@@ -197,8 +198,8 @@ pub fn predict_naive_count() -> u32 {
 pub fn histo_atomic(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     // STUDENT-BEGIN 9.3
     // TODO: where does this thread start, and how far must it jump so that the
-    // threads of the
-    //       whole grid cover every element exactly once, whatever the grid size?
+    //       threads of the whole grid cover every element exactly once, whatever
+    //       the grid size?
     // TODO: which operation adds 1 to a bin without losing another thread's
     // update?
     todo!("9.3 histo_atomic: atomic_add each element in a grid-stride loop")
@@ -218,10 +219,10 @@ pub fn histo_atomic(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 #[kernel]
 pub fn histo_private_global(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, num_bins: u32) {
     // STUDENT-BEGIN 9.4
-    // TODO: where does this block's private copy start in `histo`? TODO: count
-    // with the loop of 9.3, but into the private copy. TODO: which blocks must
-    // commit, and when is a block's copy complete? (A barrier must be
-    //       reached by every thread of the block.)
+    // TODO: where does this block's private copy start in `histo`?
+    // TODO: count with the loop of 9.3, but into the private copy.
+    // TODO: which blocks must commit, and when is a block's copy complete? (A
+    //       barrier must be reached by every thread of the block.)
     // TODO: commit: the block's threads share the bins; each adds a nonzero count
     // to copy 0.
     todo!("9.4 histo_private_global: count into the block's copy, commit it to copy 0")
@@ -307,9 +308,9 @@ pub fn store_output(bins: DynamicShared<u32>, histo: GlobalSlice<u32>) {
 #[kernel]
 pub fn histo_private_dynamic(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     // STUDENT-BEGIN 9.5
-    // TODO: declare the launch-sized bins with `dynamic_shared!`. TODO: the three
-    // phases: zero the bins, count into them (one shared atomic per
-    //       element), commit them. Two of the phases are the helpers above.
+    // TODO: declare the launch-sized bins with `dynamic_shared!`.
+    // TODO: the three phases: zero the bins, count into them (one shared atomic
+    //       per element), commit them. Two of the phases are the helpers above.
     todo!("9.5 histo_private_dynamic: zero, count with shared atomics, commit")
     // STUDENT-END
 }
@@ -330,8 +331,7 @@ pub fn histo_private_dynamic(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 pub fn histo_coarse_contiguous(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, coarsen: u32) {
     // STUDENT-BEGIN 9.6
     // TODO: which `coarsen` consecutive elements belong to this thread, and where
-    // does the
-    //       last thread's range stop?
+    //       does the last thread's range stop?
     // TODO: the phases of 9.5 around a loop over that range.
     todo!("9.6 histo_coarse_contiguous: `coarsen` consecutive elements a thread")
     // STUDENT-END
@@ -350,8 +350,8 @@ pub fn histo_coarse_contiguous(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, c
 pub fn histo_coarse_interleaved(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     // STUDENT-BEGIN 9.6
     // TODO: the grid has `coarsen` times fewer threads than elements: which
-    // elements does
-    //       thread t count so that the lanes of a warp read neighbouring bytes?
+    //       elements does thread t count so that the lanes of a warp read
+    //       neighbouring bytes?
     todo!("9.6 histo_coarse_interleaved: every T-th element (T threads in the grid)")
     // STUDENT-END
 }
@@ -396,8 +396,7 @@ pub fn histo_aggregate(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 pub fn histo_warp_aggregate(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     // STUDENT-BEGIN 9.8
     // TODO: every lane of the warp must reach `warp_match_any` together, the same
-    // number of
-    //       times: what loop condition is the same for the whole warp?
+    //       number of times: what loop condition is the same for the whole warp?
     // TODO: what does a lane without an element pass to the collective?
     // TODO: which peer adds for all of them, and how much?
     todo!("9.8 histo_warp_aggregate: one atomic per distinct bin per warp")
@@ -444,24 +443,6 @@ impl FastestPolicy {
 /// [`FastestPolicy::LANE_COPIES`] counters per byte value, 32 KiB.
 pub const FASTEST_SHARED_BYTES: u32 = FastestPolicy::BYTE_VALUES * FastestPolicy::LANE_COPIES * 4;
 
-// ANCHOR: lane_counter
-/// The index of lane `lane`'s counter of byte value `byte` (its low 8 bits) in
-/// 9.9's shared memory: `byte * 32 + lane` ([`FastestPolicy::LANE_COPIES`] is
-/// 32).
-///
-/// Written as the counter's byte offset, `byte * 128 + lane * 4`, divided by 4:
-/// the GPU addresses shared memory in bytes, and in this form the compiler builds
-/// the address with one `LOP3` (a shift for three bytes of four) and the atomic's
-/// own base register, where `byte * 32 + lane` costs a separate multiply-add per
-/// byte (`LEA`): 2 instructions per counted byte besides the atomic, against 3
-/// (`notes/fastest-limit-2026-11-26/`).
-#[inline(always)]
-pub fn lane_counter(byte: u32, lane: u32) -> u32 {
-    let bytes = FastestPolicy::LANE_COPIES * 4;
-    (((byte & 0xff) * bytes) | (lane * 4)) / 4
-}
-// ANCHOR_END: lane_counter
-
 /// The grid of 9.9: one wave, `sm_count * blocks_per_sm` blocks (`blocks_per_sm`
 /// from the occupancy query, `Device::max_active_blocks_per_sm`, which counts the
 /// block's threads, shared memory and registers), but no more than `n` bytes can
@@ -505,6 +486,24 @@ pub fn fastest_grid_coarsened(
     (resident as usize).min(coarsened.max(one_each).max(1)) as u32
 }
 // ANCHOR_END: policy
+
+// ANCHOR: lane_counter
+/// The index of lane `lane`'s counter of byte value `byte` (its low 8 bits) in
+/// 9.9's shared memory: `byte * 32 + lane` ([`FastestPolicy::LANE_COPIES`] is
+/// 32).
+///
+/// Written as the counter's byte offset, `byte * 128 + lane * 4`, divided by 4:
+/// the GPU addresses shared memory in bytes, and in this form the compiler builds
+/// the address with one `LOP3` (a shift for three bytes of four) and the atomic's
+/// own base register, where `byte * 32 + lane` costs a separate multiply-add per
+/// byte (`LEA`): 2 instructions per counted byte besides the atomic, against 3
+/// (`notes/fastest-limit-2026-11-26/`).
+#[inline(always)]
+pub fn lane_counter(byte: u32, lane: u32) -> u32 {
+    let bytes = FastestPolicy::LANE_COPIES * 4;
+    (((byte & 0xff) * bytes) | (lane * 4)) / 4
+}
+// ANCHOR_END: lane_counter
 
 // ANCHOR: store_lane_columns
 /// Last phase of 9.9: after a barrier, add up each byte value's
@@ -604,12 +603,12 @@ pub fn lane_column_sum(bins: DynamicShared<u32>, x: u32) -> u32 {
 pub fn consume_tiles(data: GlobalSlice<u8>, bins: DynamicShared<u32>) {
     // STUDENT-BEGIN 9.9
     // TODO: which counter does byte `b` of lane `l` add 1 to, so that a warp's 32
-    // atomics
-    //       are in 32 different banks whatever the bytes are? (`lane_counter`)
+    //       atomics are in 32 different banks whatever the bytes are?
+    //       (`lane_counter`)
     // TODO: view `data` as 16-byte vectors: how many whole vectors are there?
     // TODO: issue four vector loads before counting any of them (grid-stride,
-    // while the
-    //       fourth is in range), then the remaining vectors one at a time.
+    //       while the fourth is in range), then the remaining vectors one at a
+    //       time.
     // TODO: which bytes are past the last whole vector, and who counts them?
     todo!("9.9 consume_tiles: lane columns, four 16-byte loads in flight, then the tail")
     // STUDENT-END
@@ -658,12 +657,10 @@ pub const REGISTER_BINS: u32 = 16;
 pub fn histo_registers(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
     // STUDENT-BEGIN 9.10
     // TODO: 16 counters per thread; why can `counts[value] += 1` not stay in
-    // registers, and
-    //       how do you count with only compile-time indices?
+    //       registers, and how do you count with only compile-time indices?
     // TODO: after the loop, how does the warp add up one counter across its 32
-    // lanes?
-    //       (Every lane must take part in each shuffle.) And how do you read counter `bin`
-    //       without indexing the array at run time?
+    //       lanes? (Every lane must take part in each shuffle.) And how do you
+    //       read counter `bin` without indexing the array at run time?
     // TODO: who commits the warp's total of each bin (below histo.len())?
     todo!("9.10 histo_registers: counters in registers, warp-reduced, committed")
     // STUDENT-END
@@ -706,8 +703,7 @@ pub fn histo_rgb(pixels: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 pub fn histo_weighted(data: GlobalSlice<u8>, weights: GlobalSlice<f32>, histo: GlobalSlice<f32>) {
     // STUDENT-BEGIN 9.12
     // TODO: the phases of 9.5 with f32 bins: the helpers take u32 bins, so write
-    // the zeroing
-    //       and the commit for f32 here.
+    //       the zeroing and the commit for f32 here.
     // TODO: what does element i add to its bin?
     todo!("9.12 histo_weighted: privatized f32 bins, add each element's weight")
     // STUDENT-END
