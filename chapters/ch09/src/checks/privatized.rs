@@ -449,7 +449,8 @@ pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
                     format!(
                         "{} extra passes of the shared atomics for bank conflicts (up to {}-way): with one counter \
                          per bin, the 32 lanes' bins fall in random banks; a column of counters per lane index \
-                         (counter `bin * 32 + lane`) puts every lane's counters in a bank of its own",
+                         for each byte value (`lane_counter`: `byte * 32 + lane`) puts every lane's counters in \
+                         a bank of its own",
                         c.shared_atomic_bank_conflicts, c.shared_atomic_max_bank_ways
                     ),
                 ).of_kind(crate::failures::BANK_CONFLICTS));
