@@ -391,3 +391,104 @@ fn slices_given_to_blocks_in_another_order_pass() {
         },
     );
 }
+
+/// 9.8 with the peers found by 32 ballots, one per bit of the bin (how warp aggregation
+/// was written before `__match_any_sync`, sm_70): a lane's peers are the lanes whose
+/// every bit agrees with its own.
+#[kernel]
+fn warp_aggregate_bit_ballots(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let num_bins = histo.len();
+    init_private_bins(bins, num_bins);
+    let n = data.len();
+    let lane = warp::lane_id();
+    let mut i = thread::index_1d();
+    let mut warp_first = i - lane;
+    while warp_first < n {
+        let bin = if i < n {
+            byte_bin(data.load(i), num_bins)
+        } else {
+            solutions::ch09::NO_BIN
+        };
+        let mut peers = warp::FULL_MASK;
+        for bit in 0..32 {
+            let set = warp::warp_vote_ballot(warp::FULL_MASK, (bin >> bit) & 1 == 1);
+            peers &= if (bin >> bit) & 1 == 1 { set } else { !set };
+        }
+        if bin != solutions::ch09::NO_BIN && lane == peers.trailing_zeros() {
+            bins.atomic_add(bin, peers.count_ones());
+        }
+        i += thread::grid_stride_x();
+        warp_first += thread::grid_stride_x();
+    }
+    store_output(bins, histo);
+}
+
+/// 9.8 with the peers found by shuffles and ballots: each round the lowest lane not yet
+/// grouped broadcasts its bin, and the lanes holding it vote (a loop over the warp's
+/// distinct bins).
+#[kernel]
+fn warp_aggregate_shuffle_rounds(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let num_bins = histo.len();
+    init_private_bins(bins, num_bins);
+    let n = data.len();
+    let lane = warp::lane_id();
+    let mut i = thread::index_1d();
+    let mut warp_first = i - lane;
+    while warp_first < n {
+        let bin = if i < n {
+            byte_bin(data.load(i), num_bins)
+        } else {
+            solutions::ch09::NO_BIN
+        };
+        let mut left = warp::FULL_MASK;
+        let mut peers = 0;
+        while left != 0 {
+            let leader = left.trailing_zeros();
+            let theirs = warp::warp_shuffle_idx(warp::FULL_MASK, bin, leader, 32);
+            let same = warp::warp_vote_ballot(warp::FULL_MASK, bin == theirs);
+            if bin == theirs {
+                peers = same;
+            }
+            left &= !same;
+        }
+        if bin != solutions::ch09::NO_BIN && lane == peers.trailing_zeros() {
+            bins.atomic_add(bin, peers.count_ones());
+        }
+        i += thread::grid_stride_x();
+        warp_first += thread::grid_stride_x();
+    }
+    store_output(bins, histo);
+}
+
+/// Warp aggregation by other means is a pass (the technique checked is one shared atomic
+/// per distinct bin of each warp instruction, led by one lane), and its pass message says
+/// how the peers were found.
+#[test]
+fn warp_aggregation_without_match_any_passes_and_says_so() {
+    for k in [
+        warp_aggregate_bit_ballots::KERNEL,
+        warp_aggregate_shuffle_rounds::KERNEL,
+    ] {
+        let out = run(
+            "9.8",
+            Kernels {
+                histo_warp_aggregate: k,
+                ..REFERENCE
+            },
+        );
+        chapter::check_tests::assert_passed("9.8", &out);
+        assert!(
+            out.reason.contains("without warp_match_any"),
+            "{}",
+            out.reason
+        );
+    }
+    let reference = run("9.8", REFERENCE);
+    assert!(
+        reference.reason.contains("with warp_match_any"),
+        "{}",
+        reference.reason
+    );
+}
