@@ -80,6 +80,35 @@ fn shared_for_loops(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     }
 }
 
+/// 9.5 with the private bins rotated by one word: bin `b` counted in word `(b + 1) % n`
+/// and committed from there. Any layout of a block's counters is privatization, so long
+/// as each counter is committed to the bin whose bytes it counted.
+#[kernel]
+fn shared_rotated_layout(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = shared_array![u32; STATIC_BINS as usize];
+    let n = histo.len();
+    let mut b = thread::thread_idx_x();
+    while b < n {
+        bins.store(b, 0);
+        b += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add((byte_bin(data.load(i), n) + 1) % n, 1);
+        i += thread::grid_stride_x();
+    }
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < n {
+        let c = bins.load((b + 1) % n);
+        if c > 0 {
+            histo.atomic_add(b, c);
+        }
+        b += thread::block_dim_x();
+    }
+}
+
 /// 9.6's contiguous partition with a `for` over the thread's range.
 #[kernel]
 fn contiguous_for(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, coarsen: u32) {
@@ -299,6 +328,17 @@ fn shared_privatization_written_otherwise_passes() {
         "9.5",
         Kernels {
             histo_private_shared: shared_for_loops::KERNEL,
+            ..REFERENCE
+        },
+    );
+}
+
+#[test]
+fn a_rotated_layout_of_the_private_bins_passes() {
+    passes(
+        "9.5",
+        Kernels {
+            histo_private_shared: shared_rotated_layout::KERNEL,
             ..REFERENCE
         },
     );

@@ -39,7 +39,7 @@
 use crate::check::{Findings, GlobalWrites, WordState};
 use crate::config::Config;
 use crate::counters::{Counters, LineCounters};
-use crate::flow::{Flow, FlowEvent, FlowKind};
+use crate::flow::{Collective, Flow, FlowEvent, FlowKind};
 use crate::hardware as hw;
 use crate::lane::{LaneCtx, Parked, Req, set_current, take_last_panic};
 use crate::memory::{GlobalMemory, SharedMemory};
@@ -869,7 +869,7 @@ impl<'m> Exec<'m> {
         }
         let results = self.exec_op(w, group, mask, site)?;
         if self.flow.is_some() {
-            self.record_flow(group, &results);
+            self.record_flow(group, &results, site);
         }
         self.watch_spin(group, &results, site)?;
         for (k, &li) in group.iter().enumerate() {
@@ -878,26 +878,42 @@ impl<'m> Exec<'m> {
         Ok(())
     }
 
-    /// Adds the executed step's global loads and atomics to the flow.
+    /// Adds the executed step's loads, stores, atomics and collectives to the flow.
     #[cold]
-    fn record_flow(&mut self, group: &[usize], results: &[u128]) {
+    fn record_flow(&mut self, group: &[usize], results: &[u128], site: Site) {
         let block = self.block_linear;
+        let line = site.line();
         let Some(flow) = &mut self.flow else { return };
         for (k, &li) in group.iter().enumerate() {
-            let (kind, space, base, index, size, value) = match *self.lanes[li].op_ref() {
+            let (kind, space, base, addr, size, value) = match *self.lanes[li].op_ref() {
                 Op::Load {
-                    space: Space::Global,
+                    space,
                     base,
                     index,
                     size,
                     ..
                 } => (
                     FlowKind::Load,
-                    Space::Global,
+                    space,
+                    base,
+                    base.wrapping_add(index.wrapping_mul(size as u64)),
+                    size,
+                    results[k] as u64,
+                ),
+                Op::Store {
+                    space,
                     base,
                     index,
                     size,
-                    results[k] as u64,
+                    value,
+                    ..
+                } => (
+                    FlowKind::Store,
+                    space,
+                    base,
+                    base.wrapping_add(index.wrapping_mul(size as u64)),
+                    size,
+                    value as u64,
                 ),
                 Op::Atomic {
                     space,
@@ -911,11 +927,15 @@ impl<'m> Exec<'m> {
                     FlowKind::Atomic(op, ty),
                     space,
                     base,
-                    index,
+                    base.wrapping_add(index.wrapping_mul(ty.size() as u64)),
                     ty.size(),
                     value,
                 ),
-                _ => return,
+                Op::Warp(ref w) => {
+                    let (c, value) = Collective::of(w);
+                    (FlowKind::Warp(c), Space::Shared, 0, 0, 0, value)
+                }
+                Op::Barrier => return,
             };
             flow.push(FlowEvent {
                 block,
@@ -923,9 +943,10 @@ impl<'m> Exec<'m> {
                 kind,
                 space,
                 base,
-                addr: base.wrapping_add(index.wrapping_mul(size as u64)),
+                addr,
                 size,
                 value,
+                line,
             });
         }
     }
