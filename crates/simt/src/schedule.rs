@@ -674,28 +674,52 @@ impl<'m> Exec<'m> {
                 message,
                 site,
             }),
-            Err(LaneFailure::Fuel(fuel, site)) => {
-                Err(LaunchError::FuelExhausted { thread, fuel, site })
-            }
+            Err(LaneFailure::Fuel(fuel, site)) => Err(LaunchError::FuelExhausted {
+                thread,
+                fuel,
+                site,
+                in_loop: self.loop_of(li),
+            }),
             Err(LaneFailure::Budget(budget, site)) => Err(LaunchError::WorkBudgetExceeded {
                 work: Work::Instructions,
                 budget,
                 thread: Some(thread),
                 site,
+                in_loop: self.loop_of(li),
             }),
             Err(LaneFailure::Trap(what, site)) => Err(LaunchError::LaneTrap { thread, what, site }),
         }
     }
 
-    fn budget(&mut self) -> Result<(), LaunchError> {
+    /// Where lane `li` is in the loops the emulator learned, if it has looped.
+    #[cold]
+    fn loop_of(&self, li: usize) -> Option<crate::report::LoopPlace> {
+        let (head, iteration) = self.lanes[li].loops.innermost()?;
+        let end = self.loop_ends.end(head).unwrap_or(head);
+        Some(crate::report::LoopPlace {
+            file: head.file().to_string(),
+            first_line: head.line(),
+            last_line: end.line().max(head.line()),
+            iteration,
+        })
+    }
+
+    /// Counts one warp step, lane `li`'s (the first of the step), against the step budget
+    /// and the check's work budget; past either, the launch ends naming that lane.
+    fn budget(&mut self, li: usize) -> Result<(), LaunchError> {
         if let Some(m) = &self.config.meter
             && !m.charge_step()
         {
+            let budget = m.budget().warp_steps;
             return Err(LaunchError::WorkBudgetExceeded {
                 work: Work::WarpSteps,
-                budget: m.budget().warp_steps,
-                thread: None,
-                site: String::new(),
+                budget,
+                thread: Some(self.lanes[li].thread),
+                site: self.lanes[li]
+                    .req
+                    .map(|r| fmt_site(r.site))
+                    .unwrap_or_default(),
+                in_loop: self.loop_of(li),
             });
         }
         self.steps += 1;
@@ -851,7 +875,7 @@ impl<'m> Exec<'m> {
 
     /// Executes one warp instruction for `group` (lanes of warp `w`, ascending).
     fn execute(&mut self, w: usize, group: &[usize], mask: u32) -> Result<(), LaunchError> {
-        self.budget()?;
+        self.budget(group[0])?;
         let site = self.lanes[group[0]].site();
         let m = self.warps[w];
         let live = (m.existing & !m.exited).count_ones() as usize;
@@ -1175,7 +1199,7 @@ impl<'m> Exec<'m> {
                 waits: self.waits(|_| true),
             });
         }
-        self.budget()?;
+        self.budget(waiting[0])?;
         let warps = self.lanes.len().div_ceil(WARP) as u64;
         let n = self.lanes.len() as u64;
         self.enter(site);
