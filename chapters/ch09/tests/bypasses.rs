@@ -101,6 +101,43 @@ fn registers_lane_0_counts_its_warp(data: GlobalSlice<u32>, histo: GlobalSlice<u
     }
 }
 
+/// Each lane loads its own values, but passes each to lane 0 through a shuffle, and lane
+/// 0 counts its warp's values alone in its registers and commits them: the loads and
+/// the commits of register privatization, the counting of one lane per warp.
+#[kernel]
+fn registers_gathered_by_lane_0(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+    let num_bins = histo.len();
+    let lane = warp::lane_id();
+    let mut counts = [0u32; REGISTER_BINS as usize];
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    let mut first = i - lane;
+    while first < data.len() {
+        let value = if i < data.len() {
+            data.load(i)
+        } else {
+            u32::MAX
+        };
+        for l in 0..32 {
+            let v = warp::warp_shuffle_idx(warp::FULL_MASK, value, l, 32);
+            if lane == 0 {
+                for (bin, count) in counts.iter_mut().enumerate() {
+                    *count += (v == bin as u32) as u32;
+                }
+            }
+        }
+        i += stride;
+        first += stride;
+    }
+    if lane == 0 {
+        for (bin, &count) in counts.iter().enumerate().take(num_bins as usize) {
+            if count > 0 {
+                histo.atomic_add(bin as u32, count);
+            }
+        }
+    }
+}
+
 #[test]
 fn counting_for_the_grid_or_the_warp_in_registers_is_the_wrong_technique() {
     wrong_technique(
@@ -122,6 +159,19 @@ fn counting_for_the_grid_or_the_warp_in_registers_is_the_wrong_technique() {
             },
         ),
         &["thread 0 of block 0", "its own share"],
+    );
+    wrong_technique(
+        run(
+            "9.10",
+            Kernels {
+                histo_registers: registers_gathered_by_lane_0::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        &[
+            "of block 0 passed a value to other lanes",
+            "only its counts cross lanes",
+        ],
     );
 }
 

@@ -315,6 +315,10 @@ pub fn follow(decl: &Follow, flow: &Flow, e: &Elements) -> Result<Followed, Stri
     }
     // 3. Each thread its own share of its block's elements.
     share(e, &per_thread)?;
+    // In registers, only counts cross lanes, once the counting is done.
+    if decl.into == Place::Registers {
+        counts_cross_lanes_last(flow, e)?;
+    }
     // 4. 9.9's rounds.
     if decl.vector_bytes > 0 || decl.in_flight > 0 || decl.lane_banks {
         rounds(decl, flow, e, &mut out)?;
@@ -612,6 +616,54 @@ fn share(e: &Elements, per_thread: &BTreeMap<Thread, u64>) -> Result<(), String>
         }
     }
     Ok(())
+}
+
+/// With [`Place::Registers`], a thread counts its own elements in its registers and only
+/// its counts cross lanes, in its warp's reduction after the counting: no thread may
+/// shuffle a value to other lanes before it has loaded all of its elements (lane 0
+/// gathering its warp's values through shuffles and counting them alone fails here).
+fn counts_cross_lanes_last(flow: &Flow, e: &Elements) -> Result<(), String> {
+    let in_input = |ev: &FlowEvent| {
+        e.parts.iter().any(|p| {
+            ev.addr >= p.addr && ev.addr < p.addr.saturating_add(e.n as u64 * p.size as u64)
+        })
+    };
+    // Per thread: its first shuffle, and its last load of the input.
+    // The first thread, in block and thread order, that loaded after it shuffled.
+    let mut first_shuffle: BTreeMap<Thread, &FlowEvent> = BTreeMap::new();
+    let mut offenders: BTreeMap<Thread, (&FlowEvent, &FlowEvent)> = BTreeMap::new();
+    for ev in &flow.events {
+        let t = (ev.block, ev.thread);
+        match (ev.kind, ev.space) {
+            (FlowKind::Warp(Collective::Shuffle(_)), _) => {
+                first_shuffle.entry(t).or_insert(ev);
+            }
+            (FlowKind::Load, Space::Global) if in_input(ev) => {
+                if let Some(&sh) = first_shuffle.get(&t) {
+                    offenders.entry(t).or_insert((sh, ev));
+                }
+            }
+            _ => {}
+        }
+    }
+    match offenders.into_values().next() {
+        None => Ok(()),
+        Some((sh, load)) => Err(format!(
+            "thread {} of block {} passed a value to other lanes (the {} at line {}) before it had loaded \
+             all of its {}s (it loads again at line {}): each thread counts its own {}s in its registers, and \
+             only its counts cross lanes, in its warp's reduction once the counting is done",
+            sh.thread,
+            sh.block,
+            match sh.kind {
+                FlowKind::Warp(c) => c.cuda_name(),
+                _ => "shuffle",
+            },
+            sh.line,
+            e.noun,
+            load.line,
+            e.noun
+        )),
+    }
 }
 
 /// 9.9's rounds: each thread's loads of the input and counting atomics in order, checked
