@@ -48,6 +48,9 @@ RUNS_CH09 = {
  's916b256': '--step 9.16 --bins 256',
  's916b4096': '--step 9.16 --bins 4096',
  's917': '--step 9.17 --bins 65536 --columns step,kernel,status,grid,g.atomics,s.atomics,g.sectors,warp.instr',
+ # PMPP's exam: 524 288 characters into 128 bins by 1024-thread blocks, without
+ # privatization, with it, and with a coarsening factor of 4.
+ 'pmpp': '--step 9.3 --step 9.5 --step 9.6 --n 524288 --bins 128 --block 1024 --coarsen 4 --input text:book/src/introduction.md --columns step,kernel,status,grid,block,g.atomics,s.atomics',
 }
 # Chapter 5: the progression at its defaults (n = 65536, blocks of 256) unless a run says.
 RUNS_CH05 = {
@@ -456,6 +459,117 @@ def bench_table(impls, dtype='u8', file=BENCH, inputs=INPUTS, pct_of=None):
             cells.append(pct(pct_of[0], i, dtype, file) + ' %')
         lines.append('| ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines)
+# The same bench on an NVIDIA H200, at commit 89b1d58 (notes/gpu-check-h200-2026-11-26/):
+# where the book generalises from the H100, it states what the H200 measured.
+H200 = 'notes/gpu-check-h200-2026-11-26/bench.json'
+def yardsticks_table(files=(BENCH, H200)):
+    """The yardsticks of the chapter's kernels as a markdown table, one column per GPU (one
+    run each, named in the header): the read kernel, the copy, CUB and torch.bincount."""
+    rows = [('read kernel (16-byte loads, reads only)', 'read_bandwidth', 'uniform', 'u8'),
+            ('device-to-device copy (bytes read + written)', 'cuMemcpyDtoD', 'uniform', 'u8'),
+            ('CUB `HistogramEven`, bytes into 256 bins, uniform', 'cub', 'uniform', 'u8'),
+            ('the same, one value', 'cub', 'one-value', 'u8'),
+            ('the same, `u32` values into 4096 bins, uniform', 'cub', 'uniform', 'u32'),
+            ('`torch.bincount` of bytes, uniform', 'torch', 'uniform', 'u8')]
+    head = ['what, GB/s of input'] + [f"{bench_header('gpu', f)}, {bench_header('date', f)} (`{f}`)" for f in files]
+    lines = ['| ' + ' | '.join(head) + ' |', '|' + ' --- |' * len(head)]
+    for title, impl, i, d in rows:
+        lines.append('| ' + ' | '.join([title] + [gbps(impl, i, d, f) for f in files]) + ' |')
+    return '\n'.join(lines)
+# The bench host's CPU, as lscpu printed it on that machine (its CPUID name string is only
+# "Intel(R) Xeon(R) Processor"): family and model name the part; the table names them.
+HOST_LSCPU = 'notes/cpu-published-2026-11-25/h100-host-lscpu.txt'
+CPU_MODELS = {('GenuineIntel', 6, 207): ('5th-generation Xeon Scalable ("Emerald Rapids")', 'Raptor Cove')}
+def cpu_named(file=HOST_LSCPU):
+    """'an Intel Xeon of family 6, model 207: a 5th-generation Xeon Scalable ("Emerald
+    Rapids"), Raptor Cove cores, 16 vCPUs under KVM'."""
+    f = {}
+    for l in open(os.path.join(ROOT, file)):
+        k, _, v = l.partition(':')
+        f[k.strip()] = v.strip()
+    key = (f['Vendor ID'], int(f['CPU family']), int(f['Model']))
+    part, core = CPU_MODELS[key]
+    virt = f' under {f["Hypervisor vendor"]}' if f.get('Hypervisor vendor') else ''
+    return (f"an Intel Xeon of family {key[1]}, model {key[2]}: a {part}, {core} cores, "
+            f"{f['CPU(s)']} vCPUs{virt}")
+def run_of(file=BENCH):
+    """'`notes/bench-h100-2026-11-25.json`: an NVIDIA H100 80GB HBM3, driver ..., date'."""
+    return f'`{file}`, an {measured_on(file)}'
+def verdict(a, b, a_step, b_step, input='uniform', dtype='u8', file=BENCH, bins=None, file_b=None):
+    """'**9.4 is 34× faster than 9.3** on uniform bytes: 61 against 1.8 GB/s': a's speed
+    against b's on one input (b from file_b when the two come from two runs)."""
+    va = bench(a, input, dtype, 'gbps', file, bins)
+    vb = bench(b, input, dtype, 'gbps', file_b or file, bins)
+    r = va / vb
+    times = lambda x: f'{x:.0f}' if x >= 10 else f'{x:.1f}' if x >= 2 else f'{x:.2f}'
+    how = f'{times(r)}× faster' if r >= 1 else f'{times(1 / r)}× slower'
+    what = {'u8': 'bytes', 'u32': '`u32` values'}[dtype]
+    on = {'uniform': f'uniform {what}', 'one-value': f'{what} all equal',
+          '90pct-one-value': f'{what} 90 % equal', 'text': 'text'}[input]
+    return (f'**{a_step} is {how} than {b_step}** on {on}'
+            f'{f" ({bins} bins)" if bins else ""}: {fmt_gbps(va)} against {fmt_gbps(vb)} GB/s')
+# The same-grid run of issue 40 (`ch09 bench --same-grid`): each byte step also on the launch
+# shape of the step before it, as rows `KERNEL@PREV` (chapters/ch09/src/bench/steps.rs,
+# SAME_GRID). EXPECTED FILE: not on this branch yet; until it is, the pages say so.
+SAME_GRID = 'notes/same-grid-h100.json'
+def same_grid(kernel, step, prev_kernel, prev_step, input='uniform'):
+    """One idea per comparison: step's kernel on the previous step's grid against the
+    previous step's kernel (the technique alone), then on its own grid (the grid alone)."""
+    if not os.path.exists(os.path.join(ROOT, SAME_GRID)):
+        return (f"*One idea at a time:* the comparison above changes the grid with the technique "
+                f"(see [the grids](gpu-methodology.md#the-bench)). {step}'s kernel on {prev_step}'s grid "
+                f"comes from `{SAME_GRID}` (`bench --same-grid`), a run not yet under `notes/`; "
+                f"this paragraph gives its numbers once it is.")
+    moved = f'{kernel}@{prev_step}'
+    tech = bench(moved, input, file=SAME_GRID) / bench(prev_kernel, input, file=SAME_GRID)
+    grid = bench(kernel, input, file=SAME_GRID) / bench(moved, input, file=SAME_GRID)
+    return (f"*One idea at a time* ({run_of(SAME_GRID)}): on {prev_step}'s grid, {step}'s kernel runs at "
+            f"{gbps(moved, input, file=SAME_GRID)} GB/s against {prev_step}'s "
+            f"{gbps(prev_kernel, input, file=SAME_GRID)}, {tech:.2f}× for the technique alone; "
+            f"its own grid then gives {grid:.2f}× ({gbps(kernel, input, file=SAME_GRID)} GB/s).")
+# 9.8's cost under Nsight Compute and in SASS (issue 40's profile of 9.8). EXPECTED FILES:
+# not on this branch yet; until they are, 9.8's page says so instead of quoting them.
+NCU_98 = 'notes/ncu-9.8-h100.txt'
+SASS_98 = 'notes/sass-9.8-h100.md'
+def profile_98():
+    """What the profile of 9.8 measured, or a sentence naming the files it will come from."""
+    have = [f for f in (NCU_98, SASS_98) if os.path.exists(os.path.join(ROOT, f))]
+    if not have:
+        return (f"*What `match_any` costs on the GPU is measured by a profile of 9.8 under Nsight "
+                f"Compute and in SASS, `{NCU_98}` and `{SASS_98}`, not yet under `notes/`: until "
+                f"they are, the slowdown above is measured and its cause is the counters' "
+                f"reading, not a profile's.*")
+    parts = []
+    if NCU_98 in have:
+        parts.append(f"Nsight Compute on one launch of 9.8 (`{NCU_98}`): {ncu_plain('Duration', NCU_98)} µs, "
+                     f"{ncu_plain('Issue Slots Busy', NCU_98)} % of the issue slots busy")
+    if SASS_98 in have:
+        parts.append(f"its machine code in `{SASS_98}`")
+    return '; '.join(parts) + '.'
+#: The bins a private copy of `u32` counters can have in a block's default 48 KiB.
+SHARED_BINS_N = '12 288'
+# The first lane-column kernel at 1.2 waves (256-thread blocks, 6 per SM where 5 fit), and
+# its run's read kernel: notes/gpu-runs.md, 2026-11-22 run 5, which records them in prose.
+RUNS_NOTES = 'notes/gpu-runs.md'
+WAVES_12_GBPS, WAVES_12_READ = 2484, 3044
+assert f'{WAVES_12_GBPS} GB/s' in open(os.path.join(ROOT, RUNS_NOTES)).read() and \
+    f'read kernel {WAVES_12_READ})' in open(os.path.join(ROOT, RUNS_NOTES)).read(), RUNS_NOTES
+def noted(file, text):
+    """`text`, checked to appear in `file` under notes/ (whitespace aside): a number a page
+    quotes from a note written as prose or as a table. Generation stops when the note no
+    longer says it."""
+    body = ' '.join(open(os.path.join(ROOT, file)).read().split())
+    if ' '.join(text.split()) not in body:
+        raise SystemExit(f'{file} no longer says {text!r}')
+    return text
+def noted_num(file, text):
+    """The number `text`, checked to appear in `file` ([`noted`])."""
+    return float(noted(file, text).replace(',', ''))
+LATENCY = 'notes/latency-h100-2026-11-24.md'
+NCU_96 = 'notes/ncu-9.6-h100-2026-11-24.txt'
+GRID_SHORT = 'notes/grid-short-inputs-h100-2026-11-24.md'
+COLD_L2 = 'notes/cold-l2-h100-2026-11-25.md'
+COMMIT_PROBE = 'notes/commit-probe-2026-11-24/README.md'
 NCU = 'notes/ncu-h100-2026-11-22.txt'
 def ncu(kernel, metric, unit=None, file=NCU):
     """A metric of the Nsight Compute report of `kernel` (the text ncu printed), as printed."""
@@ -510,7 +624,7 @@ def fill(text):
            'MANY_BINS': MANY_BINS, 'MANY_INPUTS': MANY_INPUTS, 'NCU_917': NCU_917, 'many_bins_table': many_bins_table,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,
-           'cycles_per_byte': cycles_per_byte, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
+           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'noted': noted, 'noted_num': noted_num, 'LATENCY': LATENCY, 'NCU_96': NCU_96, 'GRID_SHORT': GRID_SHORT, 'COLD_L2': COLD_L2, 'COMMIT_PROBE': COMMIT_PROBE, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'profile_98': profile_98, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'yardsticks_table': yardsticks_table, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
            'XEON_ENGEL_RATIO': XEON_ENGEL_RATIO, 'MULA_PUBLISHED': MULA_PUBLISHED, 'XEON_MULA_PAIRS': XEON_MULA_PAIRS, 'XEON_MULA_4096': XEON_MULA_4096, 'XEON_MULA_RATIO': XEON_MULA_RATIO, 'engel_cached_ratios': engel_cached_ratios, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)

@@ -33,12 +33,15 @@ for tool in llvm-ar llvm-link opt llc; do
   fi
 done
 
-exports=(); objs=(); rlibs=(); out=""; cpu="sm_90"; olvl="-O3"
+exports=(); objs=(); rlibs=(); out=""; cpu="sm_70"; olvl="-O3"; features=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --export-symbol) exports+=("$2"); shift 2 ;;
     --target|-L) shift 2 ;;
     --target-cpu) cpu="$2"; shift 2 ;;
+    # rustc passes the PTX ISA version it wants for older GPUs (sm_70: +ptx70).
+    --target-feature=*) features="${1#--target-feature=}"; shift ;;
+    --target-feature) features="$2"; shift 2 ;;
     -o) out="$2"; shift 2 ;;
     -O*) olvl="$1"; shift ;;
     --debug) shift ;;
@@ -77,4 +80,4 @@ fi
 api=$(IFS=,; echo "${exports[*]:-}")
 "$BIN/opt" --strip-debug --internalize-public-api-list="$api" \
   -passes="internalize,globaldce,default<O3>" "$tmp/linked.bc" -o "$tmp/opt.bc"
-"$BIN/llc" "$olvl" -mtriple=nvptx64-nvidia-cuda -mcpu="$cpu" "$tmp/opt.bc" -o "$out"
+"$BIN/llc" "$olvl" -mtriple=nvptx64-nvidia-cuda -mcpu="$cpu" ${features:+-mattr="$features"} "$tmp/opt.bc" -o "$out"

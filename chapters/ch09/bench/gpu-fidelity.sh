@@ -13,8 +13,9 @@
 #      text input, at n = 262144 and n = 200003 (no block divides it), on the emulator and
 #      under ncu, paired launch by launch: fidelity.md and fidelity.csv; and the SASS of
 #      the reference kernels (solutions-sass.txt), where the compiled code explains a row;
-#   4. the same at other shapes (64 bins and 512-thread blocks for chapter 9, 96-thread
-#      blocks for chapter 5; skewed input too), into OUT_DIR/shapes.
+#   4. the same at 3 launch shapes per chapter drawn from a seed (FIDELITY_SEED, default
+#      the time: n, input, block, input seed, and for chapter 9 bins and coarsening), into
+#      OUT_DIR/shapes; the seed is printed, so a run can be repeated.
 # Exit status: fidelity.py's (0 when every difference is an expected one).
 set -u
 
@@ -68,12 +69,13 @@ head -n 60 "$OUT_DIR/fidelity.md"
 # The defaults are one shape (256 bins, 256-thread blocks); bounds fitted there can be
 # wrong elsewhere (notes/fidelity-shapes-h100-2026-11-25/: 9.5's and 9.8's bank conflicts
 # at 512-thread blocks). One more run at other shapes keeps them honest.
-say "fidelity at other shapes: 64 bins, 512-thread blocks; chapter 5 at 96-thread blocks"
+SEED=${FIDELITY_SEED:-$(date +%s)}
+say "fidelity at 3 shapes per chapter drawn from seed $SEED (FIDELITY_SEED)"
 mkdir -p "$OUT_DIR/shapes" && cp "$OUT_DIR/versions.txt" "$OUT_DIR/shapes/"
-python3 "$HERE/fidelity.py" --bin "ch09=$HERE/ch09" --bin "ch05=$HERE/ch05" \
-  --out "$OUT_DIR/shapes" --timeout 200 --n 300007 --input uniform --input skew:90 \
-  --args "ch09=--bins 64 --block 512 --seed 5" --args "ch05=--block 96 --seed 3" \
-  --ncu "$(command -v ncu)"
+shape_args=(--bin "ch09=$HERE/ch09" --bin "ch05=$HERE/ch05" --out "$OUT_DIR/shapes" --timeout 200
+  --seed "$SEED" --shapes 3)
+[ -f "$HERE/bench-text.md" ] && shape_args+=(--text "$HERE/bench-text.md")
+python3 "$HERE/fidelity.py" "${shape_args[@]}" --ncu "$(command -v ncu)"
 shapes=$?
 head -n 40 "$OUT_DIR/shapes/fidelity.md"
 [ "$rc" -eq 0 ] && rc=$shapes

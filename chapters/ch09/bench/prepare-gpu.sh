@@ -12,7 +12,10 @@
 #   ch05-exercises         chapter 5's student checks (chapters/ch05/tests/exercises.rs)
 #   course-solutions-pass  the course self-test's "every solution passes" (tests/)
 #   cuda_smoke             gpu-host's backend smoke test (reads ptx/api-probe.ptx)
-#   ptx/*.ptx              kernels, solutions, api-probe (for cuda_smoke, ptxas, reading)
+#   ptx/*.ptx              kernels, solutions, api-probe (for cuda_smoke, ptxas, reading),
+#                          built for sm_70 as the binaries embed them
+#   ptx-sm_90/*.ptx        the same built for sm_90: COURSE_PTX_DIR=DIR/ptx-sm_90 makes the
+#                          binaries load these instead (the H100's same-speed check)
 #   lanes/*.wasm           kernels, solutions as the emulator's sandbox runs them (the
 #                          session scripts point COURSE_LANES_DIR here: no cargo there)
 #   cub_histogram.cu       CUB's histogram, compiled with nvcc on the GPU machine
@@ -28,6 +31,12 @@
 #                          both chapters, atomics_probe.cu): bash DIR/gpu-fidelity.sh [OUT_DIR]
 #   gpu-limits.sh          where the kernels are not yet at the limit: CPU baselines, a size
 #                          sweep, 4 GiB, ncu of 9.14 and 9.9: bash DIR/gpu-limits.sh [OUT_DIR]
+#   gpu-limit-profile.sh   9.9 and u32_vectors at the GPU's limit and why (variants, ncu,
+#                          the size sweep, --same-grid, 9.7 against 9.8): bash DIR/gpu-limit-profile.sh
+#   gpu-arch-check.sh      the checks and the bench from sm_70 PTX against sm_90 PTX, and the
+#                          fidelity script's ncu side at seeded shapes: bash DIR/gpu-arch-check.sh
+#   gpu-fidelity-ncu.sh    the fidelity script's ncu side alone at seeded shapes, and 9.9's
+#                          one exception at two shapes: bash DIR/gpu-fidelity-ncu.sh
 #   gpu-ch05.sh            chapter 5 there: its checks (stubs fail, references pass), the
 #                          progression and its bench: bash DIR/gpu-ch05.sh [OUT_DIR]
 #
@@ -126,6 +135,10 @@ smoke=$(build build --release -p gpu-host --features cuda --example cuda_smoke |
 cp "$smoke" "$DEST/cuda_smoke"
 cargo run --quiet -p ptx-builder -- --quiet --out-dir "$DEST/ptx" kernels solutions api-probe >&2 ||
   die "the PTX build failed"
+cargo run --quiet -p ptx-builder -- --quiet --arch sm_90 --out-dir "$DEST/ptx-sm_90" \
+  kernels solutions api-probe >&2 || die "the PTX build for sm_90 failed"
+# The default build last, so that target/ptx holds what the binaries embed.
+cargo run --quiet -p ptx-builder -- --quiet kernels solutions api-probe >/dev/null 2>&1 || true
 
 say "the sandbox's modules (the emulator runs every kernel as WebAssembly)"
 cargo run --quiet -p gpu-host --example build_lanes -- "$DEST/lanes" >&2 ||
@@ -138,6 +151,8 @@ cp chapters/ch09/bench/gpu-session.sh "$DEST/gpu-session.sh"
 cp chapters/ch09/bench/gpu-variants.sh "$DEST/gpu-variants.sh"
 cp chapters/ch09/bench/gpu-extensions.sh "$DEST/gpu-extensions.sh"
 cp chapters/ch09/bench/gpu-limits.sh "$DEST/gpu-limits.sh"
+cp chapters/ch09/bench/gpu-limit-profile.sh chapters/ch09/bench/gpu-arch-check.sh \
+  chapters/ch09/bench/gpu-fidelity-ncu.sh "$DEST/"
 cp chapters/ch09/bench/gpu-fidelity.sh chapters/ch09/bench/fidelity.py chapters/ch09/bench/atomics_probe.cu "$DEST/"
 cp chapters/ch05/bench/gpu-session.sh "$DEST/gpu-ch05.sh"
 cp crates/chapter/gpu-env.sh "$DEST/gpu-env.sh"
@@ -160,6 +175,7 @@ echo "$commit" >"$DEST/COMMIT"
 
 strip --strip-debug "$DEST/ch09" "$DEST/ch09-exercises" "$DEST/ch09-unit" \
   "$DEST/course-solutions-pass" "$DEST/cuda_smoke" "$DEST/ch05" "$DEST/ch05-exercises"
+chmod +x "$DEST/gpu-limit-profile.sh" "$DEST/gpu-arch-check.sh" "$DEST/gpu-fidelity-ncu.sh"
 chmod +x "$DEST/gpu-session.sh" "$DEST/gpu-variants.sh" "$DEST/gpu-extensions.sh" "$DEST/gpu-ch05.sh" "$DEST/gpu-fidelity.sh" "$DEST/gpu-limits.sh"
 
 # --- checks that need no GPU -------------------------------------------------------------

@@ -86,6 +86,13 @@ pub struct BenchArgs {
     /// ignores --step.
     #[arg(long)]
     pub variants: bool,
+    /// Each byte step also on the grid and block of the step before it (rows
+    /// KERNEL@STEP, e.g. histo_fastest@9.8), so that every "faster than the last step" is
+    /// measured on one grid, and the grid's own effect shows apart (the step on its own
+    /// grid against the step on the last step's); a summary of those ratios per input ends
+    /// the output. With --dtype u32 nothing is added.
+    #[arg(long, conflicts_with_all = ["variants", "extensions"])]
+    pub same_grid: bool,
     /// The extension sweep instead of the steps: 9.15's histo_cas on the u8 inputs (their
     /// first 16 MiB), 9.11 histo_rgb, 9.12 histo_weighted and 9.13 histo_joint (16 x 16
     /// bins) on the uniform one, then 9.16's strategy sweep on uniform u32 values at 8, 16, 64, 256, 1024 and 4096 bins
@@ -206,6 +213,7 @@ impl BenchArgs {
             o.torch = Tool::Off;
             o.steps.clear();
         }
+        o.same_grid = self.same_grid;
         if self.extensions {
             if !o.dtypes.contains(&Dtype::U8) {
                 return Err(

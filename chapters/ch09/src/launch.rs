@@ -6,7 +6,7 @@
 
 use crate::kernels::{ByteKernel, ByteKernelWith, JointKernel, U32Kernel, WeightedKernel};
 use gpu_host::{Device, DeviceProps, LaunchConfig, LaunchError, LaunchReport};
-use solutions::ch09::{FastestPolicy, fastest_grid_coarsened, fastest_shared_bytes};
+use solutions::ch09::{FASTEST_SHARED_BYTES, FastestPolicy, fastest_grid_coarsened};
 
 /// What a launch produced: the bins, the report (counters on the emulator) and the
 /// configuration it ran with.
@@ -134,13 +134,13 @@ pub fn one_wave(
     })
 }
 
-/// 9.9's launch for `n` bytes and `bins` bins with `block` threads: a column of counters
-/// per lane in shared memory ([`fastest_shared_bytes`]) and a grid of [`one_wave`].
+/// 9.9's launch for `n` bytes with `block` threads, for any bin count: a column of counters
+/// per lane and byte value in shared memory ([`FASTEST_SHARED_BYTES`]) and a grid of
+/// [`one_wave`].
 pub fn fastest_shape(
     dev: &mut Device,
     kernel: &ByteKernel,
     n: usize,
-    bins: u32,
     block: u32,
 ) -> Result<Shape, LaunchError> {
     one_wave(
@@ -148,7 +148,7 @@ pub fn fastest_shape(
         kernel,
         n,
         block,
-        fastest_shared_bytes(bins),
+        FASTEST_SHARED_BYTES,
         FastestPolicy::VECS_PER_THREAD,
     )
 }

@@ -17,7 +17,7 @@ use chapter::row::Counters;
 use course::{Outcome, Rng, catch_host};
 use gpu_host::{Device, LaunchError};
 use serde::Serialize;
-use solutions::ch09::{FastestPolicy, REGISTER_BINS, STATIC_BINS, fastest_shared_bytes};
+use solutions::ch09::{FASTEST_SHARED_BYTES, FastestPolicy, REGISTER_BINS, STATIC_BINS};
 
 /// A step of the progression that is code: the exercise it belongs to, the bytes of input
 /// per element it reads, and what it runs. The other steps are data: the launches their
@@ -668,19 +668,19 @@ fn step_9_9(runner: &mut Runner<'_>) {
     let expected = reference::byte_histogram(data, bins);
     let k = runner.k;
     let optin = runner.dev.props().shared_bytes_per_block_optin;
-    if fastest_shared_bytes(bins) > optin {
+    if FASTEST_SHARED_BYTES > optin {
         runner.skip(
             "histo_fastest",
             bins,
             format!(
-                "its {} copies of the bins need {} bytes of shared memory; a block may have {optin}",
+                "its {} copies of the byte values' counters need {FASTEST_SHARED_BYTES} bytes of \
+                 shared memory; a block may have {optin}",
                 FastestPolicy::LANE_COPIES,
-                fastest_shared_bytes(bins)
             ),
         );
         return;
     }
-    let shape = launch::fastest_shape(runner.dev, &k.histo_fastest, n, bins, block);
+    let shape = launch::fastest_shape(runner.dev, &k.histo_fastest, n, block);
     let shape = shape.map(|s| Shape {
         grid: runner.p.grid.unwrap_or(s.grid),
         ..s

@@ -16,7 +16,7 @@ use course::{Outcome, Status};
 use gpu::prelude::*;
 use gpu::value::U32x4;
 use solutions::ch09::{
-    FastestPolicy, REGISTER_BINS, byte_bin, init_private_bins, store_lane_columns,
+    FastestPolicy, REGISTER_BINS, byte_bin, init_private_bins, lane_counter, store_lane_columns,
 };
 
 fn run(id: &str, k: Kernels) -> Outcome {
@@ -453,19 +453,18 @@ fn one_thread_counting_behind_dummy_atomics_is_the_wrong_technique_in_every_exte
 #[kernel]
 fn fastest_burst_once(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     let bins = dynamic_shared![u32];
-    let num_bins = histo.len();
-    init_private_bins(bins, num_bins * FastestPolicy::LANE_COPIES);
+    init_private_bins(
+        bins,
+        FastestPolicy::BYTE_VALUES * FastestPolicy::LANE_COPIES,
+    );
     let lane = warp::lane_id();
-    let count = |byte: u8| {
-        bins.atomic_add(
-            byte_bin(byte, num_bins) * FastestPolicy::LANE_COPIES + lane,
-            1,
-        );
+    let count = |byte: u32| {
+        bins.atomic_add(lane_counter(byte, lane), 1);
     };
     let count_vector = |U32x4(words): U32x4| {
         for word in words {
             for k in 0..4 {
-                count((word >> (8 * k)) as u8);
+                count((word >> (8 * k)) & 0xff);
             }
         }
     };
@@ -490,7 +489,7 @@ fn fastest_burst_once(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     }
     let mut i = n * FastestPolicy::VEC_BYTES + thread::index_1d();
     while i < data.len() {
-        count(data.load(i));
+        count(data.load(i) as u32);
         i += stride;
     }
     store_lane_columns(bins, histo);

@@ -9,7 +9,7 @@ use ch09::checks::check_with;
 use ch09::kernels::{Kernels, REFERENCE};
 use course::{Outcome, Status};
 use gpu::prelude::*;
-use solutions::ch09::{NO_BIN, Strategy, byte_bin};
+use solutions::ch09::{NO_BIN, Strategy, byte_bin, lane_counter};
 
 /// Runs the check of `id` on `k` on the emulator ([`chapter::check_tests::run_on_emulator`]).
 fn run(id: &str, k: Kernels) -> Outcome {
@@ -564,12 +564,11 @@ fn registers_in_shared(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
 #[kernel]
 fn lane_columns_byte_loads(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     let bins = dynamic_shared![u32];
-    let num_bins = histo.len();
-    solutions::ch09::init_private_bins(bins, num_bins * 32);
+    solutions::ch09::init_private_bins(bins, 256 * 32);
     let lane = warp::lane_id();
     let mut i = thread::index_1d();
     while i < data.len() {
-        bins.atomic_add(byte_bin(data.load(i), num_bins) * 32 + lane, 1);
+        bins.atomic_add(lane_counter(data.load(i) as u32, lane), 1);
         i += thread::grid_stride_x();
     }
     solutions::ch09::store_lane_columns(bins, histo);
@@ -580,8 +579,7 @@ fn lane_columns_byte_loads(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
 #[kernel]
 fn lane_columns_one_vector_at_a_time(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     let bins = dynamic_shared![u32];
-    let num_bins = histo.len();
-    solutions::ch09::init_private_bins(bins, num_bins * 32);
+    solutions::ch09::init_private_bins(bins, 256 * 32);
     let lane = warp::lane_id();
     let vectors = data.cast::<gpu::value::U32x4>();
     let stride = thread::grid_stride_x();
@@ -590,14 +588,14 @@ fn lane_columns_one_vector_at_a_time(data: GlobalSlice<u8>, histo: GlobalSlice<u
         let gpu::value::U32x4(words) = vectors.load(v);
         for word in words {
             for k in 0..4 {
-                bins.atomic_add(byte_bin((word >> (8 * k)) as u8, num_bins) * 32 + lane, 1);
+                bins.atomic_add(lane_counter(word >> (8 * k), lane), 1);
             }
         }
         v += stride;
     }
     let mut i = vectors.len() * 16 + thread::index_1d();
     while i < data.len() {
-        bins.atomic_add(byte_bin(data.load(i), num_bins) * 32 + lane, 1);
+        bins.atomic_add(lane_counter(data.load(i) as u32, lane), 1);
         i += stride;
     }
     solutions::ch09::store_lane_columns(bins, histo);

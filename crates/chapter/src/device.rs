@@ -28,6 +28,13 @@ pub const KERNELS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.pt
 #[cfg(feature = "cuda")]
 pub const SOLUTIONS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/solutions.ptx"));
 
+/// The environment variable naming a folder whose `kernels.ptx` and `solutions.ptx` a GPU
+/// loads instead of the PTX embedded at build time (which targets `sm_70`, the course's
+/// floor): to run the same binary from PTX built for another architecture
+/// (`cargo run -p ptx-builder -- --arch sm_90 --out-dir DIR kernels solutions`), as the
+/// GPU scripts do to compare the two.
+pub const PTX_DIR_ENV: &str = "COURSE_PTX_DIR";
+
 /// Where to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Choice {
@@ -91,9 +98,19 @@ pub fn open_gpu(sources: &[KernelSource]) -> Result<Device, LaunchError> {
     #[cfg(feature = "cuda")]
     {
         let mut dev = Device::cuda()?;
+        let dir = std::env::var_os(PTX_DIR_ENV).filter(|d| !d.is_empty());
         for &s in sources {
             let (key, text) = ptx(s);
-            dev.load_ptx(key, text)?;
+            match &dir {
+                None => dev.load_ptx(key, text)?,
+                Some(dir) => {
+                    let path = std::path::Path::new(dir).join(format!("{key}.ptx"));
+                    let text = std::fs::read_to_string(&path).map_err(|e| LaunchError::Build {
+                        message: format!("{PTX_DIR_ENV}: cannot read {}: {e}", path.display()),
+                    })?;
+                    dev.load_ptx(key, &text)?;
+                }
+            }
         }
         Ok(dev)
     }
@@ -146,7 +163,10 @@ pub fn select(choice: Choice) -> Result<Selected, String> {
             "{DEVICE_ENV}=gpu, but this machine has no CUDA device (no NVIDIA driver, or \
              no GPU visible)"
         )),
-        Choice::Gpu => Ok(Selected::Gpu),
+        Choice::Gpu => match below_floor() {
+            Some(why) => Err(format!("{DEVICE_ENV}=gpu, but {why}")),
+            None => Ok(Selected::Gpu),
+        },
         Choice::Auto if !has_cuda() => Ok(Selected::Emulator { note: None }),
         Choice::Auto if gpu_count() == 0 => Ok(Selected::Emulator {
             note: Some(
@@ -155,13 +175,55 @@ pub fn select(choice: Choice) -> Result<Selected, String> {
                     .into(),
             ),
         }),
-        Choice::Auto => Ok(Selected::Gpu),
+        Choice::Auto => match below_floor() {
+            Some(why) => Ok(Selected::Emulator {
+                note: Some(format!("{why}: the checks run on the emulator")),
+            }),
+            None => Ok(Selected::Gpu),
+        },
     }
+}
+
+/// Why CUDA device 0 cannot run the course, when it is older than
+/// [`gpu_host::MIN_COMPUTE_CAPABILITY`]: its name and compute capability.
+fn below_floor() -> Option<String> {
+    #[cfg(feature = "cuda")]
+    {
+        let (name, cc) = Device::cuda_device_capability(0)?;
+        floor_message(&name, cc)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        None
+    }
+}
+
+/// The sentence for a GPU of compute capability `cc` named `name`, when it is below the
+/// course's floor; `None` when the course runs on it.
+pub fn floor_message(name: &str, cc: (u32, u32)) -> Option<String> {
+    let floor = gpu_host::MIN_COMPUTE_CAPABILITY;
+    (cc < floor).then(|| {
+        format!(
+            "this machine's GPU ({name}) has compute capability {}.{}, below the {}.{} \
+             (sm_{}{}) the course's kernels need",
+            cc.0, cc.1, floor.0, floor.1, floor.0, floor.1
+        )
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gpu_below_the_floor_is_named_with_its_compute_capability() {
+        let m = floor_message("Tesla P100", (6, 0)).expect("6.0 is below the floor");
+        assert!(m.contains("Tesla P100"), "{m}");
+        assert!(m.contains("compute capability 6.0"), "{m}");
+        assert!(m.contains("7.0 (sm_70)"), "{m}");
+        assert_eq!(floor_message("Tesla V100", (7, 0)), None);
+        assert_eq!(floor_message("NVIDIA H100 80GB HBM3", (9, 0)), None);
+    }
 
     #[test]
     fn the_emulator_is_always_there() {

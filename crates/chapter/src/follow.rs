@@ -156,12 +156,11 @@ pub fn follow(decl: &Follow, flow: &Flow, e: &Elements) -> Result<Followed, Stri
     };
     // Part k of element i: the threads that loaded it.
     let mut loaded: Vec<Vec<Vec<Thread>>> = vec![vec![Vec::new(); e.n]; e.parts.len()];
-    // The shared counters' pending adds, by (block, word); how often each word was
-    // stored to (a read of an earlier value is stale); the words each thread read (with
-    // the word's stores then) since its last commit.
-    let mut words: BTreeMap<(u64, u64), Adds32> = BTreeMap::new();
-    let mut epochs: BTreeMap<(u64, u64), u32> = BTreeMap::new();
-    let mut reads: Reads = BTreeMap::new();
+    // The blocks' shared counters: what each word holds, who read what.
+    let mut shared = SharedCounters {
+        float,
+        ..SharedCounters::default()
+    };
     // Adds to `f32` counters whose sum came to zero and so needed no commit: no bin.
     let mut cancelled: BTreeMap<UnitKey, Vec<u64>> = BTreeMap::new();
     // What each unit's adds reached, by output bin.
@@ -170,46 +169,19 @@ pub fn follow(decl: &Follow, flow: &Flow, e: &Elements) -> Result<Followed, Stri
     let mut broken: Option<String> = None;
     let mut out = Followed::default();
     for ev in &flow.events {
-        let thread = (ev.block, ev.thread);
         match (ev.kind, ev.space) {
             (FlowKind::Load, Space::Global) => mark_loaded(&mut loaded, e, ev),
-            (FlowKind::Load, Space::Shared) if decl.into == Place::Shared => {
-                // A read of zero (a bin with no count) carries nothing to commit.
-                if ev.size <= 8 && is_zero(ev.value, float && ev.size == 4) {
-                    continue;
-                }
-                let mine = reads.entry(thread).or_default();
-                for w in words_of(ev) {
-                    mine.insert(w, epochs.get(&(ev.block, w)).copied().unwrap_or(0));
-                }
-            }
+            (FlowKind::Load, Space::Shared) if decl.into == Place::Shared => shared.read(ev),
             (FlowKind::Store, Space::Shared) if decl.into == Place::Shared => {
-                for w in words_of(ev) {
-                    *epochs.entry((ev.block, w)).or_default() += 1;
-                    let Some(adds) = words.remove(&(ev.block, w)) else {
-                        continue;
-                    };
-                    if float && sums_to_zero(&adds) {
-                        for (unit, v) in adds {
-                            cancelled.entry(unit).or_default().push(v);
-                        }
-                    } else if broken.is_none() {
-                        broken = Some(format!(
-                            "thread {} of block {} stored over a shared counter (word {w}) that holds what {} \
-                             element(s) added, before any commit took it (line {}): a block commits exactly \
-                             what its shared atomics counted",
-                            ev.thread,
-                            ev.block,
-                            adds.len(),
-                            ev.line
-                        ));
-                    }
+                for (unit, v) in shared.store(ev, &mut broken) {
+                    cancelled.entry(unit).or_default().push(v);
                 }
             }
             (FlowKind::Atomic(op, ty), Space::Shared)
                 if decl.into == Place::Shared && counting(op, ty) && !is_zero(ev.value, float) =>
             {
-                words
+                shared
+                    .words
                     .entry((ev.block, ev.addr / 4))
                     .or_default()
                     .push((unit_of(ev.block, ev.thread), ev.value));
@@ -229,15 +201,8 @@ pub fn follow(decl: &Follow, flow: &Flow, e: &Elements) -> Result<Followed, Stri
                         .push((bin, ev.value)),
                     Place::Shared => {
                         out.commits += 1;
-                        if let Err(why) = commit(
-                            ev,
-                            bin,
-                            float,
-                            &mut words,
-                            &epochs,
-                            &mut reads,
-                            &mut reached,
-                        ) && broken.is_none()
+                        if let Err(why) = shared.commit(ev, bin, &mut reached)
+                            && broken.is_none()
                         {
                             broken = Some(why);
                         }
@@ -251,7 +216,7 @@ pub fn follow(decl: &Follow, flow: &Flow, e: &Elements) -> Result<Followed, Stri
         }
     }
     // `f32` counters never committed because their adds cancelled out.
-    for (_, adds) in std::mem::take(&mut words) {
+    for (_, adds) in std::mem::take(&mut shared.words) {
         if float && sums_to_zero(&adds) {
             for (unit, v) in adds {
                 cancelled.entry(unit).or_default().push(v);
@@ -360,10 +325,6 @@ fn mark_loaded(loaded: &mut [Vec<Vec<Thread>>], e: &Elements, ev: &FlowEvent) {
     }
 }
 
-/// Per thread, the shared words it read since its last commit, each with the count of
-/// stores to it before the read.
-type Reads = BTreeMap<Thread, BTreeMap<u64, u32>>;
-
 /// Do `f32` adds cancel out (a counter that ends at zero needs no commit)?
 fn sums_to_zero(adds: &Adds32) -> bool {
     let (sum, mass) = adds.iter().fold((0f64, 0f64), |(s, m), &(_, v)| {
@@ -371,15 +332,6 @@ fn sums_to_zero(adds: &Adds32) -> bool {
         (s + x, m + x.abs())
     });
     sum.abs() <= 1e-4 * mass + 1e-6
-}
-
-/// The total of the adds of `words` of block `block`, as `f64`.
-fn total(words: &BTreeMap<(u64, u64), Adds32>, block: u64, of: &BTreeSet<u64>, float: bool) -> f64 {
-    of.iter()
-        .filter_map(|w| words.get(&(block, *w)))
-        .flatten()
-        .map(|&(_, v)| value(v, float))
-        .sum()
 }
 
 /// An add's value as `f64`.
@@ -391,8 +343,8 @@ fn value(v: u64, float: bool) -> f64 {
     }
 }
 
-/// Does a commit of `c` equal the `held` total of what `n` adds of mass `mass` made (an
-/// `f32` sum within its rounding)?
+/// Does `c` equal `held`, the total of adds of absolute sum `mass` (an `f32` sum within its
+/// rounding)?
 fn same(c: f64, held: f64, mass: f64, float: bool) -> bool {
     if float {
         (c - held).abs() <= 1e-4 * mass + 1e-6
@@ -401,83 +353,195 @@ fn same(c: f64, held: f64, mass: f64, float: bool) -> bool {
     }
 }
 
-/// Follows the commit `ev` (a global atomic adding to output bin `bin`) back to the shared
-/// counters its thread read, or its warp's lanes read (a reduction): their adds reach
-/// `bin`. `Err` when neither holds what the commit adds.
-fn commit(
-    ev: &FlowEvent,
-    bin: u32,
+/// The blocks' shared counters as the follower sees them: what each word holds (the adds
+/// of the units that counted into it, or that a thread moved into it), how often each was
+/// stored to, and the words each thread read since it last committed or stored what it
+/// read. Counts flow through shared memory two ways: a commit (a global atomic adding to
+/// the output what the thread, or its warp, read) and a move (a thread storing into a
+/// word the sum of what it read: a reduction in shared memory).
+#[derive(Default)]
+struct SharedCounters {
     float: bool,
-    words: &mut BTreeMap<(u64, u64), Adds32>,
-    epochs: &BTreeMap<(u64, u64), u32>,
-    reads: &mut Reads,
-    reached: &mut BTreeMap<UnitKey, Vec<(u32, u64)>>,
-) -> Result<(), String> {
-    let c = value(ev.value, float);
-    // The words a thread read that still hold what it read.
-    let fresh = |r: BTreeMap<u64, u32>| -> BTreeSet<u64> {
-        r.into_iter()
-            .filter(|(w, at)| epochs.get(&(ev.block, *w)).copied().unwrap_or(0) == *at)
-            .map(|(w, _)| w)
-            .collect()
-    };
-    let own = fresh(reads.remove(&(ev.block, ev.thread)).unwrap_or_default());
-    let mass = |ws: &BTreeSet<u64>, words: &BTreeMap<(u64, u64), Adds32>| -> f64 {
-        ws.iter()
-            .filter_map(|w| words.get(&(ev.block, *w)))
-            .flatten()
-            .map(|&(_, v)| value(v, float).abs())
-            .sum()
-    };
-    let held = total(words, ev.block, &own, float);
-    let taken = if same(c, held, mass(&own, words), float) {
-        Some(own.clone())
-    } else {
-        // A reduction: the warp's lanes read the counters, one lane commits the sum.
-        let warp = ev.thread / 32;
-        let lanes: Vec<Thread> = reads
-            .range((ev.block, warp * 32)..(ev.block, warp * 32 + 32))
-            .map(|(t, _)| *t)
-            .collect();
-        let mut all = own.clone();
-        for t in &lanes {
-            all.extend(fresh(reads[t].clone()));
+    words: BTreeMap<(u64, u64), Adds32>,
+    epochs: BTreeMap<(u64, u64), u32>,
+    /// Per thread, the words it read, in order, with the stores to each before the read.
+    reads: BTreeMap<Thread, Vec<(u64, u32)>>,
+}
+
+impl SharedCounters {
+    /// A shared load: its words join its thread's reads (a read of zero carries nothing).
+    fn read(&mut self, ev: &FlowEvent) {
+        if ev.size <= 8 && is_zero(ev.value, self.float && ev.size == 4) {
+            return;
         }
-        let warp_held = total(words, ev.block, &all, float);
-        if same(c, warp_held, mass(&all, words), float) {
-            for t in &lanes {
-                reads.remove(t);
+        let mine = self.reads.entry((ev.block, ev.thread)).or_default();
+        for w in words_of(ev) {
+            if !mine.iter().any(|&(x, _)| x == w) {
+                let at = self.epochs.get(&(ev.block, w)).copied().unwrap_or(0);
+                mine.push((w, at));
             }
-            Some(all)
-        } else {
-            None
-        }
-    };
-    let Some(taken) = taken else {
-        let shown = |v: f64| {
-            if float {
-                format!("{v}")
-            } else {
-                format!("{}", v as u64)
-            }
-        };
-        return Err(format!(
-            "thread {} of block {} added {} to bin {bin} of the output (line {}), but the shared counters it \
-             read since its last commit hold {}: a block commits exactly what its shared atomics counted, \
-             read back from its shared counters",
-            ev.thread,
-            ev.block,
-            shown(c),
-            ev.line,
-            shown(held)
-        ));
-    };
-    for w in taken {
-        for (unit, v) in words.remove(&(ev.block, w)).unwrap_or_default() {
-            reached.entry(unit).or_default().push((bin, v));
         }
     }
-    Ok(())
+
+    /// The words `thread` read that still hold what it read, in the order it read them.
+    fn fresh(&self, thread: Thread) -> Vec<u64> {
+        self.reads
+            .get(&thread)
+            .into_iter()
+            .flatten()
+            .filter(|(w, at)| self.epochs.get(&(thread.0, *w)).copied().unwrap_or(0) == *at)
+            .map(|&(w, _)| w)
+            .collect()
+    }
+
+    /// The total and the absolute sum of the adds of words `ws` of `block`.
+    fn held(&self, block: u64, ws: &[u64]) -> (f64, f64) {
+        ws.iter()
+            .filter_map(|w| self.words.get(&(block, *w)))
+            .flatten()
+            .fold((0.0, 0.0), |(t, m), &(_, v)| {
+                let x = value(v, self.float);
+                (t + x, m + x.abs())
+            })
+    }
+
+    /// The words of `thread`'s fresh reads whose adds total `c`: all of them, or the first
+    /// ones (a reduction may read a word past its last and weigh it by zero).
+    fn matching(&self, thread: Thread, c: f64) -> Option<Vec<u64>> {
+        let ws = self.fresh(thread);
+        (0..=ws.len()).rev().find_map(|k| {
+            let (held, mass) = self.held(thread.0, &ws[..k]);
+            (k > 0 && same(c, held, mass, self.float)).then(|| ws[..k].to_vec())
+        })
+    }
+
+    /// Takes the adds of words `ws` of `block` out of them.
+    fn take(&mut self, block: u64, ws: &[u64]) -> Adds32 {
+        ws.iter()
+            .flat_map(|w| self.words.remove(&(block, *w)).unwrap_or_default())
+            .collect()
+    }
+
+    /// A shared store: a move when it stores the sum of what its thread read (the read
+    /// words' adds now lie in the stored word), else the word's adds are gone: `f32` adds
+    /// that cancelled out are returned (they needed no commit), any other is a break of
+    /// the chain, said in `broken`.
+    fn store(&mut self, ev: &FlowEvent, broken: &mut Option<String>) -> Adds32 {
+        let thread = (ev.block, ev.thread);
+        let target = ev.addr / 4;
+        let moved = (ev.size == 4 && !is_zero(ev.value, self.float))
+            .then(|| self.matching(thread, value(ev.value, self.float)))
+            .flatten();
+        let mut cancelled = Vec::new();
+        if let Some(ws) = moved {
+            let adds = self.take(ev.block, &ws);
+            self.reads.remove(&thread);
+            self.overwrite(ev, target, broken, &mut cancelled);
+            self.words.insert((ev.block, target), adds);
+            return cancelled;
+        }
+        for w in words_of(ev) {
+            self.overwrite(ev, w, broken, &mut cancelled);
+        }
+        cancelled
+    }
+
+    /// Word `w` of `ev`'s block is stored to: what it held is gone.
+    fn overwrite(
+        &mut self,
+        ev: &FlowEvent,
+        w: u64,
+        broken: &mut Option<String>,
+        cancelled: &mut Adds32,
+    ) {
+        *self.epochs.entry((ev.block, w)).or_default() += 1;
+        let Some(adds) = self.words.remove(&(ev.block, w)) else {
+            return;
+        };
+        if self.float && sums_to_zero(&adds) {
+            cancelled.extend(adds);
+        } else if broken.is_none() {
+            *broken = Some(format!(
+                "thread {} of block {} stored over a shared counter (word {w}) that holds what {} \
+                 element(s) added, before any commit took it (line {}): a block commits exactly what \
+                 its shared atomics counted",
+                ev.thread,
+                ev.block,
+                adds.len(),
+                ev.line
+            ));
+        }
+    }
+
+    /// Follows the commit `ev` (a global atomic adding to output bin `bin`) back to the
+    /// shared counters its thread read, or its warp's lanes read (a reduction): their adds
+    /// reach `bin`. `Err` when neither holds what the commit adds.
+    fn commit(
+        &mut self,
+        ev: &FlowEvent,
+        bin: u32,
+        reached: &mut BTreeMap<UnitKey, Vec<(u32, u64)>>,
+    ) -> Result<(), String> {
+        let c = value(ev.value, self.float);
+        let thread = (ev.block, ev.thread);
+        let taken = match self.matching(thread, c) {
+            Some(ws) => {
+                self.reads.remove(&thread);
+                Some(ws)
+            }
+            None => {
+                // A reduction: the warp's lanes read the counters, one lane commits the sum.
+                let warp = ev.thread / 32;
+                let lanes: Vec<Thread> = self
+                    .reads
+                    .range((ev.block, warp * 32)..(ev.block, warp * 32 + 32))
+                    .map(|(t, _)| *t)
+                    .collect();
+                let mut all: Vec<u64> = Vec::new();
+                for t in &lanes {
+                    for w in self.fresh(*t) {
+                        if !all.contains(&w) {
+                            all.push(w);
+                        }
+                    }
+                }
+                let (held, mass) = self.held(ev.block, &all);
+                if !all.is_empty() && same(c, held, mass, self.float) {
+                    for t in &lanes {
+                        self.reads.remove(t);
+                    }
+                    Some(all)
+                } else {
+                    None
+                }
+            }
+        };
+        let Some(taken) = taken else {
+            let (held, _) = self.held(ev.block, &self.fresh(thread));
+            self.reads.remove(&thread);
+            let shown = |v: f64| {
+                if self.float {
+                    format!("{v}")
+                } else {
+                    format!("{}", v as u64)
+                }
+            };
+            return Err(format!(
+                "thread {} of block {} added {} to bin {bin} of the output (line {}), but the shared counters \
+                 it read since its last commit hold {}: a block commits exactly what its shared atomics \
+                 counted, read back from its shared counters",
+                ev.thread,
+                ev.block,
+                shown(c),
+                ev.line,
+                shown(held)
+            ));
+        };
+        for (unit, v) in self.take(ev.block, &taken) {
+            reached.entry(unit).or_default().push((bin, v));
+        }
+        Ok(())
+    }
 }
 
 /// Why unit `u`'s adds (`got`) are not what the elements it loaded contribute (`want`),
@@ -926,6 +990,52 @@ mod tests {
             commit(0, 5, 1),
         ];
         assert!(run(&decl(Unit::Warp, Place::Shared), &data, events).is_ok());
+    }
+
+    #[test]
+    fn a_reduction_in_shared_memory_moves_the_counts_and_a_zero_weighed_read_is_left() {
+        // Counters of byte values 3 and 4 (words 3 and 4); thread 0 moves the sum of words
+        // 3 and 4 into word 3 (bin 0 holds values 3 and 4), then commits word 3 after reading
+        // word 9 too (a read past its bin's last value, weighed by zero).
+        // Thread 3's byte (value 9, bin 1) is committed by thread 3 from word 9.
+        let bin = |i: usize| Some((i == 3) as u32);
+        let e = Elements {
+            parts: vec![Part {
+                addr: INPUT,
+                size: 1,
+            }],
+            n: 4,
+            bin: &bin,
+            adds: Adds::One,
+            output: OUTPUT,
+            noun: "byte",
+            block_threads: 64,
+            slice_width: 0,
+        };
+        let events = vec![
+            load(0, 0),
+            load(1, 1),
+            load(2, 2),
+            load(3, 3),
+            shared_add(0, 3, 1),
+            shared_add(1, 4, 1),
+            shared_add(2, 4, 1),
+            shared_add(3, 9, 1),
+            shared_read(0, 3),
+            shared_read(0, 4),
+            ev(0, 0, FlowKind::Store, Space::Shared, 12, 4, 3),
+            shared_read(1, 3),
+            shared_read(1, 9),
+            commit(1, 0, 3),
+            shared_read(3, 9),
+            commit(3, 1, 1),
+        ];
+        let d = decl(Unit::Thread, Place::Shared);
+        let flow = Flow {
+            events,
+            truncated: false,
+        };
+        assert!(follow(&d, &flow, &e).is_ok(), "{:?}", follow(&d, &flow, &e));
     }
 
     #[test]

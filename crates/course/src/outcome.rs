@@ -233,12 +233,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_multi_line_reason_keeps_its_first_line() {
-        let out = Outcome::fail(Status::BarrierError, "synccheck: first\n    a\n b")
+    fn a_multi_line_reason_keeps_its_first_line_and_its_lines_their_indentation() {
+        // rustc's carets line up under the code only while each line keeps its spaces.
+        let out = Outcome::fail(Status::BarrierError, "synccheck: first\n    a\n b  \n  ^^^")
             .detail("input: x")
             .one_line_reason();
         assert_eq!(out.reason, "synccheck: first");
-        assert_eq!(out.details, vec!["a", "b", "input: x"]);
+        assert_eq!(out.details, vec!["    a", " b", "  ^^^", "input: x"]);
         let single = Outcome::fail(Status::Race, "r").detail("d");
         assert_eq!(single.clone().one_line_reason(), single);
     }

@@ -18,6 +18,7 @@
 
 #![deny(missing_docs)]
 
+pub mod mechanisms;
 pub mod sizes;
 pub mod svg;
 
@@ -627,48 +628,32 @@ pub fn contention(data: &[u8]) -> Contention {
     c
 }
 
-/// The contention figure: uniform against skewed bytes, checked against the emulator's
-/// `worst_serialization` of 9.3 on the same input.
+/// The longest queue of each warp-wide atomic of 9.3's grid-stride kernel on `data`: per
+/// 32-element warp load, the most lanes on one bin (256 bins).
+pub fn queues(data: &[u8]) -> Vec<u64> {
+    data.chunks(32)
+        .map(|chunk| {
+            let mut m = [0u64; 256];
+            for &b in chunk {
+                m[b as usize] += 1;
+            }
+            m.iter().copied().max().unwrap_or(0)
+        })
+        .collect()
+}
+
+/// The contention figure: for uniform and skewed bytes, the share of 9.3's warp atomics
+/// whose longest queue on one bin is 1, 2, ... 32 lanes, as bars on a linear scale, with
+/// each input's median queue written above its bars, so that the message (skew turns
+/// most atomics into queues of about 30) shows at a glance. The longest queue of each
+/// input must be the emulator's `worst_serialization` of 9.3 on it.
 fn contention_figure(p: &Params) -> Result<Figure, String> {
     let kinds = [InputKind::Uniform, InputKind::Skew(90)];
-    let (w, h) = (800.0, 520.0);
-    let (left, right, top, bottom) = (80.0, w - 20.0, 84.0, h - 80.0);
-    let mut s = Svg::new(
-        w,
-        h,
-        "Chapter 9, step 9.3: contention per bin, uniform vs skewed bytes",
-    );
-    let a = LogAxis {
-        lo: 1.0,
-        hi: 32.0,
-        p0: bottom,
-        p1: top,
-    };
-    y_log_axis(
-        &mut s,
-        &a,
-        &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0],
-        left,
-        right,
-        "lanes of one warp atomic on the bin (log scale)",
-    );
-    let x_at = |bin: usize| left + (right - left) * (bin as f64 + 0.5) / 256.0;
-    for t in (0..=256).step_by(32) {
-        let x = left + (right - left) * t as f64 / 256.0;
-        s.line(x, bottom, x, bottom + 4.0, "#333333", 1.0, "");
-        s.text(x, bottom + 16.0, 11.0, "middle", &t.to_string(), "normal");
-    }
-    s.text(
-        (left + right) / 2.0,
-        bottom + 34.0,
-        12.0,
-        "middle",
-        "bin (byte value)",
-        "normal",
-    );
-    let mut legend = Vec::new();
-    let mut worst = Vec::new();
-    for (i, kind) in kinds.iter().enumerate() {
+    let (w, left, right, top, plot) = (800.0, 80.0, 780.0, 110.0, 300.0);
+    let bottom = top + plot;
+    let mut shares = Vec::new();
+    let mut notes = Vec::new();
+    for kind in &kinds {
         let q = Params {
             input: kind.clone(),
             ..p.clone()
@@ -686,42 +671,120 @@ fn contention_figure(p: &Params) -> Result<Figure, String> {
             ));
         }
         let data = inputs::bytes(kind, q.elements(), q.seed);
-        let c = contention(&data);
-        let max = c.max.iter().copied().max().unwrap_or(0);
+        let qs = queues(&data);
+        let worst = qs.iter().copied().max().unwrap_or(0);
         let emulated = row.counters.worst_serialization.unwrap_or(0);
-        if max != emulated {
+        if worst != emulated {
             return Err(format!(
-                "contention on {}: the host count's worst is {max} lanes, the emulator's worst_serialization is {emulated}",
+                "contention on {}: the host count's worst is {worst} lanes, the emulator's worst_serialization is {emulated}",
                 kind.describe()
             ));
         }
-        let colour = COLOURS[i];
-        let mean: Vec<(f64, f64)> = (0..256)
-            .filter(|&b| c.hits[b] > 0)
-            .map(|b| (x_at(b), a.at(c.lanes[b] as f64 / c.hits[b] as f64)))
-            .collect();
-        s.polyline(&mean, colour, 1.5);
-        for b in (0..256).filter(|&b| c.hits[b] > 0) {
-            s.dot(x_at(b), a.at(c.max[b] as f64), 2.0, colour);
+        let mut h = [0u64; 33];
+        for &x in &qs {
+            h[x as usize] += 1;
         }
-        legend.push((
-            format!("line:{colour}|"),
-            format!("{}: mean lanes per warp atomic", kind.describe()),
-        ));
-        legend.push((
-            colour.to_string(),
-            format!("{}: most lanes (dots)", kind.describe()),
-        ));
-        worst.push(format!("{} {max}", kind.describe()));
+        let total = qs.len().max(1) as f64;
+        let mut sorted = qs.clone();
+        sorted.sort_unstable();
+        let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0);
+        shares.push(
+            h.iter()
+                .map(|&c| 100.0 * c as f64 / total)
+                .collect::<Vec<f64>>(),
+        );
+        notes.push((kind.describe(), median, worst));
     }
-    s.legend(left, 38.0, &legend[..2]);
-    s.legend(left, 58.0, &legend[2..]);
-    s.caption(&format!(
-        "SIMT emulator, n = {}, seed {}, 256 bins: per bin, lanes of 9.3's warp-wide atomic_add on it, counted on the host from each 32-element warp load; worst = emulator's worst_serialization ({})",
+    let caption = format!(
+        "SIMT emulator, n = {}, seed {}, 256 bins, reference 9.3 (a warp loads 32 consecutive bytes, then one warp-wide atomic_add): per warp atomic, the most lanes on one bin, counted on the host; the longest equals the emulator's worst_serialization (cargo run -p ch09 -- --step 9.3 --input KIND)",
         p.elements(),
-        p.seed,
-        worst.join(", ")
-    ));
+        p.seed
+    );
+    let h = bottom + 70.0 + Svg::caption_height(w, &caption);
+    let mut s = Svg::new(
+        w,
+        h,
+        "9.3: how long is the queue at a warp atomic's busiest bin?",
+    );
+    for (i, (name, median, worst)) in notes.iter().enumerate() {
+        let colour = COLOURS[i];
+        let y = 52.0 + 22.0 * i as f64;
+        s.rect(left, y - 12.0, 14.0, 14.0, colour, 1.0);
+        s.text(
+            left + 22.0,
+            y,
+            14.0,
+            "start",
+            &format!("{name}: half the warp atomics queue {median} lane(s) or fewer; the longest queue {worst}"),
+            if i == 1 { "bold" } else { "normal" },
+        );
+    }
+    let max = shares
+        .iter()
+        .flatten()
+        .copied()
+        .fold(0.0, f64::max)
+        .max(1.0);
+    let top_pct = ((max / 10.0).ceil() * 10.0).min(100.0);
+    let y_at = |v: f64| bottom - plot * v / top_pct;
+    for t in 0..=((top_pct / 10.0) as u32) {
+        let v = t as f64 * 10.0;
+        s.line(left, y_at(v), right, y_at(v), "#dddddd", 1.0, "");
+        s.text(
+            left - 6.0,
+            y_at(v) + 4.0,
+            11.0,
+            "end",
+            &format!("{v:.0} %"),
+            "normal",
+        );
+    }
+    s.text_rotated(
+        22.0,
+        (top + bottom) / 2.0,
+        12.0,
+        "middle",
+        -90.0,
+        "share of the warp atomics",
+    );
+    let slot = (right - left) / 32.0;
+    for lanes in 1..=32usize {
+        let x0 = left + slot * (lanes - 1) as f64;
+        for (i, sh) in shares.iter().enumerate() {
+            let v = sh[lanes];
+            if v > 0.0 {
+                let bw = slot * 0.4;
+                s.rect(
+                    x0 + slot * 0.1 + bw * i as f64,
+                    y_at(v),
+                    bw,
+                    bottom - y_at(v),
+                    COLOURS[i],
+                    1.0,
+                );
+            }
+        }
+        if lanes == 1 || lanes % 4 == 0 {
+            s.text(
+                x0 + slot / 2.0,
+                bottom + 16.0,
+                11.0,
+                "middle",
+                &lanes.to_string(),
+                "normal",
+            );
+        }
+    }
+    s.line(left, bottom, right, bottom, "#333333", 1.0, "");
+    s.text(
+        (left + right) / 2.0,
+        bottom + 36.0,
+        12.0,
+        "middle",
+        "lanes of one warp atomic on its busiest bin: the queue at one address",
+        "normal",
+    );
+    s.caption(&caption);
     Ok(Figure {
         name: "ch09-contention.svg",
         svg: s.finish(),
@@ -892,6 +955,7 @@ pub fn all_figures(
     }
     out.extend(emulator_figures(&Params::default())?);
     out.push(trace_figure()?);
+    out.extend(mechanisms::mechanism_figures()?);
     out.extend(ch05_figures(&ch05::progression::Params::default())?);
     Ok(out)
 }

@@ -4,7 +4,7 @@
 use ch09::progression::Params;
 use figures::{
     FIGURES_DIR, all_figures, contention, emulator_figures, gpu_figures, load_bench, newest_bench,
-    newest_extensions, parse_bench, repo_root, strategy_figure,
+    newest_extensions, parse_bench, queues, repo_root, strategy_figure,
 };
 
 const FIXTURE: &str = include_str!("fixture-bench.json");
@@ -156,6 +156,38 @@ fn the_caption_names_the_cpu_of_the_cpu_rows() {
             .any(|f| text(&f.svg).contains("CPU: Fixture CPU, 8 threads")),
         "no figure names the CPU"
     );
+}
+
+#[test]
+fn a_warp_loads_queue_is_its_most_lanes_on_one_bin() {
+    let mut data = vec![7u8; 32];
+    data.extend((0..32).map(|i| i as u8));
+    data.extend([1, 1, 1, 2]);
+    assert_eq!(queues(&data), vec![32, 1, 3]);
+}
+
+#[test]
+fn mechanism_figures_show_what_their_traces_recorded() {
+    let figs = figures::mechanisms::mechanism_figures().unwrap();
+    let names: Vec<&str> = figs.iter().map(|f| f.name).collect();
+    assert_eq!(
+        names,
+        [
+            "ch09-race-9.2.svg",
+            "ch09-mapping-9.6.svg",
+            "ch09-groups-9.8.svg",
+            "ch09-banks-9.9.svg"
+        ]
+    );
+    for f in &figs {
+        well_formed(&f.svg).unwrap_or_else(|e| panic!("{}: {e}", f.name));
+        assert!(f.svg.contains("SIMT emulator trace"), "{}", f.name);
+    }
+    // 16 lanes over 4 bins keep 4 counts: 12 lost, as the run's counter says.
+    assert!(figs[0].svg.contains("12 updates lost"), "{}", figs[0].svg);
+    assert!(figs[1].svg.contains("sectors per warp load: 2, 2"));
+    assert!(figs[1].svg.contains("sectors per warp load: 1, 1"));
+    assert!(figs[3].svg.contains(", 1 (9.9)"));
 }
 
 #[test]

@@ -45,6 +45,18 @@ fn shared_base() -> *mut u8 {
     core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Align16>() as *mut u8
 }
 
+/// The byte offset of element `i` of a shared array of `T`, computed in 32 bits as CUDA C
+/// computes shared addresses (a block's shared memory is far below 4 GiB, so the offset
+/// of any element in bounds fits). An index written as a byte offset divided by the
+/// element's size (9.9's `lane_counter`) then folds back into that byte offset, and the
+/// compiler adds the array's base in the instruction (`ATOMS [R+UR]`); with the offset in
+/// 64 bits (`ptr.add(i as usize)`) it kept a multiply-add per access (`LEA`).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn byte_offset<T>(i: u32) -> usize {
+    i.wrapping_mul(core::mem::size_of::<T>() as u32) as usize
+}
+
 /// Bytes of shared memory given to the launch (`%dynamic_smem_size`).
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
@@ -102,7 +114,7 @@ impl<T, const N: usize> SharedArray<T, N> {
     #[inline(always)]
     fn __ptr(&self, i: u32) -> *mut T {
         // SAFETY: address arithmetic only.
-        unsafe { self.ptr.add(i as usize) }
+        unsafe { self.ptr.byte_add(byte_offset::<T>(i)) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
     fn __space(&self) -> crate::emu::Space {
@@ -175,7 +187,7 @@ impl<T> DynamicShared<T> {
     #[inline(always)]
     fn __ptr(&self, i: u32) -> *mut T {
         // SAFETY: address arithmetic only.
-        unsafe { self.ptr.add(i as usize) }
+        unsafe { self.ptr.byte_add(byte_offset::<T>(i)) }
     }
     #[cfg(not(target_arch = "nvptx64"))]
     fn __space(&self) -> crate::emu::Space {

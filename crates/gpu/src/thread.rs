@@ -135,12 +135,14 @@ pub fn thread_idx_linear() -> u32 {
 }
 
 // ANCHOR: sync_threads
-/// `__syncthreads()`: waits until every thread of the block has reached this barrier,
-/// and makes their shared- and global-memory writes visible to each other (`bar.sync 0`).
+/// `__syncthreads()`: waits until every thread of the block has reached this
+/// barrier, and makes their shared- and global-memory writes visible to each
+/// other (`bar.sync 0`).
 ///
-/// Every thread of the block must reach the *same* call: a barrier inside a branch that
-/// only some threads take is undefined behaviour on a GPU (it may hang or corrupt data)
-/// and is reported by the emulator, like compute-sanitizer's synccheck.
+/// Every thread of the block must reach the *same* call: a barrier inside a
+/// branch that only some threads take is undefined behaviour on a GPU (it may
+/// hang or corrupt data) and is reported by the emulator, like
+/// compute-sanitizer's synccheck.
 #[inline(always)]
 #[track_caller]
 pub fn sync_threads() {

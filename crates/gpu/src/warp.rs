@@ -37,6 +37,9 @@ pub fn lane_id() -> u32 {
         let l: u32;
         // SAFETY: reading a special register has no preconditions.
         unsafe { core::arch::asm!("mov.u32 {l}, %laneid;", l = out(reg32) l) };
+        // SAFETY: `%laneid` is below the warp size. Saying so lets the compiler fold
+        // `x * 32 + lane_id()` into a bitwise or (one `LOP3` with the address arithmetic).
+        unsafe { core::hint::assert_unchecked(l < 32) };
         l
     }
     #[cfg(not(target_arch = "nvptx64"))]
@@ -128,9 +131,10 @@ pub fn warp_vote_any(mask: u32, pred: bool) -> bool {
 }
 
 // ANCHOR: warp_match_any
-/// `__match_any_sync(mask, value)`: the lanes of `mask` holding the same `value` as this
-/// lane (its *peers*). The lowest peer (`peers.trailing_zeros()`) can act for all of them:
-/// one atomic of `peers.count_ones()` instead of one per lane (warp aggregation).
+/// `__match_any_sync(mask, value)`: the lanes of `mask` holding the same `value`
+/// as this lane (its *peers*). The lowest peer (`peers.trailing_zeros()`) can act
+/// for all of them: one atomic of `peers.count_ones()` instead of one per lane
+/// (warp aggregation).
 #[inline(always)]
 #[track_caller]
 pub fn warp_match_any(mask: u32, value: u32) -> u32 {

@@ -50,6 +50,9 @@ pub enum Isolation {
     Subprocess {
         /// The grader's binary.
         exe: PathBuf,
+        /// Environment variables set for each child (a class run names each submission's
+        /// module, [`gpu_host::lanes::module_env`], here rather than in its own environment).
+        env: Vec<(String, std::ffi::OsString)>,
     },
 }
 
@@ -226,8 +229,8 @@ pub fn grade_on(
                         Isolation::InProcess => {
                             Ok(check_in_process_on(exercise, source, limits, target))
                         }
-                        Isolation::Subprocess { exe } => {
-                            check_isolated_on(exe, chapter, exercise, source, limits, target)
+                        Isolation::Subprocess { exe, env } => {
+                            check_isolated_with(exe, env, chapter, exercise, source, limits, target)
                         }
                     };
                     let checked = check(target).map(|gpu| match target {
@@ -406,7 +409,21 @@ pub fn check_isolated_on(
     limits: &Limits,
     target: &Target,
 ) -> Result<Outcome, String> {
+    check_isolated_with(exe, &[], chapter, exercise, source, limits, target)
+}
+
+/// [`check_isolated_on`] with the environment variables `env` set for the child.
+fn check_isolated_with(
+    exe: &std::path::Path,
+    env: &[(String, std::ffi::OsString)],
+    chapter: &'static Chapter,
+    exercise: &'static Exercise,
+    source: KernelSource,
+    limits: &Limits,
+    target: &Target,
+) -> Result<Outcome, String> {
     let mut cmd = Command::new(exe);
+    cmd.envs(env.iter().map(|(k, v)| (k, v)));
     cmd.arg(CHILD_COMMAND)
         .arg(chapter.id)
         .arg(exercise.id)

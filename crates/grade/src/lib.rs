@@ -29,7 +29,10 @@
 //! time or path of the machine.
 #![deny(missing_docs)]
 
+pub mod class;
+pub mod classroom;
 pub mod engine;
+pub mod gradebook;
 pub mod manifest;
 pub mod render;
 pub mod report;

@@ -27,17 +27,31 @@ struct Cli {
 #[derive(Debug, Args)]
 struct RunArgs {
     /// Print the JSON report (schema in crates/grade/README.md).
-    #[arg(long, group = "format")]
+    #[arg(long)]
     json: bool,
     /// Print JUnit XML: one testcase per exercise, for CI systems.
-    #[arg(long, group = "format")]
+    #[arg(long)]
     junit: bool,
     /// Print a Markdown feedback comment for the student.
-    #[arg(long, group = "format")]
+    #[arg(long)]
     markdown: bool,
-    /// Write the report to FILE instead of standard output.
-    #[arg(short, long, value_name = "FILE")]
+    /// The formats to write, comma-separated: table, json, junit, markdown, gradescope
+    /// (results.json), prairielearn. Several at once need --out.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    format: Vec<String>,
+    /// Write the report to FILE instead of standard output (one format).
+    #[arg(short, long, value_name = "FILE", conflicts_with = "out")]
     output: Option<PathBuf>,
+    /// Write every format asked for into DIR, one file each (grade.json, junit.xml,
+    /// feedback.md, grade.txt, results.json, prairielearn.json); with --class, one folder
+    /// per submission, gradebook.csv and summary.txt [default with --class: grades].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Grade a class: every folder under DIR that holds kernels/src is one submission,
+    /// named by its folder (a path that holds kernels/src itself is one too; give several).
+    /// Each is graded as --student grades it; see --out.
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with_all = ["student", "kernels", "output"])]
+    class: Vec<PathBuf>,
     /// Whose kernels to grade: the student's (kernels/) or the reference solutions
     /// (solutions/, which score full points: a check of the grader).
     #[arg(long, value_enum, default_value_t = Source::Student)]
@@ -152,6 +166,17 @@ enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Print the GitHub Classroom workflow (.github/workflows/classroom.yml): the strict
+    /// variant, one autograding step per exercise, its points from the registry.
+    Classroom,
+    /// Exit with 0 when exercise ID passed in the JSON report FILE (and the grade is not
+    /// marked tampered), 1 otherwise: the command of a GitHub Classroom autograding step.
+    Passed {
+        /// A JSON report of the grader (--json, or grade.json of --out).
+        report: PathBuf,
+        /// The exercise, e.g. 9.4.
+        id: String,
+    },
     /// Run one exercise and print its result line (the grader runs itself this way,
     /// one child process per exercise).
     #[command(name = "__exercise", hide = true)]
@@ -186,7 +211,17 @@ impl From<Source> for KernelSource {
     }
 }
 
-const AFTER_HELP: &str = "Examples:
+const AFTER_HELP: &str = "An instructor's three commands, from a pristine checkout of the course:
+  grade --student ../alice --format json,junit,markdown --out graded/alice
+        one student: every format into one folder
+  grade --class submissions/ --out grades/
+        a class: gradebook.csv, summary.txt, and grades/<name>/ per submission
+  grade classroom > .github/workflows/classroom.yml
+        a platform: GitHub Classroom's workflow (Gradescope and PrairieLearn: the scripts
+        in crates/grade/platforms/); each grades one submission with --student
+A private seed (inputs the students never saw): --seed-file FILE or COURSE_GRADE_SEED.
+
+Examples:
   cargo run -p grade                                  the table, on the student's kernels
   cargo run -p grade -- --json -o grade.json          the JSON report, for CI
   cargo run -p grade -- --junit -o junit.xml          JUnit XML, one testcase per exercise
@@ -214,6 +249,31 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Manifest { common }) => regenerate(&common),
+        Some(Command::Classroom) => {
+            print!("{}", grade::classroom::workflow(&grade::chapters()));
+            Ok(())
+        }
+        Some(Command::Passed { report, id }) => {
+            let text = std::fs::read_to_string(&report)
+                .map_err(|e| format!("cannot read {}: {e}", report.display()));
+            match text.and_then(|t| {
+                serde_json::from_str::<Report>(&t)
+                    .map_err(|e| format!("{} is not a grade report: {e}", report.display()))
+            }) {
+                Ok(r) => match grade::classroom::passed(&r, &id) {
+                    Ok((ok, line)) => {
+                        println!("{line}");
+                        return if ok {
+                            ExitCode::SUCCESS
+                        } else {
+                            ExitCode::FAILURE
+                        };
+                    }
+                    Err(e) => Err(e),
+                },
+                Err(e) => Err(e),
+            }
+        }
         Some(Command::Exercise {
             chapter,
             id,
@@ -309,6 +369,12 @@ fn private_seed(args: &RunArgs) -> Result<(), String> {
 fn run(args: &RunArgs) -> Result<(), String> {
     let root = course(&args.common)?;
     private_seed(args)?;
+    if !args.class.is_empty() {
+        if args.device != DeviceArg::Emulator {
+            return Err("--class grades on the emulator (each submission's own kernels)".into());
+        }
+        return run_class(args, &root);
+    }
     let chapters = grade::chapters();
     let selection = Selection::only(args.exercises.iter().cloned());
     let unknown = selection.unknown(&chapters);
@@ -337,7 +403,10 @@ fn run(args: &RunArgs) -> Result<(), String> {
     } else {
         let exe = std::env::current_exe()
             .map_err(|e| format!("cannot find the grader's own binary: {e}"))?;
-        Isolation::Subprocess { exe }
+        Isolation::Subprocess {
+            exe,
+            env: Vec::new(),
+        }
     };
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
@@ -379,26 +448,25 @@ fn run(args: &RunArgs) -> Result<(), String> {
     let exercises = engine::grade_on(
         &chapters, &selection, source, &limits, &isolation, jobs, &target,
     )?;
-    let mut paths = vec![(root.clone(), ".")];
-    if let Some(student) = &args.student {
-        paths.push((student.clone(), "<submission>"));
-    }
-    if let Some(home) = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")) {
-        paths.push((PathBuf::from(home), "~"));
-    }
-    paths.push((std::env::temp_dir(), "<tmp>"));
+    let paths = grade::report::machine_paths(&root, args.student.as_deref());
     let report = Report::new(source, limits, &chapters, exercises, Some(integrity))
         .on(&target)
         .answers(&outline)
         .without_paths(&paths);
-    let format = if args.json {
-        Format::Json
-    } else if args.junit {
-        Format::Junit
-    } else if args.markdown {
-        Format::Markdown
-    } else {
-        Format::Table
+    let formats = formats(args)?;
+    if let Some(out) = &args.out {
+        std::fs::create_dir_all(out)
+            .map_err(|e| format!("--out {}: cannot create it: {e}", out.display()))?;
+        for f in formats {
+            let path = out.join(f.file_name());
+            std::fs::write(&path, render::render(&report, f))
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+        eprintln!("grade: wrote the report into {}", out.display());
+        return Ok(());
+    }
+    let [format] = formats[..] else {
+        return Err("several formats need --out DIR (one file each)".into());
     };
     let text = render::render(&report, format);
     match &args.output {
@@ -412,4 +480,80 @@ fn run(args: &RunArgs) -> Result<(), String> {
                 .map_err(|e| format!("cannot write the report: {e}"))
         }
     }
+}
+
+/// The formats asked for: `--format a,b`, or the one of `--json`, `--junit`,
+/// `--markdown`; else the table (or, with `--out`, JSON, JUnit and Markdown).
+fn formats(args: &RunArgs) -> Result<Vec<Format>, String> {
+    let mut out: Vec<Format> = Vec::new();
+    for name in &args.format {
+        let f = Format::parse(name).map_err(|e| format!("--format: {e}"))?;
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    for (on, f) in [
+        (args.json, Format::Json),
+        (args.junit, Format::Junit),
+        (args.markdown, Format::Markdown),
+    ] {
+        if on && !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    if out.is_empty() {
+        if args.out.is_some() || !args.class.is_empty() {
+            out = vec![Format::Json, Format::Junit, Format::Markdown];
+        } else {
+            out.push(Format::Table);
+        }
+    }
+    Ok(out)
+}
+
+/// `--class`: every submission of the paths, graded into `--out` (see `grade::class`).
+fn run_class(args: &RunArgs, root: &std::path::Path) -> Result<(), String> {
+    let chapters = grade::chapters();
+    let selection = Selection::only(args.exercises.iter().cloned());
+    let submissions = grade::class::discover(&args.class)?;
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("grades"));
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot find the grader's own binary: {e}"))?;
+    let formats = formats(args)?;
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(8)
+    });
+    eprintln!(
+        "grade: {} submission(s), {jobs} at a time, into {}",
+        submissions.len(),
+        out.display()
+    );
+    let options = grade::class::Options {
+        root,
+        chapters: &chapters,
+        selection: &selection,
+        limits: args.limits.limits(),
+        exe: &exe,
+        jobs,
+        formats: &formats,
+        out: &out,
+    };
+    let t = std::time::Instant::now();
+    let graded = grade::class::grade(&submissions, &options)?;
+    let ids: Vec<&str> = chapters
+        .iter()
+        .flat_map(|c| c.exercises.iter().map(|e| e.id))
+        .filter(|id| selection.contains(id))
+        .collect();
+    let book = out.join("gradebook.csv");
+    std::fs::write(&book, grade::gradebook::csv(&graded, &ids))
+        .map_err(|e| format!("cannot write {}: {e}", book.display()))?;
+    let summary = grade::class::summary(&graded, t.elapsed());
+    let file = out.join("summary.txt");
+    std::fs::write(&file, &summary).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    println!("{summary}gradebook: {}", book.display());
+    Ok(())
 }

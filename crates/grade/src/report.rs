@@ -326,7 +326,7 @@ impl Report {
             })
             .filter(|(s, _)| s.len() > 1)
             .collect();
-        pairs.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        pairs.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
         self.each_text(|t| {
             for (from, to) in &pairs {
                 if t.contains(from.as_str()) {
@@ -375,6 +375,24 @@ impl Report {
     pub fn on_gpu(&self) -> bool {
         self.device == "gpu"
     }
+}
+
+/// The folders of the grading machine no report may show, with the word each is shown
+/// as ([`Report::without_paths`]): the course's root (`.`), the submission's folder
+/// (`<submission>`), the home folder (`~`) and the temporary folder (`<tmp>`).
+pub fn machine_paths(
+    root: &std::path::Path,
+    submission: Option<&std::path::Path>,
+) -> Vec<(std::path::PathBuf, &'static str)> {
+    let mut paths = vec![(root.to_path_buf(), ".")];
+    if let Some(s) = submission {
+        paths.push((s.to_path_buf(), "<submission>"));
+    }
+    if let Some(home) = std::env::var_os("HOME").or_else(|| std::env::var_os("USERPROFILE")) {
+        paths.push((std::path::PathBuf::from(home), "~"));
+    }
+    paths.push((std::env::temp_dir(), "<tmp>"));
+    paths
 }
 
 /// The emulator's name, as its device properties give it.

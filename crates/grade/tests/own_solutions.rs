@@ -172,3 +172,46 @@ fn a_missing_barrier_fails_even_where_the_schedule_gives_the_right_counts() {
     let other = exercise(&report, "9.3");
     assert_eq!(other["status"], "pass", "{other}");
 }
+
+/// The reference and a student's own solutions pass on inputs drawn from 20 private seeds
+/// (values, sizes, host functions' arguments): no check holds an assumption only the
+/// public inputs meet. Every exercise of the reference; the own solutions' exercises.
+#[test]
+fn the_reference_and_own_solutions_pass_under_twenty_private_seeds() {
+    let dir = student_with(
+        "own-solutions-seeded",
+        &[
+            ("ch09.rs", "9.3", ATOMIC_RED),
+            ("ch09.rs", "9.5", SHARED_ALL_BINS),
+            ("ch09.rs", "9.7", RUNS_RESTARTED),
+            ("ch09.rs", "9.8", WARP_VOTE_HIGHEST),
+            ("ch09.rs", "9.10", REGISTERS_BUTTERFLY),
+        ],
+    );
+    let ids = ["9.3", "9.5", "9.7", "9.8", "9.10"];
+    let mut failures = Vec::new();
+    for seed in 1..=20 {
+        let seed = format!("private seed {seed} of the own-solutions test");
+        let reference = std::process::Command::new(env!("CARGO_BIN_EXE_grade"))
+            .args(["--kernels", "reference", "--json", "--seed", &seed])
+            .env_remove("COURSE_SEED")
+            .output()
+            .expect("the grader runs");
+        let report: serde_json::Value =
+            serde_json::from_slice(&reference.stdout).expect("the JSON report");
+        for e in report["exercises"].as_array().expect("exercises") {
+            if e["status"] != "pass" {
+                failures.push(format!("reference {} under `{seed}`: {e}", e["id"]));
+            }
+        }
+        let own = clones::grade_raw(&dir, &ids, &["--json", "--seed", &seed], &[]);
+        let own: serde_json::Value = serde_json::from_str(&own).expect("the JSON report");
+        for id in ids {
+            let e = exercise(&own, id);
+            if e["status"] != "pass" {
+                failures.push(format!("own {id} under `{seed}`: {e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

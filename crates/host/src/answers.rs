@@ -88,7 +88,7 @@ impl Answers {
         let mine = || self.placed.iter().filter(|p| p.file == file);
         mine()
             .find(|p| p.spliced.contains(&line))
-            .or_else(|| mine().filter(|p| p.spliced.start <= line).last())
+            .or_else(|| mine().rfind(|p| p.spliced.start <= line))
             .or_else(|| mine().find(|p| p.spliced.start > line))
             .map(|p| p.id.as_str())
     }
@@ -261,10 +261,7 @@ pub fn splice(
     put_back: &BTreeSet<String>,
 ) -> Result<Answers, String> {
     let shipped = sources::rust_files(pristine)?;
-    let mine = match sources::rust_files(student) {
-        Ok(files) => files,
-        Err(why) => return Err(why),
-    };
+    let mine = sources::rust_files(student)?;
     let rel = |base: &Path, p: &Path| -> String {
         p.strip_prefix(base)
             .unwrap_or(p)

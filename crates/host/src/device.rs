@@ -124,6 +124,15 @@ impl Device {
         crate::cuda::device_count()
     }
 
+    /// CUDA device `ordinal`'s name and compute capability, without creating a context;
+    /// `None` when there is no such device (or no driver). A GPU below
+    /// [`MIN_COMPUTE_CAPABILITY`](crate::MIN_COMPUTE_CAPABILITY) is one the course cannot
+    /// run on: the checks use it to stay on the emulator and say why.
+    #[cfg(feature = "cuda")]
+    pub fn cuda_device_capability(ordinal: u32) -> Option<(String, (u32, u32))> {
+        crate::cuda::device_capability(ordinal)
+    }
+
     /// The CUDA version the driver supports, as (major, minor), e.g. (13, 0); `None` on
     /// the emulator. Benchmarks print it beside the GPU's name.
     pub fn driver_version(&self) -> Option<(u32, u32)> {

@@ -110,10 +110,13 @@ pub fn rounds(
     )
 }
 
+/// A build of some answers within a time limit: what it gave and how long it took.
+pub type TimedBuild<'a> = dyn FnMut(&Answers, Duration) -> Result<(Attempt, Duration), String> + 'a;
+
 /// [`rounds`], with `build` saying how long each build took.
 pub fn rounds_timed(
     splice: &mut dyn FnMut(&BTreeSet<String>) -> Result<Answers, String>,
-    build: &mut dyn FnMut(&Answers, Duration) -> Result<(Attempt, Duration), String>,
+    build: &mut TimedBuild,
     budget: Duration,
 ) -> (Result<Vec<u8>, String>, Outline) {
     let mut outline = Outline::default();

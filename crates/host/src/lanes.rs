@@ -377,14 +377,22 @@ pub fn path_key(path: &Path) -> String {
     format!("{hash:016x}")
 }
 
-/// [`build_kernels`], then makes its result what every process this one starts (and this
-/// one) loads as the `kernels` module ([`module_env`]): the module, or a file with the
-/// reason it could not be built, which each launch then reports; and its [`Outline`]
-/// beside it, which each check reads ([`broken`]). Returns the outline.
-pub fn use_student(src: &Path, root: &Path) -> Result<Outline, String> {
+/// [`build_kernels`], the module (or a file with the reason it could not be built, which
+/// each launch then reports) and its [`Outline`] written into the student's scratch
+/// workspace for the processes that load it ([`module_env`]): the module file's path and
+/// the outline. `Err` only when the files cannot be written.
+pub fn build_submission(src: &Path, root: &Path) -> Result<(PathBuf, Outline), String> {
     let (module, outline) = build_kernels(src, root);
     let file = student_workspace(src, root).join("kernels.wasm");
     let _ = write_module(&file, module, &outline)?;
+    Ok((file, outline))
+}
+
+/// [`build_submission`], then makes its module what every process this one starts (and
+/// this one) loads as the `kernels` module ([`module_env`]), each check reading its
+/// outline ([`broken`]). Returns the outline.
+pub fn use_student(src: &Path, root: &Path) -> Result<Outline, String> {
+    let (file, outline) = build_submission(src, root)?;
     set_kernels(&file);
     Ok(outline)
 }

@@ -43,6 +43,7 @@ pub use config::{Dim3, LaunchConfig};
 pub use device::{Backend, Device, LaunchReport};
 pub use gpu::{DeviceValue, GlobalSlice, Kernel, KernelArgs};
 pub use props::DeviceProps;
+pub use props::{MIN_COMPUTE_CAPABILITY, ptx_target};
 pub use simt::lane::{LanePanic, panic_message};
 pub use simt::meter::{self, Meter, WorkBudget};
 pub use simt::text::{hidden, printable};

@@ -74,3 +74,39 @@ impl DeviceProps {
         by_threads.min(self.shared_bytes_per_sm / per_block).max(1)
     }
 }
+
+/// The oldest GPU the course runs on: compute capability 7.0 (Volta, `sm_70`), the oldest
+/// architecture rustc's `nvptx64-nvidia-cuda` target still builds for, and the first with
+/// what the kernels use (`match.any.sync` for 9.8's warp aggregation, the `*.sync` warp
+/// intrinsics, independent thread scheduling). The PTX builder targets it by default
+/// (`ptx_builder::DEFAULT_ARCH`), and the driver compiles that PTX for the GPU it runs on:
+/// an RTX 20, 30, 40 or 50, a T4, A100, L4, H100 or H200 all load the same PTX.
+pub const MIN_COMPUTE_CAPABILITY: (u32, u32) = (7, 0);
+
+/// The architecture a PTX text targets, from its `.target sm_XY` line: `Some((X, Y))`
+/// (`sm_90a` counts as 9.0); `None` when the text has no such line.
+pub fn ptx_target(ptx: &str) -> Option<(u32, u32)> {
+    let line = ptx
+        .lines()
+        .find(|l| l.trim_start().starts_with(".target"))?;
+    let arch = line
+        .split([' ', '\t', ','])
+        .find_map(|w| w.strip_prefix("sm_"))?;
+    let digits: String = arch.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let n: u32 = digits.parse().ok()?;
+    Some((n / 10, n % 10))
+}
+
+#[cfg(test)]
+mod floor_tests {
+    use super::*;
+
+    #[test]
+    fn ptx_targets_are_read_from_the_target_line() {
+        assert_eq!(ptx_target(".version 7.0\n.target sm_70\n"), Some((7, 0)));
+        assert_eq!(ptx_target("//\n.target sm_90a, debug\n"), Some((9, 0)));
+        assert_eq!(ptx_target("\t.target\tsm_86\n"), Some((8, 6)));
+        assert_eq!(ptx_target(".version 7.0\n"), None);
+        assert!(MIN_COMPUTE_CAPABILITY <= (7, 0));
+    }
+}

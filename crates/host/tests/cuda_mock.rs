@@ -128,6 +128,57 @@ fn the_cuda_backend_against_a_mock_driver() {
     let Some(dir) = build_mock() else { return };
     run_child(&dir, "child_full_path", &[]);
     run_child(&dir, "child_cuinit_fails", &[("MOCK_CUINIT", "100")]);
+    run_child(&dir, "child_below_the_floor", &[("MOCK_CC", "61")]);
+    run_child(&dir, "child_ptx_newer_than_the_gpu", &[("MOCK_CC", "75")]);
+}
+
+#[test]
+#[ignore = "run in a child process, with the mock libcuda.so.1, by the_cuda_backend_against_a_mock_driver"]
+fn child_below_the_floor() {
+    if !in_child() {
+        return;
+    }
+    // A Pascal GPU (compute capability 6.1): below sm_70, one clear message, and the
+    // emulator named as the way on.
+    assert_eq!(
+        Device::cuda_device_capability(0),
+        Some(("Mock GPU (tests/mock_driver)".to_string(), (6, 1)))
+    );
+    assert_eq!(Device::cuda_device_capability(1), None);
+    match Device::cuda() {
+        Err(e @ LaunchError::NoDevice { .. }) => {
+            let m = e.to_string();
+            assert!(m.contains("compute capability 6.1"), "{m}");
+            assert!(m.contains("7.0 (sm_70"), "{m}");
+            assert!(m.contains("Mock GPU"), "{m}");
+            assert!(m.contains("emulator"), "{m}");
+        }
+        other => panic!("expected NoDevice, got {other:?}"),
+    }
+}
+
+#[test]
+#[ignore = "run in a child process, with the mock libcuda.so.1, by the_cuda_backend_against_a_mock_driver"]
+fn child_ptx_newer_than_the_gpu() {
+    if !in_child() {
+        return;
+    }
+    // A Turing GPU (7.5): sm_70 PTX loads, sm_90 PTX is refused before the driver sees it.
+    let mut dev = Device::cuda().expect("a 7.5 GPU is above the floor");
+    assert_eq!(dev.props().compute_capability, (7, 5));
+    let low = format!(".version 7.0\n.target sm_70\n.address_size 64\n{MOCK_PTX}");
+    dev.load_ptx("low", &low)
+        .expect("sm_70 PTX loads on a 7.5 GPU");
+    let high = format!(".version 7.8\n.target sm_90\n.address_size 64\n{MOCK_PTX}");
+    match dev.load_ptx("high", &high) {
+        Err(e @ LaunchError::NoDevice { .. }) => {
+            let m = e.to_string();
+            assert!(m.contains("targets sm_90"), "{m}");
+            assert!(m.contains("compute capability 7.5"), "{m}");
+            assert!(m.contains("--arch sm_75"), "{m}");
+        }
+        other => panic!("expected NoDevice, got {other:?}"),
+    }
 }
 
 fn in_child() -> bool {

@@ -350,7 +350,8 @@ mod tests {
             Verdict::Fail { outcome, hint } => {
                 assert_eq!(outcome.status, Status::Race);
                 assert_eq!(outcome.reason, "a data race on bins");
-                assert_eq!(outcome.details, vec!["at line 3", "seed 7"]);
+                // Each line of a reason keeps its indentation (a compiler's carets line up).
+                assert_eq!(outcome.details, vec!["  at line 3", "seed 7"]);
                 assert!(hint.is_some_and(|h| !h.is_empty()));
             }
             other => panic!("{other:?}"),

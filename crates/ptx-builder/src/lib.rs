@@ -66,9 +66,15 @@ pub const TOOLCHAIN_ENV: &str = "PTX_BUILDER_TOOLCHAIN";
 /// The rustc target: 64-bit PTX for the CUDA driver.
 pub const TARGET: &str = "nvptx64-nvidia-cuda";
 
-/// The default GPU architecture: `sm_90`, the H100 the course's figures are measured on.
-/// PTX for `sm_90` also runs on later GPUs (the driver JIT-compiles it), not on earlier.
-pub const DEFAULT_ARCH: &str = "sm_90";
+/// The default GPU architecture: `sm_70` (Volta), the oldest rustc's nvptx64 target
+/// builds for and the oldest with every instruction the kernels use (`match.any.sync`,
+/// the `*.sync` warp intrinsics). The driver compiles PTX for the GPU it runs on, so
+/// `sm_70` PTX runs on every NVIDIA GPU from compute capability 7.0 on (a T4, an RTX 20
+/// to 50, an A100, L4, H100, H200), at the speed of PTX built for that GPU
+/// (`notes/arch-sm70-h100-2026-11-26/`: the H100's bench from `sm_70` and `sm_90` PTX); the
+/// host refuses PTX newer than its GPU with a message naming both
+/// (`gpu_host::MIN_COMPUTE_CAPABILITY`).
+pub const DEFAULT_ARCH: &str = "sm_70";
 
 /// The cargo profile of the PTX build, defined in the workspace's `Cargo.toml` (fat LTO,
 /// one codegen unit, `panic = "abort"`, no debug info).

@@ -54,7 +54,8 @@ pub(super) fn check_5_4(ctx: &mut Ctx) -> Checked {
     let k = ctx.k.classify_uniform;
     let mut report = String::new();
     for (n, block, whole) in [
-        (course::draw::n(4096), 128, true),
+        // Whole warps and whole blocks: a multiple of the block.
+        ((course::draw::n(4096) / 128).max(1) * 128, 128, true),
         (640, 64, true),
         (course::draw::n(1000), 64, false),
         (65, 64, false),

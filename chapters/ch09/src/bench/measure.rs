@@ -78,7 +78,8 @@ pub(super) fn measure_kernel<A: KernelArgs>(
 }
 
 // ANCHOR: measure_checked
-/// [`measure_kernel`] with any output type and check (`None`: right; else why not).
+/// [`measure_kernel`] with any output type and check (`None`: right; else why
+/// not).
 pub(super) fn measure_checked<A: KernelArgs, T: gpu_host::DeviceValue>(
     dev: &mut Device,
     k: &Kernel<A>,

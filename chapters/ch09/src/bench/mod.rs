@@ -29,7 +29,9 @@
 //! and the read kernel "read" 16 MiB in 6.0 µs (`notes/cold-l2-h100-2026-11-25.md`). When one launch is slow (global
 //! atomics on one-value input take about a second per GiB), fewer launches are made so
 //! that a case takes about `--budget-ms` (at least one timed launch; `reps` in the
-//! results says how many). The row's time is the median. CPU loops are timed with the
+//! results says how many). The row's time is the median. Before the first timed case the
+//! GPU is kept busy until its times settle (`bench/warm.rs`): clocks follow the load, and the first
+//! case after an idle spell or a profiler ran 3.5 times slower than a rerun. CPU loops are timed with the
 //! host's clock the same way; CUB and PyTorch time themselves with events.
 //!
 //! **Correctness.** Every result is compared with the CPU histogram (the first and the
@@ -41,7 +43,7 @@
 //! implementation, input and element type: impl, step, input, dtype, bins, bytes,
 //! median_ms, gbps, pct_read_bw, correct, reps, note), the JSON with a header: GPU,
 //! driver, CUDA version, SMs, date (UTC), host CPU, git commit, options, and the course's
-//! speed targets (issue 4) with what this run reached ([`report::TARGETS`]). Progress
+//! speed targets (issues 4 and 40) with what this run reached ([`report::TARGETS`]). Progress
 //! goes to stderr.
 
 mod anchors;
@@ -56,6 +58,7 @@ pub mod report;
 pub mod sizes;
 mod steps;
 mod sweeps;
+mod warm;
 
 use anchors::*;
 use measure::*;
@@ -63,6 +66,7 @@ pub use options::*;
 use provenance::*;
 pub use steps::*;
 use sweeps::*;
+use warm::*;
 
 use crate::device;
 use crate::kernels::{ByteKernel, ByteKernelWith, Kernels, REFERENCE, U32Kernel};
@@ -72,7 +76,7 @@ use data::Input;
 use gpu::{Kernel, KernelArgs};
 use gpu_host::{Device, DeviceBuffer, GlobalSlice, LaunchConfig, LaunchError};
 use report::{Header, Report, Row, SKIPPED, WRONG};
-use solutions::ch09::{FastestPolicy, fastest_grid_coarsened, fastest_shared_bytes};
+use solutions::ch09::{FASTEST_SHARED_BYTES, FastestPolicy, fastest_grid_coarsened};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -193,6 +197,11 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                 Ok(up) => {
                     if !anchors_done {
                         anchors_done = true;
+                        if !dev.is_emulator() {
+                            progress(&format!("{tag} warming the GPU until its times settle"));
+                            report.header.warm_up = warm_up(dev, &up);
+                            progress(&format!("{tag} {}", report.header.warm_up));
+                        }
                         progress(&format!("{tag} read bandwidth and device copy"));
                         anchors(dev, &up, &data, input, opts, &mut report);
                     }
@@ -200,6 +209,10 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                         // The extension sweep's byte kernels run below, on their own sizes.
                         Dtype::U8 if opts.extensions => Vec::new(),
                         Dtype::U8 if opts.variants => variant_steps(dev, data.len_bytes() as usize),
+                        Dtype::U8 if opts.same_grid => same_grid_steps(
+                            byte_steps(&REFERENCE, dev, data.len_bytes() as usize),
+                            data.len_bytes() as usize,
+                        ),
                         Dtype::U8 => byte_steps(&REFERENCE, dev, data.len_bytes() as usize),
                         Dtype::U32 => value_steps(
                             &REFERENCE,
@@ -266,20 +279,26 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                         for (name, step, tool) in &tools {
                             let Ok(path) = tool else { continue };
                             progress(&format!("{tag} {name}"));
-                            let mut cmd = if *step == "torch" {
-                                let mut c = std::process::Command::new(&opts.python);
-                                c.arg(path);
-                                c
-                            } else {
-                                std::process::Command::new(path)
-                            };
-                            cmd.args(external::args(
-                                &file,
-                                dtype.name(),
-                                bins,
-                                opts.runs.warmup,
-                                opts.runs.reps,
-                            ));
+                            let mut cmd = external_command(&opts.python, step, path);
+                            // From 256 MiB on, a first call (warm-up 0, one run) sizes the
+                            // rest to the budget: CUB on 4 GiB of u32 values took 12.6 s a
+                            // call on an H100, 23 calls 5 minutes.
+                            let (mut warmup, mut reps) = (opts.runs.warmup, opts.runs.reps);
+                            if data.len_bytes() >= 256 << 20 {
+                                let mut probe = external_command(&opts.python, step, path);
+                                probe.args(external::args(&file, dtype.name(), bins, 0, 1));
+                                if let external::Outcome::Ran { median_ms, .. } =
+                                    external::run(probe)
+                                {
+                                    (warmup, reps) = plan(
+                                        Duration::from_secs_f64(median_ms / 1e3),
+                                        warmup,
+                                        reps,
+                                        opts.budget,
+                                    );
+                                }
+                            }
+                            cmd.args(external::args(&file, dtype.name(), bins, warmup, reps));
                             let r = match external::run(cmd) {
                                 external::Outcome::Ran {
                                     median_ms,
@@ -306,9 +325,24 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
     if opts.extensions {
         strategy_sweep(dev, opts, progress, &mut report);
     }
+    if opts.same_grid {
+        report.header.notes.extend(same_grid_summary(&report.rows));
+    }
     report.set_percentages();
     report.set_targets();
     report
+}
+
+/// The command that runs an external tool: `python3 SCRIPT` for PyTorch, the binary for
+/// CUB.
+fn external_command(python: &str, step: &str, path: &Path) -> std::process::Command {
+    if step == "torch" {
+        let mut c = std::process::Command::new(python);
+        c.arg(path);
+        c
+    } else {
+        std::process::Command::new(path)
+    }
 }
 
 /// A row in a few words, for progress lines.
@@ -453,6 +487,66 @@ mod tests {
         let _ = std::fs::remove_dir_all(dir);
     }
 
+    /// `--same-grid` on the emulator: after each byte step whose launch differs from the
+    /// step before it, the step again on that step's grid and block, right, and a summary
+    /// line per such pair.
+    #[test]
+    fn the_same_grid_mode_runs_on_the_emulator() {
+        let dir = std::env::temp_dir().join(format!("ch09-same-grid-test-{}", std::process::id()));
+        let opts = Options {
+            runs: chapter::timing::BenchRuns {
+                size_bytes: 3 * 8192 + 77,
+                warmup: 0,
+                reps: 1,
+                ..Options::default().runs
+            },
+            budget: Duration::from_secs(60),
+            same_grid: true,
+            dtypes: vec![Dtype::U8],
+            inputs: vec![Input::Uniform],
+            cpu: false,
+            cub: Tool::Off,
+            torch: Tool::Off,
+            cpu_threads: 2,
+            out_dir: dir.clone(),
+            text: (b"the quick brown fox ".to_vec(), "a test".into()),
+            ..Options::default()
+        };
+        let report = run_on(&mut Device::emulator(), &opts, &mut |_| {});
+        assert!(report.all_correct(), "{}", report.table());
+        let same: Vec<&str> = report
+            .rows
+            .iter()
+            .filter(|r| r.implementation.contains(SAME_GRID))
+            .map(|r| r.implementation.as_str())
+            .collect();
+        // 9.5 on 9.4's grid, 9.6 (contiguous) on 9.5's, 9.9 on 9.8's. (At this size 9.6's
+        // coarsened grid and 9.7's resident one are both 13 blocks of 256: no row.)
+        assert_eq!(
+            same,
+            [
+                "histo_private_shared@9.4",
+                "histo_coarse_contiguous@9.5",
+                "histo_fastest@9.8"
+            ],
+            "{}",
+            report.table()
+        );
+        let summary: Vec<&String> = report
+            .header
+            .notes
+            .iter()
+            .filter(|n| n.starts_with("same grid"))
+            .collect();
+        assert_eq!(summary.len(), same.len(), "{:?}", report.header.notes);
+        assert!(
+            summary[2].contains("9.9 histo_fastest on 9.8's grid takes"),
+            "{}",
+            summary[2]
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
     /// The variant sweep on the emulator: every variant right on every byte input, with
     /// a length that leaves a partial round of vectors and a tail of bytes.
     #[test]
@@ -483,8 +577,8 @@ mod tests {
             lines.push(l.to_string())
         });
         assert!(report.all_correct(), "{}", report.table());
-        // 2 references + 9 kernels x 4 byte inputs; no u32 input.
-        assert_eq!(report.rows.len(), 2 + 9 * 4, "{}", report.table());
+        // 2 references + 11 kernels x 4 byte inputs; no u32 input.
+        assert_eq!(report.rows.len(), 2 + 11 * 4, "{}", report.table());
         for k in [
             "histo_fastest",
             "histo_fastest/b256",
@@ -495,6 +589,8 @@ mod tests {
             "fast_popc",
             "fast_warp_bins",
             "fast_lane_bins",
+            "fast_bin_columns",
+            "fast_wide_columns",
         ] {
             assert_eq!(
                 report.rows.iter().filter(|r| r.implementation == k).count(),

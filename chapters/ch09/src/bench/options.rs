@@ -76,6 +76,9 @@ pub struct Options {
     /// its experimental variants ([`variant_steps`]), on the inputs of [`Self::dtypes`]
     /// that are bytes only.
     pub variants: bool,
+    /// Each byte step also on the launch shape of the step before it (`--same-grid`,
+    /// [`same_grid_steps`]).
+    pub same_grid: bool,
     /// The extension sweep (`--extensions`): instead of the steps, 9.15's `histo_cas` on
     /// the byte inputs of [`Self::inputs`] (their first [`CAS_MAX_BYTES`],
     /// [`extension_steps`]), 9.11's RGB, 9.12's weighted and 9.13's joint histograms on
@@ -113,6 +116,7 @@ impl Default for Options {
             u32_bins: U32_BINS,
             steps: Vec::new(),
             variants: false,
+            same_grid: false,
             extensions: false,
             cpu: true,
             cpu_threads: cpu::cores(),

@@ -148,7 +148,10 @@ pub struct Header {
     pub read_bw_gbps: Option<f64>,
     /// How timing is done, and what is excluded from it.
     pub method: String,
-    /// The speed targets of the course (issue 4, item 5), each with what this run
+    /// How the GPU was warmed before the first timed case, until its times settled.
+    #[serde(default)]
+    pub warm_up: String,
+    /// The speed targets of the course ([`TARGETS`]), each with what this run
     /// reached: filled in by [`Report::set_targets`].
     pub targets: Vec<String>,
     /// Remarks: tools skipped and why, a lost device.
@@ -156,16 +159,19 @@ pub struct Header {
 }
 
 /// The speed targets: element type, input, the least percentage of the read bandwidth
-/// the best kernel must reach, and the least factor over CUB (if any). `u32` into 4096
-/// bins at 90 % on every input: the performance issue's first point, which
-/// `solutions::bench::u32_vectors` meets (101 % on an H100, 2026-11-24).
-pub const TARGETS: [(&str, &str, f64, Option<f64>); 6] = [
-    ("u8", "uniform", 85.0, Some(1.2)),
-    ("u8", "one-value", 90.0, None),
-    ("u32", "uniform", 90.0, None),
-    ("u32", "one-value", 90.0, None),
-    ("u32", "90pct-one-value", 90.0, None),
-    ("u32", "text", 90.0, None),
+/// the best kernel must reach, and the least factor over CUB (if any). Issue 40's, for any
+/// GPU the course runs on (it asked them of the H200, where the H100 already met them): at
+/// least 95 % of the read bandwidth and faster than CUB on every input, bytes into 256 bins
+/// and `u32` values into 4096; on uniform bytes 1.2x CUB, as issue 4 asked.
+pub const TARGETS: [(&str, &str, f64, Option<f64>); 8] = [
+    ("u8", "uniform", 95.0, Some(1.2)),
+    ("u8", "one-value", 95.0, Some(1.0)),
+    ("u8", "90pct-one-value", 95.0, Some(1.0)),
+    ("u8", "text", 95.0, Some(1.0)),
+    ("u32", "uniform", 95.0, Some(1.0)),
+    ("u32", "one-value", 95.0, Some(1.0)),
+    ("u32", "90pct-one-value", 95.0, Some(1.0)),
+    ("u32", "text", 95.0, Some(1.0)),
 ];
 
 /// The whole result: header and rows.
@@ -303,6 +309,9 @@ impl Report {
             gbps(h.read_kernel_gbps),
             gbps(h.copy_gbps),
         );
+        if !h.warm_up.is_empty() {
+            let _ = writeln!(out, "{}", h.warm_up);
+        }
         let head = [
             "dtype",
             "input",
@@ -362,7 +371,7 @@ impl Report {
             out.push('\n');
         }
         if !h.targets.is_empty() {
-            out.push_str("targets (issue 4, item 5):\n");
+            out.push_str("targets (issues 4 and 40):\n");
             for t in &h.targets {
                 let _ = writeln!(out, "  {t}");
             }
@@ -465,7 +474,7 @@ mod tests {
         report.set_percentages();
         report.set_targets();
         assert!(
-            report.header.targets[0].starts_with("u8 uniform: best kernel histo_fastest (9.9) 2147 GB/s = 107.4 % of the read bandwidth (target >= 85 %: met), 2.00x CUB (target >= 1.2x: met)"),
+            report.header.targets[0].starts_with("u8 uniform: best kernel histo_fastest (9.9) 2147 GB/s = 107.4 % of the read bandwidth (target >= 95 %: met), 2.00x CUB (target >= 1.2x: met)"),
             "{:?}",
             report.header.targets
         );

@@ -40,7 +40,7 @@ pub fn byte_steps(k: &Kernels, dev: &mut Device, n: usize) -> Vec<Step> {
         &k.histo_fastest,
         n,
         FastestPolicy::BLOCK_THREADS,
-        fastest_shared_bytes(bins),
+        FASTEST_SHARED_BYTES,
         FastestPolicy::VECS_PER_THREAD,
     );
     let props = dev.props();
@@ -122,6 +122,100 @@ pub fn byte_steps(k: &Kernels, dev: &mut Device, n: usize) -> Vec<Step> {
     ]
 }
 
+/// The separator of a same-grid row's name: `histo_fastest@9.8` is 9.9's kernel on 9.8's
+/// launch shape.
+pub const SAME_GRID: char = '@';
+
+/// `steps` (the byte steps, in the progression's order) with, after each step whose grid
+/// or block differs from the step before it, the same kernel on that step's grid and block
+/// (its own dynamic shared memory): row `KERNEL@STEP` of step `STEP`'s shape. Then "step
+/// `i` against step `i - 1`" can be read on one grid (`KERNEL@PREV` against the previous
+/// row), and the grid's own effect apart (`KERNEL` against `KERNEL@PREV`). 9.6's
+/// contiguous kernel gets the coarsening that covers `n` on the other grid; 9.4's output
+/// holds a copy of the bins per block of that grid.
+pub fn same_grid_steps(steps: Vec<Step>, n: usize) -> Vec<Step> {
+    let mut out = Vec::with_capacity(2 * steps.len());
+    for (i, s) in steps.iter().enumerate() {
+        out.push(*s);
+        let Some(prev) = i.checked_sub(1).map(|j| steps[j]) else {
+            continue;
+        };
+        if (prev.shape.grid, prev.shape.block) == (s.shape.grid, s.shape.block) {
+            continue;
+        }
+        let shape = Shape {
+            grid: prev.shape.grid,
+            block: prev.shape.block,
+            shared_bytes: s.shape.shared_bytes,
+        };
+        let bins = s.out_len / s.shape.grid.max(1);
+        let (launch, out_len) = match s.launch {
+            StepKernel::BytesWith(k, _) if s.kernel == "histo_coarse_contiguous" => {
+                let threads = shape.grid as usize * shape.block as usize;
+                (
+                    StepKernel::BytesWith(k, n.div_ceil(threads).max(1) as u32),
+                    s.out_len,
+                )
+            }
+            StepKernel::BytesWith(k, b) if s.kernel == "histo_private_global" => {
+                (StepKernel::BytesWith(k, b), shape.grid * bins)
+            }
+            other => (other, s.out_len),
+        };
+        // A few names per run: leaked so that `Step` stays `Copy` like its other rows'.
+        let kernel: &'static str =
+            Box::leak(format!("{}{SAME_GRID}{}", s.kernel, prev.step).into_boxed_str());
+        out.push(Step {
+            step: s.step,
+            kernel,
+            launch,
+            shape,
+            out_len,
+        });
+    }
+    out
+}
+
+/// The same-grid comparisons of `rows` (a bench with `--same-grid`), per element type and
+/// input: for each row `KERNEL@PREV`, the step against the previous step's kernel on one
+/// grid (`KERNEL@PREV` over the previous step's own row: the technique) and the step's own
+/// grid against the previous step's (`KERNEL` over `KERNEL@PREV`: the grid). Ratios of
+/// median times, below 1 faster.
+pub fn same_grid_summary(rows: &[Row]) -> Vec<String> {
+    let time = |dtype: &str, input: &str, name: &str| {
+        rows.iter()
+            .find(|r| r.dtype == dtype && r.input == input && r.implementation == name)
+            .and_then(|r| r.rate.median_ms)
+    };
+    let mut out = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        let Some((kernel, prev_step)) = r.implementation.split_once(SAME_GRID) else {
+            continue;
+        };
+        // The previous step's kernel: the last row of step `prev_step` before this one.
+        let Some(prev) = rows[..i].iter().rev().find(|p| {
+            p.step == prev_step
+                && p.dtype == r.dtype
+                && p.input == r.input
+                && !p.implementation.contains(SAME_GRID)
+        }) else {
+            continue;
+        };
+        let here = r.rate.median_ms;
+        let (technique, grid) = match (here, prev.rate.median_ms, time(&r.dtype, &r.input, kernel))
+        {
+            (Some(h), Some(p), Some(own)) => (h / p, own / h),
+            _ => continue,
+        };
+        out.push(format!(
+            "same grid, {} {}: {} {kernel} on {prev_step}'s grid takes {technique:.2}x {} there \
+             (the technique); on its own grid {grid:.2}x its time on {prev_step}'s (the grid)",
+            r.dtype, r.input, r.step, prev.implementation
+        ));
+    }
+    out
+}
+
 /// [`launch::one_wave`] for `kernel` on `n` bytes, at least `vecs_per_thread` vectors per
 /// thread; if the device cannot answer the occupancy query, a grid from its thread and
 /// shared-memory limits.
@@ -150,8 +244,10 @@ pub(super) fn wave(
 /// block and at 256 and 1024 threads, and the designs it was chosen from
 /// (`solutions::bench`, step `var`): [`fast_run_length`](solutions::bench::fast_run_length())
 /// (the first 9.9), [`fast_popc`](solutions::bench::fast_popc()),
-/// [`fast_warp_bins`](solutions::bench::fast_warp_bins()) and
-/// [`fast_lane_bins`](solutions::bench::fast_lane_bins()), and 9.9 at its policy's block
+/// [`fast_warp_bins`](solutions::bench::fast_warp_bins()),
+/// [`fast_lane_bins`](solutions::bench::fast_lane_bins()),
+/// [`fast_bin_columns`](solutions::bench::fast_bin_columns()) (9.9 before it counted byte
+/// values) and [`fast_wide_columns`](solutions::bench::fast_wide_columns()), and 9.9 at its policy's block
 /// but coarsened otherwise (`histo_fastest/v16`, `/v4`: 16 or 4 vectors per thread, where
 /// the policy has 8). Every grid
 /// is one wave, sized from the device's occupancy for that kernel, block and shared
@@ -160,7 +256,7 @@ pub fn variant_steps(dev: &mut Device, n: usize) -> Vec<Step> {
     use solutions::bench as b;
     let bins = U8_BINS;
     let fastest = solutions::ch09::histo_fastest::KERNEL;
-    let columns = fastest_shared_bytes(bins) / 4;
+    let columns = FASTEST_SHARED_BYTES / 4;
     let policy = FastestPolicy::BLOCK_THREADS;
     let warps = policy.div_ceil(32);
     let steps = [
@@ -188,6 +284,20 @@ pub fn variant_steps(dev: &mut Device, n: usize) -> Vec<Step> {
             b::fast_lane_bins::KERNEL,
             policy,
             columns,
+        ),
+        (
+            "var",
+            "fast_bin_columns",
+            b::fast_bin_columns::KERNEL,
+            policy,
+            bins * solutions::ch09::FastestPolicy::LANE_COPIES,
+        ),
+        (
+            "var",
+            "fast_wide_columns",
+            b::fast_wide_columns::KERNEL,
+            policy,
+            2 * columns,
         ),
     ];
     let vecs = FastestPolicy::VECS_PER_THREAD;

@@ -426,7 +426,7 @@ pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
     for case in &cases {
         for bins in [256u32, 7] {
             let n = case.n();
-            let policy = match launch::fastest_shape(ctx.dev, &k, n, bins, block) {
+            let policy = match launch::fastest_shape(ctx.dev, &k, n, block) {
                 Ok(shape) => shape,
                 Err(e) => {
                     let name = format!("{}, {bins} bins, the occupancy query", case.name);

@@ -12,15 +12,17 @@
 
 mod junit;
 mod markdown;
+mod platforms;
 mod table;
 
 use crate::report::{ExerciseReport, Report};
 pub use junit::junit;
 pub use markdown::markdown;
+pub use platforms::{gradescope, prairielearn};
 pub use table::table;
 
 /// The output formats of `cargo run -p grade`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Format {
     /// An aligned table for a terminal (the default).
     Table,
@@ -30,6 +32,57 @@ pub enum Format {
     Junit,
     /// A Markdown comment for the student (`--markdown`).
     Markdown,
+    /// Gradescope's autograder `results.json`.
+    Gradescope,
+    /// PrairieLearn's external grader `results.json`.
+    Prairielearn,
+}
+
+impl Format {
+    /// Every format, in the order `--format` lists them.
+    pub const ALL: [Format; 6] = [
+        Format::Table,
+        Format::Json,
+        Format::Junit,
+        Format::Markdown,
+        Format::Gradescope,
+        Format::Prairielearn,
+    ];
+
+    /// The format's name on the command line (`--format json,junit`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Table => "table",
+            Format::Json => "json",
+            Format::Junit => "junit",
+            Format::Markdown => "markdown",
+            Format::Gradescope => "gradescope",
+            Format::Prairielearn => "prairielearn",
+        }
+    }
+
+    /// The file a run with `--out DIR` writes this format to, in a submission's folder.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Format::Table => "grade.txt",
+            Format::Json => "grade.json",
+            Format::Junit => "junit.xml",
+            Format::Markdown => "feedback.md",
+            Format::Gradescope => "results.json",
+            Format::Prairielearn => "prairielearn.json",
+        }
+    }
+
+    /// The format named `name`.
+    pub fn parse(name: &str) -> Result<Format, String> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == name.trim())
+            .ok_or_else(|| {
+                let known: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+                format!("no format `{}` (known: {})", name.trim(), known.join(", "))
+            })
+    }
 }
 
 /// Renders `report` in `format`.
@@ -39,6 +92,8 @@ pub fn render(report: &Report, format: Format) -> String {
         Format::Json => json(report),
         Format::Junit => junit(report),
         Format::Markdown => markdown(report),
+        Format::Gradescope => gradescope(report),
+        Format::Prairielearn => prairielearn(report),
     }
 }
 

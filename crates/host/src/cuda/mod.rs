@@ -77,6 +77,8 @@ pub struct CudaBackend {
     l2_bytes: usize,
     /// The device's SMs: the flush kernel's grid.
     sm_count: u32,
+    /// The device's compute capability, which every PTX loaded must not exceed.
+    compute_capability: (u32, u32),
 }
 
 /// The L2 flush of timed operations ([`flush`]): the kernel's module, the buffer it reads
@@ -135,6 +137,17 @@ pub(crate) fn device_count() -> u32 {
     CuDevice::num_devices().unwrap_or(0)
 }
 
+/// Device `ordinal`'s name and compute capability, or `None` (no driver, no such device).
+pub(crate) fn device_capability(ordinal: u32) -> Option<(String, (u32, u32))> {
+    if device_count() <= ordinal {
+        return None;
+    }
+    let dev = CuDevice::get_device(ordinal).ok()?;
+    let major = attr(dev, DeviceAttribute::ComputeCapabilityMajor).ok()?;
+    let minor = attr(dev, DeviceAttribute::ComputeCapabilityMinor).ok()?;
+    Some((dev.name().ok()?, (major, minor)))
+}
+
 /// Loads the driver and initialises it, with one clear error when that is impossible.
 fn init_driver() -> Result<()> {
     if let Err(why) = driver::load() {
@@ -182,6 +195,17 @@ impl CudaBackend {
         }
         let dev = CuDevice::get_device(ordinal).map_err(|e| error::from_cust("cuDeviceGet", e))?;
         let props = props_of(dev)?;
+        let (major, minor) = props.compute_capability;
+        if (major, minor) < crate::MIN_COMPUTE_CAPABILITY {
+            let (fmaj, fmin) = crate::MIN_COMPUTE_CAPABILITY;
+            return Err(no_device(format!(
+                "CUDA device {ordinal} ({}) has compute capability {major}.{minor}; the \
+                 course's kernels need {fmaj}.{fmin} (sm_{fmaj}{fmin}, Volta) or later, the \
+                 oldest architecture rustc builds PTX for. Its checks run on the emulator \
+                 (Device::emulator()) on any machine",
+                props.name
+            )));
+        }
         let driver_version = cust::CudaApiVersion::get()
             .map(|v| v.major() * 1000 + v.minor() * 10)
             .map_err(|e| error::from_cust("cuDriverGetVersion", e))?;
@@ -203,6 +227,7 @@ impl CudaBackend {
                 driver_version,
                 l2_bytes: props.l2_bytes as usize,
                 sm_count: props.sm_count,
+                compute_capability: props.compute_capability,
                 l2_flush: None,
             },
             props,
@@ -386,6 +411,20 @@ impl CudaBackend {
     /// replaces the module (and forgets which kernels were found where).
     pub(crate) fn load_ptx(&mut self, key: &str, ptx: &str) -> Result<()> {
         self.activate()?;
+        if let Some((major, minor)) = crate::ptx_target(ptx) {
+            let (dmaj, dmin) = self.compute_capability;
+            if (dmaj, dmin) < (major, minor) {
+                return Err(LaunchError::NoDevice {
+                    message: format!(
+                        "the PTX of module `{key}` targets sm_{major}{minor}, and this GPU has \
+                         compute capability {dmaj}.{dmin}: the driver cannot run it. Build the \
+                         PTX for this GPU or an older one (`cargo run -p ptx-builder -- --arch \
+                         sm_{dmaj}{dmin}`; the course's default is sm_70, which every GPU from \
+                         compute capability 7.0 on runs)"
+                    ),
+                });
+            }
+        }
         let hash = fnv1a(ptx.as_bytes());
         if self
             .modules

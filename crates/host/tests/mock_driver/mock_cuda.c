@@ -8,7 +8,8 @@
  * Kernels are not PTX here: each mock kernel below is a C function named like the
  * `#[kernel]` of the test, doing what its host body does.
  *
- * Environment: MOCK_CUINIT=<code> makes cuInit fail with that code.
+ * Environment: MOCK_CUINIT=<code> makes cuInit fail with that code; MOCK_CC=<major><minor>
+ * (e.g. 61) is the device's compute capability instead of 8.6.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -69,8 +70,8 @@ CUresult cuDeviceGetAttribute(int *v, int attr, int dev) {
     case 16: *v = 7; return OK;          /* SMs */
     case 38: *v = 1 << 20; return OK;    /* L2 */
     case 39: *v = 1536; return OK;       /* threads per SM */
-    case 75: *v = 8; return OK;          /* CC major */
-    case 76: *v = 6; return OK;          /* CC minor */
+    case 75: *v = getenv("MOCK_CC") ? atoi(getenv("MOCK_CC")) / 10 : 8; return OK; /* CC major */
+    case 76: *v = getenv("MOCK_CC") ? atoi(getenv("MOCK_CC")) % 10 : 6; return OK; /* CC minor */
     case 97: *v = 99 * 1024; return OK;  /* shared per block, opt-in */
     default: *v = 0; return OK;
     }
