@@ -15,14 +15,22 @@
 //!    once), the element's own weight for a weighted histogram (one `f32` add each);
 //! 2. **committed as counted** ([`Place::Shared`]): a shared counter's bin is the output
 //!    bin its commit adds it to, whatever the layout (a copy of the bins, a column per
-//!    lane, a slice); each commit must add exactly what the shared counters its thread
-//!    (or, through a reduction, its warp) read since its last commit hold;
+//!    lane or per byte value, a slice); each commit must add exactly what the shared
+//!    counters its thread (or, through a shuffle reduction, its warp) read since its last
+//!    commit hold, and a thread that stores into a counter the sum of those it read moves
+//!    their counts there (a reduction in shared memory);
 //! 3. **each thread its own share**: no thread of a block loads far more elements than
 //!    its block's threads do on average, so that one thread counting for its block, or
-//!    lane 0 for its warp, fails even when it counts in its own registers;
+//!    lane 0 for its warp, fails even when it counts in its own registers; and in
+//!    registers ([`Place::Registers`]) only counts cross lanes, after the counting;
 //! 4. **in every round** (9.9): every whole vector of the input read by one vector load,
 //!    that many vector loads in flight before counting in every round that has them, and
 //!    each lane counting in one bank of its own.
+//!
+//! What it cannot see: arithmetic in registers. A count is followed from the atomics and
+//! memory operations around it, so a kernel that moves elements between lanes after all
+//! its loads (through shuffles) and counts them elsewhere in registers is not told apart
+//! from a reduction of counts; the counters and the share rule bound what it can gain.
 //!
 //! A break of the chain is the wrong technique, said with the thread (or warp) that broke
 //! it; the summary of a flow that holds ([`Followed`]) says what was measured.
@@ -131,6 +139,9 @@ const SHARE_SLACK: u64 = 16;
 /// summary when every element went where the declaration says, else why not (the
 /// wrong-technique reason, naming the thread or warp that broke the chain).
 pub fn follow(decl: &Follow, flow: &Flow, e: &Elements) -> Result<Followed, String> {
+    if e.parts.is_empty() {
+        return Err("the check follows a launch with no input buffer".into());
+    }
     if flow.truncated {
         return Err(format!(
             "more than {} loads, stores, atomics and collectives for {} input {}s: far more than \
