@@ -20,6 +20,11 @@ pub struct Run {
     pub grid: u32,
     /// Threads per block (all dimensions multiplied).
     pub block: u32,
+    /// Device address of the output buffer, to tell its atomics apart in the report's
+    /// flow.
+    pub output_addr: u64,
+    /// Device addresses of the input buffers, in the kernel's argument order.
+    pub input_addrs: Vec<u64>,
 }
 
 impl chapter::checking::Launched for Run {
@@ -44,12 +49,16 @@ fn finish<I: DeviceValue>(
     inputs: Vec<DeviceBuffer<I>>,
     cfg: LaunchConfig,
 ) -> Result<Run, LaunchError> {
+    let output_addr = out.slice().addr();
+    let input_addrs = inputs.iter().map(|b| b.slice().addr()).collect();
     let (out, report) = chapter::launch::download_and_free(dev, launched, out, inputs)?;
     Ok(Run {
         out,
         report,
         grid: cfg.blocks() as u32,
         block: cfg.threads_per_block() as u32,
+        output_addr,
+        input_addrs,
     })
 }
 

@@ -25,6 +25,8 @@ pub struct Run<T> {
     pub output_addr: u64,
     /// Device addresses of the input buffers, in the kernel's argument order.
     pub input_addrs: Vec<u64>,
+    /// Dynamic shared memory per block, in bytes.
+    pub shared_bytes: u32,
 }
 
 impl<T: std::fmt::Display> chapter::checking::Launched for Run<T> {
@@ -170,6 +172,7 @@ fn finish<T: gpu_host::DeviceValue, I: gpu_host::DeviceValue>(
         block: shape.block,
         output_addr,
         input_addrs,
+        shared_bytes: shape.shared_bytes,
     })
 }
 
@@ -231,8 +234,11 @@ pub fn weighted(
     let w = dev.upload(weights)?;
     let h = dev.alloc::<f32>(bins as usize)?;
     let launched = dev.launch(k, shape.config(), (d.slice(), w.slice(), h.slice()));
+    let weights_addr = w.slice().addr();
     let _ = dev.free(w);
-    finish(dev, launched, h, vec![d], shape)
+    let mut run = finish(dev, launched, h, vec![d], shape)?;
+    run.input_addrs.push(weights_addr);
+    Ok(run)
 }
 
 /// Runs the joint kernel `(x, y, histo, bins_x)` with `bins_x * bins_y` zeroed bins.

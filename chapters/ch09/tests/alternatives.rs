@@ -14,7 +14,10 @@ use ch09::checks::check_with;
 use ch09::kernels::{Kernels, REFERENCE};
 use course::Outcome;
 use gpu::prelude::*;
-use solutions::ch09::{REGISTER_BINS, STATIC_BINS, byte_bin, init_private_bins, store_output};
+use gpu::value::U32x4;
+use solutions::ch09::{
+    FastestPolicy, REGISTER_BINS, STATIC_BINS, byte_bin, init_private_bins, store_output,
+};
 
 fn run(id: &str, k: Kernels) -> Outcome {
     chapter::check_tests::run_on_emulator(check_with, id, k)
@@ -77,6 +80,35 @@ fn shared_for_loops(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     thread::sync_threads();
     for bin in (t..num_bins).step_by(threads) {
         histo.atomic_add(bin, bins.load(bin));
+    }
+}
+
+/// 9.5 with the private bins rotated by one word: bin `b` counted in word `(b + 1) % n`
+/// and committed from there. Any layout of a block's counters is privatization, so long
+/// as each counter is committed to the bin whose bytes it counted.
+#[kernel]
+fn shared_rotated_layout(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = shared_array![u32; STATIC_BINS as usize];
+    let n = histo.len();
+    let mut b = thread::thread_idx_x();
+    while b < n {
+        bins.store(b, 0);
+        b += thread::block_dim_x();
+    }
+    thread::sync_threads();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        bins.atomic_add((byte_bin(data.load(i), n) + 1) % n, 1);
+        i += thread::grid_stride_x();
+    }
+    thread::sync_threads();
+    let mut b = thread::thread_idx_x();
+    while b < n {
+        let c = bins.load((b + 1) % n);
+        if c > 0 {
+            histo.atomic_add(b, c);
+        }
+        b += thread::block_dim_x();
     }
 }
 
@@ -305,6 +337,17 @@ fn shared_privatization_written_otherwise_passes() {
 }
 
 #[test]
+fn a_rotated_layout_of_the_private_bins_passes() {
+    passes(
+        "9.5",
+        Kernels {
+            histo_private_shared: shared_rotated_layout::KERNEL,
+            ..REFERENCE
+        },
+    );
+}
+
+#[test]
 fn coarsening_written_otherwise_passes() {
     passes(
         "9.6",
@@ -387,6 +430,312 @@ fn slices_given_to_blocks_in_another_order_pass() {
         "9.17",
         Kernels {
             histo_u32_sliced: sliced_slice_major::KERNEL,
+            ..REFERENCE
+        },
+    );
+}
+
+/// 9.8 with the peers found by 32 ballots, one per bit of the bin (how warp aggregation
+/// was written before `__match_any_sync`, sm_70): a lane's peers are the lanes whose
+/// every bit agrees with its own.
+#[kernel]
+fn warp_aggregate_bit_ballots(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let num_bins = histo.len();
+    init_private_bins(bins, num_bins);
+    let n = data.len();
+    let lane = warp::lane_id();
+    let mut i = thread::index_1d();
+    let mut warp_first = i - lane;
+    while warp_first < n {
+        let bin = if i < n {
+            byte_bin(data.load(i), num_bins)
+        } else {
+            solutions::ch09::NO_BIN
+        };
+        let mut peers = warp::FULL_MASK;
+        for bit in 0..32 {
+            let set = warp::warp_vote_ballot(warp::FULL_MASK, (bin >> bit) & 1 == 1);
+            peers &= if (bin >> bit) & 1 == 1 { set } else { !set };
+        }
+        if bin != solutions::ch09::NO_BIN && lane == peers.trailing_zeros() {
+            bins.atomic_add(bin, peers.count_ones());
+        }
+        i += thread::grid_stride_x();
+        warp_first += thread::grid_stride_x();
+    }
+    store_output(bins, histo);
+}
+
+/// 9.8 with the peers found by shuffles and ballots: each round the lowest lane not yet
+/// grouped broadcasts its bin, and the lanes holding it vote (a loop over the warp's
+/// distinct bins).
+#[kernel]
+fn warp_aggregate_shuffle_rounds(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let num_bins = histo.len();
+    init_private_bins(bins, num_bins);
+    let n = data.len();
+    let lane = warp::lane_id();
+    let mut i = thread::index_1d();
+    let mut warp_first = i - lane;
+    while warp_first < n {
+        let bin = if i < n {
+            byte_bin(data.load(i), num_bins)
+        } else {
+            solutions::ch09::NO_BIN
+        };
+        let mut left = warp::FULL_MASK;
+        let mut peers = 0;
+        while left != 0 {
+            let leader = left.trailing_zeros();
+            let theirs = warp::warp_shuffle_idx(warp::FULL_MASK, bin, leader, 32);
+            let same = warp::warp_vote_ballot(warp::FULL_MASK, bin == theirs);
+            if bin == theirs {
+                peers = same;
+            }
+            left &= !same;
+        }
+        if bin != solutions::ch09::NO_BIN && lane == peers.trailing_zeros() {
+            bins.atomic_add(bin, peers.count_ones());
+        }
+        i += thread::grid_stride_x();
+        warp_first += thread::grid_stride_x();
+    }
+    store_output(bins, histo);
+}
+
+/// Warp aggregation by other means is a pass (the technique checked is one shared atomic
+/// per distinct bin of each warp instruction, led by one lane), and its pass message says
+/// how the peers were found.
+#[test]
+fn warp_aggregation_without_match_any_passes_and_says_so() {
+    for k in [
+        warp_aggregate_bit_ballots::KERNEL,
+        warp_aggregate_shuffle_rounds::KERNEL,
+    ] {
+        let out = run(
+            "9.8",
+            Kernels {
+                histo_warp_aggregate: k,
+                ..REFERENCE
+            },
+        );
+        chapter::check_tests::assert_passed("9.8", &out);
+        assert!(
+            out.reason.contains("without warp_match_any"),
+            "{}",
+            out.reason
+        );
+    }
+    let reference = run("9.8", REFERENCE);
+    assert!(
+        reference.reason.contains("with warp_match_any"),
+        "{}",
+        reference.reason
+    );
+}
+
+/// 9.9 with its loads double-buffered: each round loads the next four vectors before it
+/// counts the four of the round before (eight in flight at the start), and each bin's
+/// column committed by a warp (one lane per counter, a shuffle reduction, lane 0 adds).
+#[kernel]
+fn fastest_double_buffered(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let num_bins = histo.len();
+    let copies = FastestPolicy::LANE_COPIES;
+    init_private_bins(bins, num_bins * copies);
+    let lane = warp::lane_id();
+    let count = |byte: u8| {
+        bins.atomic_add(byte_bin(byte, num_bins) * copies + lane, 1);
+    };
+    let count_vector = |U32x4(words): U32x4| {
+        for word in words {
+            for k in 0..4 {
+                count((word >> (8 * k)) as u8);
+            }
+        }
+    };
+    let vectors = data.cast::<U32x4>();
+    let n = vectors.len();
+    let stride = thread::grid_stride_x();
+    let four = |v: u32| {
+        [
+            vectors.load(v),
+            vectors.load(v + stride),
+            vectors.load(v + 2 * stride),
+            vectors.load(v + 3 * stride),
+        ]
+    };
+    let mut v = thread::index_1d();
+    if v < n && n - v > 3 * stride {
+        let mut ready = four(v);
+        v += 4 * stride;
+        while v < n && n - v > 3 * stride {
+            let next = four(v);
+            ready.into_iter().for_each(count_vector);
+            ready = next;
+            v += 4 * stride;
+        }
+        ready.into_iter().for_each(count_vector);
+    }
+    while v < n {
+        count_vector(vectors.load(v));
+        v += stride;
+    }
+    let mut i = n * FastestPolicy::VEC_BYTES + thread::index_1d();
+    while i < data.len() {
+        count(data.load(i));
+        i += stride;
+    }
+    // Commit: warp w sums the columns of bins w, w + warps, ...; lane l reads copy l.
+    thread::sync_threads();
+    let warps = thread::block_dim_x() / 32;
+    let mut bin = thread::thread_idx_x() / 32;
+    while bin < num_bins {
+        let mut sum = bins.load(bin * copies + lane);
+        let mut offset = 16;
+        while offset > 0 {
+            sum += warp::warp_shuffle_down(warp::FULL_MASK, sum, offset, 32);
+            offset /= 2;
+        }
+        if lane == 0 && sum > 0 {
+            histo.atomic_add(bin, sum);
+        }
+        bin += warps;
+    }
+}
+
+/// 9.10 with a butterfly of `xor` shuffles (every lane ends with the total) and the last
+/// lane committing.
+#[kernel]
+fn registers_butterfly(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+    let num_bins = histo.len();
+    let mut counts = [0u32; REGISTER_BINS as usize];
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let value = data.load(i);
+        for (bin, count) in counts.iter_mut().enumerate() {
+            *count += (value == bin as u32) as u32;
+        }
+        i += thread::grid_stride_x();
+    }
+    for bin in 0..num_bins {
+        let mut total = counts
+            .iter()
+            .enumerate()
+            .fold(0, |t, (b, &c)| if b as u32 == bin { c } else { t });
+        for offset in [16, 8, 4, 2, 1] {
+            total += warp::warp_shuffle_xor(warp::FULL_MASK, total, offset, 32);
+        }
+        if warp::lane_id() == 31 && total > 0 {
+            histo.atomic_add(bin, total);
+        }
+    }
+}
+
+/// 9.11 with the channels loaded blue first, into bins written as a channel's offset.
+#[kernel]
+fn rgb_blue_first(pixels: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    init_private_bins(bins, histo.len());
+    let per_channel = histo.len() / 3;
+    let mut p = thread::index_1d();
+    while p < pixels.len() / 3 {
+        for c in [2, 1, 0] {
+            let b = pixels.load(3 * p + c);
+            bins.atomic_add(c * per_channel + byte_bin(b, per_channel), 1);
+        }
+        p += thread::grid_stride_x();
+    }
+    store_output(bins, histo);
+}
+
+/// 9.13 with `y` loaded before `x`, the bin as a row and a column, and every bin
+/// committed, empty or not.
+#[kernel]
+fn joint_rows_first(x: GlobalSlice<u8>, y: GlobalSlice<u8>, histo: GlobalSlice<u32>, bins_x: u32) {
+    let bins = dynamic_shared![u32];
+    let num_bins = histo.len();
+    init_private_bins(bins, num_bins);
+    let rows = num_bins / bins_x;
+    let n = if x.len() < y.len() { x.len() } else { y.len() };
+    let mut i = thread::index_1d();
+    while i < n {
+        let row = byte_bin(y.load(i), rows);
+        let column = byte_bin(x.load(i), bins_x);
+        bins.atomic_add(row * bins_x + column, 1);
+        i += thread::grid_stride_x();
+    }
+    thread::sync_threads();
+    for bin in (thread::thread_idx_x()..num_bins).step_by(thread::block_dim_x() as usize) {
+        histo.atomic_add(bin, bins.load(bin));
+    }
+}
+
+/// 9.14's shared kernel with `for` loops, the range test written as a `match`, and every
+/// bin committed.
+#[kernel]
+fn u32_shared_for_loops(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let (t, threads, num_bins) = (
+        thread::thread_idx_x(),
+        thread::block_dim_x() as usize,
+        histo.len(),
+    );
+    for bin in (t..num_bins).step_by(threads) {
+        bins.store(bin, 0);
+    }
+    thread::sync_threads();
+    let stride = thread::grid_stride_x() as usize;
+    for i in (thread::index_1d() as usize..data.len() as usize).step_by(stride) {
+        match data.load(i as u32) {
+            v if v < num_bins => {
+                bins.atomic_add(v, 1);
+            }
+            _ => {}
+        }
+    }
+    thread::sync_threads();
+    for bin in (t..num_bins).step_by(threads) {
+        histo.atomic_add(bin, bins.load(bin));
+    }
+}
+
+#[test]
+fn the_tightened_extensions_written_otherwise_pass() {
+    passes(
+        "9.9",
+        Kernels {
+            histo_fastest: fastest_double_buffered::KERNEL,
+            ..REFERENCE
+        },
+    );
+    passes(
+        "9.10",
+        Kernels {
+            histo_registers: registers_butterfly::KERNEL,
+            ..REFERENCE
+        },
+    );
+    passes(
+        "9.11",
+        Kernels {
+            histo_rgb: rgb_blue_first::KERNEL,
+            ..REFERENCE
+        },
+    );
+    passes(
+        "9.13",
+        Kernels {
+            histo_joint: joint_rows_first::KERNEL,
+            ..REFERENCE
+        },
+    );
+    passes(
+        "9.14",
+        Kernels {
+            histo_u32_shared: u32_shared_for_loops::KERNEL,
             ..REFERENCE
         },
     );

@@ -9,10 +9,15 @@
 //! its record, its stub and solution and its book section: no progression code.
 //!
 //! A check as data ([`Check`]): the launches an exercise's record declares for its check
-//! (`[[exercise.verify]]`), the counters each must show (`[[exercise.expect]]`) and the
-//! way the chapter follows the data (`follow`). The chapter's `check_declared` runs them on
-//! its inputs against its references; a check that needs more (a host function, a
-//! prediction, a comparison of two kernels) stays a function of the chapter's checks.
+//! (`[[exercise.verify]]`) and the counters each must show (`[[exercise.expect]]`). The
+//! chapter's `check_declared` runs them on its inputs against its references; a check
+//! that needs more (a host function, a prediction, a comparison of two kernels) stays a
+//! function of the chapter's checks.
+//!
+//! How the data must flow ([`Follow`]): for each kernel of an exercise, who counts the
+//! elements it loads, where, and what 9.9 asks of every round (`[[exercise.follow]]`, in
+//! any exercise's record, whether its check is declared or a function). One generic
+//! function follows every kernel's flow against its declaration ([`crate::follow`]).
 
 /// The grid a declared launch gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,18 +184,123 @@ impl Expect {
     }
 }
 
-/// A check as data: the launches an exercise's record declares (`[[exercise.verify]]`),
-/// the counters each must show (`[[exercise.expect]]`) and how the data is followed
-/// (`follow`, a name the chapter gives meaning). The chapter's `check_declared` runs it on
-/// its inputs and references, so an exercise of a common form needs no check code.
+/// A check as data: the launches an exercise's record declares (`[[exercise.verify]]`)
+/// and the counters each must show (`[[exercise.expect]]`). The chapter's
+/// `check_declared` runs it on its inputs and references (following the data of each
+/// kernel its records declare a [`Follow`] for), so an exercise of a common form needs
+/// no check code.
 #[derive(Clone, Copy, Debug)]
 pub struct Check {
     /// The launches, each run on every input.
     pub launches: &'static [Verify],
     /// The counters every launch must show (on the emulator).
     pub expect: &'static [Expect],
-    /// How the chapter follows each load to its count, if it does.
-    pub follow: Option<&'static str>,
+}
+
+/// Who must count the elements it loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Each thread counts the elements it loaded (9.3, 9.5 to 9.7, 9.9, 9.11 to 9.17).
+    Thread,
+    /// The warp counts its lanes' elements together: one lane may add for its peers
+    /// (9.8's warp aggregation), or a warp's reduction commits its lanes' counts (9.10).
+    Warp,
+}
+
+impl Unit {
+    /// The unit's name in a record (`unit = "thread"`), or `None` for an unknown name.
+    pub fn parse(name: &str) -> Option<Unit> {
+        match name {
+            "thread" => Some(Unit::Thread),
+            "warp" => Some(Unit::Warp),
+            _ => None,
+        }
+    }
+
+    /// What a unit is called in a message.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Unit::Thread => "thread",
+            Unit::Warp => "warp",
+        }
+    }
+}
+
+/// Where the adds that count the elements go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// Atomics on the output, one per element or run (9.3, 9.14's global kernel).
+    Global,
+    /// A block's private counters in shared memory (any layout: a copy of the bins, a
+    /// column per lane, a slice), each committed to the output by a global atomic of
+    /// what the committing thread (or its warp) read from them (9.5 to 9.9, 9.11 to 9.17).
+    Shared,
+    /// Registers: no memory while counting; the unit's atomics on the output commit what
+    /// its threads counted (9.10, the warp's reduction).
+    Registers,
+}
+
+impl Place {
+    /// The place's name in a record (`into = "shared"`), or `None` for an unknown name.
+    pub fn parse(name: &str) -> Option<Place> {
+        match name {
+            "global" => Some(Place::Global),
+            "shared" => Some(Place::Shared),
+            "registers" => Some(Place::Registers),
+            _ => None,
+        }
+    }
+}
+
+/// Which of the elements a block loads it must count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every element it loads.
+    All,
+    /// Those whose bins fall in the slices of the bins it commits to (9.17: a slice is as
+    /// many bins as the block's shared counters, and a block reads values of every slice).
+    Slices,
+}
+
+impl Scope {
+    /// The scope's name in a record (`scope = "slices"`), or `None` for an unknown name.
+    pub fn parse(name: &str) -> Option<Scope> {
+        match name {
+            "all" => Some(Scope::All),
+            "slices" => Some(Scope::Slices),
+            _ => None,
+        }
+    }
+}
+
+/// How a kernel's data must flow, as its exercise's record declares it
+/// (`[[exercise.follow]]`): who counts each loaded element, where, and, for a kernel of
+/// vector loads, what every round of each thread's loop must do. [`crate::follow`] checks
+/// a launch's flow against it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Follow {
+    /// The kernel it declares.
+    pub kernel: &'static str,
+    /// Who counts what it loads.
+    pub unit: Unit,
+    /// Where the counting adds go.
+    pub into: Place,
+    /// Which loaded elements a block counts.
+    pub scope: Scope,
+    /// Bytes of the vector loads every whole vector of the (first) input is read with;
+    /// 0: any loads.
+    pub vector_bytes: u32,
+    /// Vector loads a thread issues before it counts any, in every round in which it has
+    /// that many left to load; 0: no such rule.
+    pub in_flight: u32,
+    /// Each lane counts only into shared words of one bank, its own (no two lanes of a
+    /// warp in the same bank), in every round: 9.9's lane columns.
+    pub lane_banks: bool,
+}
+
+/// The declaration of `kernel` in `table` (a chapter's generated `FOLLOWS`), if any.
+pub fn follow_of(table: &'static [Follow], kernel: &str) -> Option<&'static Follow> {
+    table.iter().find(|f| f.kernel == kernel)
 }
 
 impl Check {
@@ -287,6 +397,34 @@ mod tests {
         assert_eq!(Grid::parse("Stride"), None);
         // The records' parser accepts exactly these names.
         assert_eq!(chapter_records::GRIDS, Grid::NAMES);
+    }
+
+    #[test]
+    fn follow_names_parse_as_the_records_accept_them() {
+        for name in chapter_records::UNITS {
+            assert!(Unit::parse(name).is_some(), "{name}");
+        }
+        for name in chapter_records::PLACES {
+            assert!(Place::parse(name).is_some(), "{name}");
+        }
+        for name in chapter_records::SCOPES {
+            assert!(Scope::parse(name).is_some(), "{name}");
+        }
+        assert_eq!(Unit::parse("block"), None);
+        assert_eq!(Place::parse("local"), None);
+        assert_eq!(Scope::parse("rows"), None);
+        assert_eq!(Unit::Warp.noun(), "warp");
+        static TABLE: [Follow; 1] = [Follow {
+            kernel: "k",
+            unit: Unit::Thread,
+            into: Place::Shared,
+            scope: Scope::All,
+            vector_bytes: 0,
+            in_flight: 0,
+            lane_banks: false,
+        }];
+        assert_eq!(follow_of(&TABLE, "k").map(|f| f.into), Some(Place::Shared));
+        assert!(follow_of(&TABLE, "j").is_none());
     }
 
     #[test]

@@ -22,7 +22,10 @@
 //!   `bench`.
 //! - [`check_tests`]: what a chapter's tests of its checks share.
 //! - [`checking`]: what every check context does: a seeded block order, the replay line.
-//! - [`declared`]: a progression step as data, the launches an exercise's record declares.
+//! - [`declared`]: a progression step as data, the launches an exercise's record declares,
+//!   and how a kernel's data must flow.
+//! - [`follow`]: a launch's data followed from each load to its bin, against its
+//!   declaration.
 //!
 //! A chapter crate re-exports `device` and `harness` (`ch09::device`, `ch09::harness`), so
 //! its users need not know this crate.
@@ -35,6 +38,7 @@ pub mod checking;
 pub mod cli;
 pub mod declared;
 pub mod device;
+pub mod follow;
 pub mod harness;
 pub mod inputs;
 pub mod launch;

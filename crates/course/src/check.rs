@@ -11,8 +11,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 thread_local! {
     /// Set while [`catch_host`] runs a function on this thread: its panic is expected.
     static QUIET: Cell<bool> = const { Cell::new(false) };
-    /// The message of the last panic caught quietly on this thread.
-    static CAUGHT: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// The message of the last panic caught quietly on this thread, and whether it was a
+    /// sandboxed function that timed out.
+    static CAUGHT: RefCell<Option<(String, bool)>> = const { RefCell::new(None) };
 }
 
 /// Installs (once) a panic hook that keeps the panics [`catch_host`] expects off stderr
@@ -25,15 +26,18 @@ fn install_quiet_hook() {
             if QUIET.with(Cell::get) {
                 let message = gpu_host::panic_message(info.payload())
                     .unwrap_or_else(|| "(a panic without a message)".to_string());
-                // A sandboxed host function's panic carries the lane's own location.
-                let at = match info.payload().downcast_ref::<gpu_host::LanePanic>() {
+                // A sandboxed host function's panic carries the lane's own location, and
+                // says whether the function never returned.
+                let lane = info.payload().downcast_ref::<gpu_host::LanePanic>();
+                let at = match lane {
                     Some(p) => p.at.as_ref().map(|at| format!(" (at {at})")),
                     None => info
                         .location()
                         .map(|l| format!(" (at {}:{})", l.file(), l.line())),
                 }
                 .unwrap_or_default();
-                CAUGHT.with(|c| *c.borrow_mut() = Some(format!("{message}{at}")));
+                let timed_out = lane.is_some_and(|p| p.timed_out);
+                CAUGHT.with(|c| *c.borrow_mut() = Some((format!("{message}{at}"), timed_out)));
             } else {
                 previous(info);
             }
@@ -43,9 +47,10 @@ fn install_quiet_hook() {
 
 /// Runs a student's host function (a sequential loop, a prediction, a choice) and turns a
 /// panic into an outcome instead of a crash: a `todo!()` is
-/// [`Status::NotImplemented`] with the `todo!` message as the reason, any other panic
-/// [`Status::Panicked`]. The panic message is not printed, so a check's report is the
-/// only thing the student sees.
+/// [`Status::NotImplemented`] with the `todo!` message as the reason, a sandboxed
+/// function that never returned (its fuel or the check's work budget ran out)
+/// [`Status::TimedOut`], any other panic [`Status::Panicked`]. The panic message is not
+/// printed, so a check's report is the only thing the student sees.
 ///
 /// ```
 /// let out = course::catch_host(|| -> u32 { todo!("9.2 predict: the count") });
@@ -58,10 +63,14 @@ pub fn catch_host<R>(f: impl FnOnce() -> R) -> Result<R, Outcome> {
     let result = catch_unwind(AssertUnwindSafe(f));
     QUIET.with(|q| q.set(was));
     result.map_err(|_| {
-        let message = CAUGHT
+        let (message, timed_out) = CAUGHT
             .with(|c| c.borrow_mut().take())
-            .unwrap_or_else(|| "(panic message unavailable)".into());
-        Outcome::from_host_panic(&message)
+            .unwrap_or_else(|| ("(panic message unavailable)".into(), false));
+        if timed_out {
+            Outcome::fail(Status::TimedOut, message)
+        } else {
+            Outcome::from_host_panic(&message)
+        }
     })
 }
 
@@ -166,6 +175,22 @@ mod tests {
         assert_eq!(bug.status, Status::Panicked);
         assert!(bug.reason.contains("index out of bounds"), "{}", bug.reason);
         assert_eq!(catch_host(|| 3).unwrap(), 3);
+        // A sandboxed function that never returned is a time-out, not a panic.
+        let endless = catch_host(|| -> u32 {
+            std::panic::panic_any(gpu_host::LanePanic {
+                message: "timed out: `spin` ran 20 WebAssembly instructions without returning"
+                    .into(),
+                at: None,
+                timed_out: true,
+            })
+        })
+        .unwrap_err();
+        assert_eq!(endless.status, Status::TimedOut);
+        assert!(
+            endless.reason.starts_with("timed out: `spin`"),
+            "{}",
+            endless.reason
+        );
     }
 
     #[test]

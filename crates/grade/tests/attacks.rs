@@ -483,6 +483,71 @@ fn instructions_between_device_calls_run_out_of_the_checks_budget_at_the_same_co
     );
 }
 
+/// The first hint exercise `id` of chapter 9 gives a failure of `status` (its records'
+/// `on_failure`).
+fn hint_of(id: &str, status: course::Status) -> &'static str {
+    ch09::CHAPTER
+        .exercise(id)
+        .expect("an exercise")
+        .first_hint(course::Failure::status(status))
+}
+
+#[test]
+fn a_loop_in_registers_names_the_line_and_the_loop_it_spins_after() {
+    // 9.10's counting loop, right on its first turn; on its second, a loop over the bins
+    // whose index never moves: no device call until the fuel or the work budget stops it.
+    let body = r#"    let num_bins = histo.len();
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    let mut turns = 0u32;
+    while i < data.len() {
+        let value = data.load(i);
+        if value < num_bins {
+            histo.atomic_add(value, 1);
+        }
+        turns += 1;
+        let bin = 0u32;
+        while turns > 1 && bin < num_bins {}
+        i += stride;
+    }"#;
+    let dir = student("register-loop", "ch09.rs", "9.10", body);
+    let (report, _) = grade(&dir, &["9.10"]);
+    let e = exercise(&report, "9.10");
+    assert_eq!(e["status"], "timed_out", "{e}");
+    let reason = e["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("its last device call"), "{reason}");
+    assert!(
+        reason.contains("in iteration 2 of the loop whose device calls are at lines"),
+        "{reason}"
+    );
+    assert_eq!(
+        e["hint"],
+        hint_of("9.10", course::Status::TimedOut),
+        "the hint that answers a loop"
+    );
+}
+
+#[test]
+fn a_host_function_that_never_returns_is_timed_out() {
+    // 9.16 is host code: a loop whose condition never changes.
+    let body = r#"    let mut spin = 0u32;
+    while spin < 1 + (num_bins == u32::MAX) as u32 {
+        spin = core::hint::black_box(spin);
+    }
+    Strategy::Shared"#;
+    let dir = student("host-spin", "ch09.rs", "9.16", body);
+    let (report, _) = grade(&dir, &["9.16", "9.15"]);
+    let e = exercise(&report, "9.16");
+    assert_eq!(e["status"], "timed_out", "{e}");
+    let reason = e["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.starts_with("timed out: `choose_strategy`"),
+        "{reason}"
+    );
+    assert_eq!(e["hint"], hint_of("9.16", course::Status::TimedOut));
+    assert_eq!(exercise(&report, "9.15")["status"], "pass");
+}
+
 #[test]
 fn an_allocation_without_bound_fails_in_its_lane() {
     // The right kernel, after asking for a gibibyte.

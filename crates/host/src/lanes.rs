@@ -132,6 +132,7 @@ pub fn host_call<A: gpu::host_value::HostArgs, R: gpu::HostValue>(
         Some(Err(e)) => std::panic::panic_any(simt::lane::LanePanic {
             message: e,
             at: None,
+            timed_out: false,
         }),
         None => panic!("`{module}` is not a sandboxed crate"),
     };

@@ -21,9 +21,11 @@
 //! (the launches each record declares in `[[exercise.launch]]`, `chapter::declared`).
 //!
 //! `checks.rs` also holds, for each record that declares its check (`[[exercise.verify]]`,
-//! `[[exercise.expect]]`, `follow`) in place of naming a function, its
+//! `[[exercise.expect]]`) in place of naming a function, its
 //! `chapter::declared::Check` and the function that runs it with the chapter's
-//! `check_declared`; `DECLARED` lists them.
+//! `check_declared`; `DECLARED` lists them. And `FOLLOWS`: how each kernel's data must
+//! flow (`[[exercise.follow]]`, in any record), which the chapter's checks follow with
+//! `chapter::follow`.
 //!
 //! So adding an exercise is its record, its stub and solution and its book section; a
 //! check or a progression step is code only when it takes a form the records cannot
@@ -102,11 +104,42 @@ pub struct Record {
     /// A declared check's counter expectations, tested on every launch of `verify`.
     #[serde(default)]
     pub expect: Vec<ExpectRecord>,
-    /// How a declared check follows the data from each load to its count (the chapter
-    /// names the ways: chapter 9's `thread_global`, ...); none to skip.
+    /// How the data of each of its kernels must flow (`chapter::declared::Follow`):
+    /// followed by the check, declared or a function, on every launch of that kernel.
     #[serde(default)]
-    pub follow: Option<String>,
+    pub follow: Vec<FollowRecord>,
 }
+
+/// How one kernel's data must flow, from each load to its bin (`chapter::declared::Follow`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FollowRecord {
+    /// The kernel, one of the exercise's `kernels` (or `given`).
+    pub kernel: String,
+    /// Who counts the elements it loads: `"thread"` or `"warp"` ([`UNITS`]).
+    pub unit: String,
+    /// Where the counting adds go: `"global"`, `"shared"` or `"registers"` ([`PLACES`]).
+    pub into: String,
+    /// Which loaded elements a block counts: `"all"` (the default) or `"slices"` ([`SCOPES`]).
+    #[serde(default)]
+    pub scope: Option<String>,
+    /// Bytes of the vector loads every whole vector of the input is read with (0: any).
+    #[serde(default)]
+    pub vector_bytes: u32,
+    /// Vector loads before counting in every round that has that many left (0: no rule).
+    #[serde(default)]
+    pub in_flight: u32,
+    /// Each lane counts into words of one bank of its own, in every round.
+    #[serde(default)]
+    pub lane_banks: bool,
+}
+
+/// The units a follow record may name (`chapter::declared::Unit`).
+pub const UNITS: [&str; 2] = ["thread", "warp"];
+/// The places a follow record may name (`chapter::declared::Place`).
+pub const PLACES: [&str; 3] = ["global", "shared", "registers"];
+/// The scopes a follow record may name (`chapter::declared::Scope`).
+pub const SCOPES: [&str; 2] = ["all", "slices"];
 
 /// A declared check's grid: a number of blocks, or `"one_per_thread"` with an optional
 /// `+K` (K more blocks than elements need: threads with no element).
@@ -300,9 +333,9 @@ pub fn parse(text: &str) -> Result<Records, String> {
                         e.id
                     ));
                 }
-                if !e.expect.is_empty() || e.follow.is_some() {
+                if !e.expect.is_empty() {
                     return Err(format!(
-                        "exercise {}: `expect` and `follow` belong to a declared check (`verify`), not to `check`",
+                        "exercise {}: `expect` belongs to a declared check (`verify`), not to `check`",
                         e.id
                     ));
                 }
@@ -351,6 +384,37 @@ pub fn parse(text: &str) -> Result<Records, String> {
                     l.grid,
                     GRIDS.join(", ")
                 ));
+            }
+        }
+        for (k, f) in e.follow.iter().enumerate() {
+            if !e.kernels.contains(&f.kernel) && !e.given.contains(&f.kernel) {
+                return Err(format!(
+                    "exercise {}: follows `{}`, which is not one of its kernels ({})",
+                    e.id,
+                    f.kernel,
+                    e.kernels.join(", ")
+                ));
+            }
+            if e.follow[..k].iter().any(|g| g.kernel == f.kernel) {
+                return Err(format!(
+                    "exercise {}: `{}` is followed twice",
+                    e.id, f.kernel
+                ));
+            }
+            let named = [
+                ("unit", f.unit.as_str(), &UNITS[..]),
+                ("into", f.into.as_str(), &PLACES[..]),
+                ("scope", f.scope.as_deref().unwrap_or("all"), &SCOPES[..]),
+            ];
+            for (key, value, names) in named {
+                if !names.contains(&value) {
+                    return Err(format!(
+                        "exercise {}: follow `{}`: no {key} `{value}` (the names are {})",
+                        e.id,
+                        f.kernel,
+                        names.join(", ")
+                    ));
+                }
             }
         }
         let mut seen = Vec::new();
@@ -703,14 +767,10 @@ fn declared_rs(e: &Record) -> String {
             )
         })
         .collect();
-    let follow = e
-        .follow
-        .as_deref()
-        .map_or("None".to_string(), |f| format!("Some({})", lit(f)));
     format!(
         "/// Exercise {id}'s declared check (its record's `verify` and `expect`).\n\
          pub static DECLARED_{step}: chapter::declared::Check = chapter::declared::Check {{\n    \
-         launches: &[{}],\n    expect: &[{}],\n    follow: {follow},\n}};\n\n\
+         launches: &[{}],\n    expect: &[{}],\n}};\n\n\
          fn declared_{step}(ctx: &mut Ctx) -> Checked {{\n    check_declared(ctx, &DECLARED_{step})\n}}\n\n",
         launches.join(", "),
         expect.join(", "),
@@ -752,6 +812,34 @@ pub fn checks_rs(r: &Records) -> String {
         .filter(|e| e.check.is_none())
         .map(|e| format!("({}, &DECLARED_{})", lit(&e.id), e.id.replace('.', "_")))
         .collect();
+    let follows: Vec<String> = r
+        .exercise
+        .iter()
+        .flat_map(|e| &e.follow)
+        .map(|f| {
+            format!(
+                "    chapter::declared::Follow {{ kernel: {}, unit: chapter::declared::Unit::{}, into: \
+                 chapter::declared::Place::{}, scope: chapter::declared::Scope::{}, vector_bytes: {}, \
+                 in_flight: {}, lane_banks: {} }},",
+                lit(&f.kernel),
+                variant(&f.unit),
+                variant(&f.into),
+                variant(f.scope.as_deref().unwrap_or("all")),
+                f.vector_bytes,
+                f.in_flight,
+                f.lane_banks
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "\n/// How the data of each kernel the records name must flow (`[[exercise.follow]]`):\n\
+         /// `chapter::follow` checks each launch of it against its declaration.\n\
+         #[allow(dead_code)]\n\
+         pub static FOLLOWS: [chapter::declared::Follow; {}] = [\n{}\n];",
+        follows.len(),
+        follows.join("\n")
+    );
     let _ = writeln!(
         out,
         "\n/// Every declared check of the chapter, by exercise id (a test checks what they name).\n\
@@ -1044,6 +1132,10 @@ hints = []
         assert!(checks.contains("relation: chapter::declared::Relation::AtLeast, value: \"n * 2 + grid\", means: Some(\"tiled loads\"), why: \"tiles\""), "{checks}");
         assert!(checks.contains("(\"7.2\", &DECLARED_7_2)"), "{checks}");
         assert!(
+            checks.contains("pub static FOLLOWS: [chapter::declared::Follow; 0] = ["),
+            "{checks}"
+        );
+        assert!(
             checks.contains("\"7.1\" ex_7_1 => basic::check_7_1:"),
             "{checks}"
         );
@@ -1095,7 +1187,42 @@ hints = []
                     "needs = [\"7.1\"]",
                     "needs = [\"7.1\"]\nfollow = \"thread\"",
                 ),
-                "belong to a declared check",
+                "follow",
+            ),
+            (
+                GOOD.replace(
+                    "needs = [\"7.1\"]",
+                    "needs = [\"7.1\"]\nfollow = [{ kernel = \"conv_1d\", unit = \"thread\", into = \"shared\" }]",
+                ),
+                "follows `conv_1d`, which is not one of its kernels",
+            ),
+            (
+                GOOD.replace(
+                    "needs = [\"7.1\"]",
+                    "needs = [\"7.1\"]\nfollow = [{ kernel = \"conv_tiled\", unit = \"block\", into = \"shared\" }]",
+                ),
+                "no unit `block`",
+            ),
+            (
+                GOOD.replace(
+                    "needs = [\"7.1\"]",
+                    "needs = [\"7.1\"]\nfollow = [{ kernel = \"conv_tiled\", unit = \"warp\", into = \"local\" }]",
+                ),
+                "no into `local`",
+            ),
+            (
+                GOOD.replace(
+                    "needs = [\"7.1\"]",
+                    "needs = [\"7.1\"]\nfollow = [{ kernel = \"conv_tiled\", unit = \"warp\", into = \"shared\", scope = \"rows\" }]",
+                ),
+                "no scope `rows`",
+            ),
+            (
+                GOOD.replace(
+                    "needs = [\"7.1\"]",
+                    "needs = [\"7.1\"]\nfollow = [{ kernel = \"conv_tiled\", unit = \"warp\", into = \"shared\" }, { kernel = \"conv_tiled\", unit = \"thread\", into = \"global\" }]",
+                ),
+                "followed twice",
             ),
             (
                 GOOD.replace(
@@ -1109,6 +1236,24 @@ hints = []
             let e = parse(&text).unwrap_err();
             assert!(e.contains(said), "{said}: {e}");
         }
+    }
+
+    #[test]
+    fn a_follow_record_becomes_its_declaration_whatever_the_check() {
+        let text = format!(
+            "{GOOD}\n[[exercise.follow]]\nkernel = \"conv_tiled\"\nunit = \"warp\"\ninto = \"shared\"\n\
+             scope = \"slices\"\nvector_bytes = 16\nin_flight = 4\nlane_banks = true\n"
+        );
+        let checks = checks_rs(&parse(&text).unwrap());
+        assert!(
+            checks.contains(
+                "pub static FOLLOWS: [chapter::declared::Follow; 1] = [\n    chapter::declared::Follow { \
+                 kernel: \"conv_tiled\", unit: chapter::declared::Unit::Warp, into: \
+                 chapter::declared::Place::Shared, scope: chapter::declared::Scope::Slices, vector_bytes: 16, \
+                 in_flight: 4, lane_banks: true },\n];"
+            ),
+            "{checks}"
+        );
     }
 
     #[test]

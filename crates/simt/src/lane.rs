@@ -171,6 +171,9 @@ pub struct LanePanic {
     pub message: String,
     /// `file:line` in the kernel crate, when the lane panicked (not for a trap).
     pub at: Option<String>,
+    /// The function did not return: it ran its fuel, or the check's work budget, out (a
+    /// loop that never ends). Its caller reports a time-out, not a panic.
+    pub timed_out: bool,
 }
 
 /// The text of a panic payload: `panic!("...")` carries a `&str` or a `String`; anything

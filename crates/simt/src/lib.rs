@@ -75,6 +75,6 @@ pub use flow::Flow;
 pub use launch::launch;
 pub use memory::GlobalMemory;
 pub use op::{AtomicOp, AtomicType, Op, ShuffleKind, Space, WarpOp, constant_address};
-pub use report::{Finding, LaunchError, LaunchReport, ThreadRef};
+pub use report::{Finding, LaunchError, LaunchReport, LoopPlace, ThreadRef};
 pub use spec::{KernelBody, LaunchSpec};
 pub use trace::{Trace, TraceSink};

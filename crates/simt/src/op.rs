@@ -121,7 +121,7 @@ impl AtomicOp {
 }
 
 /// Which lane a shuffle reads from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ShuffleKind {
     /// `__shfl_sync`: from lane `arg` of the segment.
     Idx,

@@ -56,7 +56,7 @@ impl LoopEnds {
         }
     }
 
-    fn end(&self, head: Site) -> Option<Site> {
+    pub(crate) fn end(&self, head: Site) -> Option<Site> {
         self.0.get(&key(head)).copied()
     }
 }
@@ -85,6 +85,11 @@ impl LoopStack {
                     (None, None) => true,
                     _ => false,
                 })
+    }
+
+    /// The innermost loop the lane is in, with its iteration of it (counted from 1).
+    pub(crate) fn innermost(&self) -> Option<(Site, u32)> {
+        self.top().map(|h| (h, self.counts[self.len - 1] + 1))
     }
 
     fn top(&self) -> Option<Site> {

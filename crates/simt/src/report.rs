@@ -299,6 +299,9 @@ pub enum LaunchError {
         fuel: u64,
         /// The last device call it made (empty if none).
         site: SiteName,
+        /// The loop that call was in, as the emulator learned it from the lane's jumps
+        /// back ([`LoopPlace`]), if the lane had looped.
+        in_loop: Option<LoopPlace>,
     },
     /// The check's work budget ([`WorkBudget`](crate::meter::WorkBudget) of
     /// [`Config::meter`](crate::Config::meter)) ran out: its launches and host calls
@@ -309,10 +312,13 @@ pub enum LaunchError {
         work: crate::meter::Work,
         /// The budget of that kind.
         budget: u64,
-        /// The thread that was running when it ran out (none for warp steps).
+        /// The thread that was running when it ran out (for warp steps: the first lane of
+        /// the step that went past it).
         thread: Option<ThreadRef>,
         /// That thread's last device call (empty if none).
         site: SiteName,
+        /// The loop that call was in, if the lane had looped ([`LoopPlace`]).
+        in_loop: Option<LoopPlace>,
     },
     /// A sandboxed lane trapped: a stack overflow, an allocation past the lane's memory, an
     /// integer division by zero, ... The other lanes, the launch's memory and the process
@@ -464,7 +470,12 @@ impl fmt::Display for LaunchError {
             } => {
                 write!(f, "{thread} panicked at {site}: {message}")
             }
-            LaunchError::FuelExhausted { thread, fuel, site } => {
+            LaunchError::FuelExhausted {
+                thread,
+                fuel,
+                site,
+                in_loop,
+            } => {
                 write!(
                     f,
                     "timed out: {thread} ran {fuel} WebAssembly instructions without reaching a \
@@ -473,6 +484,9 @@ impl fmt::Display for LaunchError {
                 if !site.is_empty() {
                     write!(f, "; its last device call was at {site}")?;
                 }
+                if let Some(l) = in_loop {
+                    write!(f, ", {l}")?;
+                }
                 Ok(())
             }
             LaunchError::WorkBudgetExceeded {
@@ -480,6 +494,7 @@ impl fmt::Display for LaunchError {
                 budget,
                 thread,
                 site,
+                in_loop,
             } => {
                 let what = match work {
                     crate::meter::Work::Instructions => "WebAssembly instructions",
@@ -496,6 +511,9 @@ impl fmt::Display for LaunchError {
                 }
                 if !site.is_empty() {
                     write!(f, ", its last device call at {site}")?;
+                }
+                if let Some(l) = in_loop {
+                    write!(f, ", {l}")?;
                 }
                 Ok(())
             }
@@ -587,6 +605,36 @@ impl fmt::Display for LaunchError {
 }
 
 impl std::error::Error for LaunchError {}
+
+/// Where a lane was in the kernel's loops when a limit stopped it: the innermost loop the
+/// emulator learned from the lane's jumps back (the emulator sees device calls only, so a
+/// loop is known by the lines of the device calls in it), and the lane's iteration of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LoopPlace {
+    /// The file of the loop's device calls.
+    pub file: String,
+    /// The line of its first device call (where each iteration jumps back to).
+    pub first_line: u32,
+    /// The line of the last device call seen in it.
+    pub last_line: u32,
+    /// The lane's iteration of it (1 for the first time round).
+    pub iteration: u32,
+}
+
+impl fmt::Display for LoopPlace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lines = if self.first_line == self.last_line {
+            format!("line {}", self.first_line)
+        } else {
+            format!("lines {} to {}", self.first_line, self.last_line)
+        };
+        write!(
+            f,
+            "in iteration {} of the loop whose device calls are at {lines} of {}",
+            self.iteration, self.file
+        )
+    }
+}
 
 /// Formats a sorted set of linear thread indices as compact ranges: `0-31, 40, 64-95`.
 pub fn ranges(ids: &[u32]) -> String {

@@ -39,7 +39,7 @@
 use crate::check::{Findings, GlobalWrites, WordState};
 use crate::config::Config;
 use crate::counters::{Counters, LineCounters};
-use crate::flow::{Flow, FlowEvent, FlowKind};
+use crate::flow::{Collective, Flow, FlowEvent, FlowKind};
 use crate::hardware as hw;
 use crate::lane::{LaneCtx, Parked, Req, set_current, take_last_panic};
 use crate::memory::{GlobalMemory, SharedMemory};
@@ -674,28 +674,52 @@ impl<'m> Exec<'m> {
                 message,
                 site,
             }),
-            Err(LaneFailure::Fuel(fuel, site)) => {
-                Err(LaunchError::FuelExhausted { thread, fuel, site })
-            }
+            Err(LaneFailure::Fuel(fuel, site)) => Err(LaunchError::FuelExhausted {
+                thread,
+                fuel,
+                site,
+                in_loop: self.loop_of(li),
+            }),
             Err(LaneFailure::Budget(budget, site)) => Err(LaunchError::WorkBudgetExceeded {
                 work: Work::Instructions,
                 budget,
                 thread: Some(thread),
                 site,
+                in_loop: self.loop_of(li),
             }),
             Err(LaneFailure::Trap(what, site)) => Err(LaunchError::LaneTrap { thread, what, site }),
         }
     }
 
-    fn budget(&mut self) -> Result<(), LaunchError> {
+    /// Where lane `li` is in the loops the emulator learned, if it has looped.
+    #[cold]
+    fn loop_of(&self, li: usize) -> Option<crate::report::LoopPlace> {
+        let (head, iteration) = self.lanes[li].loops.innermost()?;
+        let end = self.loop_ends.end(head).unwrap_or(head);
+        Some(crate::report::LoopPlace {
+            file: head.file().to_string(),
+            first_line: head.line(),
+            last_line: end.line().max(head.line()),
+            iteration,
+        })
+    }
+
+    /// Counts one warp step, lane `li`'s (the first of the step), against the step budget
+    /// and the check's work budget; past either, the launch ends naming that lane.
+    fn budget(&mut self, li: usize) -> Result<(), LaunchError> {
         if let Some(m) = &self.config.meter
             && !m.charge_step()
         {
+            let budget = m.budget().warp_steps;
             return Err(LaunchError::WorkBudgetExceeded {
                 work: Work::WarpSteps,
-                budget: m.budget().warp_steps,
-                thread: None,
-                site: String::new(),
+                budget,
+                thread: Some(self.lanes[li].thread),
+                site: self.lanes[li]
+                    .req
+                    .map(|r| fmt_site(r.site))
+                    .unwrap_or_default(),
+                in_loop: self.loop_of(li),
             });
         }
         self.steps += 1;
@@ -851,7 +875,7 @@ impl<'m> Exec<'m> {
 
     /// Executes one warp instruction for `group` (lanes of warp `w`, ascending).
     fn execute(&mut self, w: usize, group: &[usize], mask: u32) -> Result<(), LaunchError> {
-        self.budget()?;
+        self.budget(group[0])?;
         let site = self.lanes[group[0]].site();
         let m = self.warps[w];
         let live = (m.existing & !m.exited).count_ones() as usize;
@@ -869,7 +893,7 @@ impl<'m> Exec<'m> {
         }
         let results = self.exec_op(w, group, mask, site)?;
         if self.flow.is_some() {
-            self.record_flow(group, &results);
+            self.record_flow(group, &results, site);
         }
         self.watch_spin(group, &results, site)?;
         for (k, &li) in group.iter().enumerate() {
@@ -878,26 +902,42 @@ impl<'m> Exec<'m> {
         Ok(())
     }
 
-    /// Adds the executed step's global loads and atomics to the flow.
+    /// Adds the executed step's loads, stores, atomics and collectives to the flow.
     #[cold]
-    fn record_flow(&mut self, group: &[usize], results: &[u128]) {
+    fn record_flow(&mut self, group: &[usize], results: &[u128], site: Site) {
         let block = self.block_linear;
+        let line = site.line();
         let Some(flow) = &mut self.flow else { return };
         for (k, &li) in group.iter().enumerate() {
-            let (kind, space, base, index, size, value) = match *self.lanes[li].op_ref() {
+            let (kind, space, base, addr, size, value) = match *self.lanes[li].op_ref() {
                 Op::Load {
-                    space: Space::Global,
+                    space,
                     base,
                     index,
                     size,
                     ..
                 } => (
                     FlowKind::Load,
-                    Space::Global,
+                    space,
+                    base,
+                    base.wrapping_add(index.wrapping_mul(size as u64)),
+                    size,
+                    results[k] as u64,
+                ),
+                Op::Store {
+                    space,
                     base,
                     index,
                     size,
-                    results[k] as u64,
+                    value,
+                    ..
+                } => (
+                    FlowKind::Store,
+                    space,
+                    base,
+                    base.wrapping_add(index.wrapping_mul(size as u64)),
+                    size,
+                    value as u64,
                 ),
                 Op::Atomic {
                     space,
@@ -911,11 +951,15 @@ impl<'m> Exec<'m> {
                     FlowKind::Atomic(op, ty),
                     space,
                     base,
-                    index,
+                    base.wrapping_add(index.wrapping_mul(ty.size() as u64)),
                     ty.size(),
                     value,
                 ),
-                _ => return,
+                Op::Warp(ref w) => {
+                    let (c, value) = Collective::of(w);
+                    (FlowKind::Warp(c), Space::Shared, 0, 0, 0, value)
+                }
+                Op::Barrier => return,
             };
             flow.push(FlowEvent {
                 block,
@@ -923,9 +967,10 @@ impl<'m> Exec<'m> {
                 kind,
                 space,
                 base,
-                addr: base.wrapping_add(index.wrapping_mul(size as u64)),
+                addr,
                 size,
                 value,
+                line,
             });
         }
     }
@@ -1154,7 +1199,7 @@ impl<'m> Exec<'m> {
                 waits: self.waits(|_| true),
             });
         }
-        self.budget()?;
+        self.budget(waiting[0])?;
         let warps = self.lanes.len().div_ceil(WARP) as u64;
         let n = self.lanes.len() as u64;
         self.enter(site);

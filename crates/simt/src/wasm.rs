@@ -349,7 +349,16 @@ impl WasmModule {
         fuel: u64,
         meter: Option<&Arc<Meter>>,
     ) -> Result<Vec<u8>, LanePanic> {
-        let plain = |message: String| LanePanic { message, at: None };
+        let plain = |message: String| LanePanic {
+            message,
+            at: None,
+            timed_out: false,
+        };
+        let timed_out = |message: String| LanePanic {
+            message,
+            at: None,
+            timed_out: true,
+        };
         let limits = LaneLimits {
             fuel,
             ..LaneLimits::default()
@@ -411,13 +420,17 @@ impl WasmModule {
                     .rsplit_once(':')
                     .map(|(file_line, _)| file_line.to_string())
                     .filter(|s| !s.is_empty());
-                Err(LanePanic { message, at })
+                Err(LanePanic {
+                    message,
+                    at,
+                    timed_out: false,
+                })
             }
-            Err(LaneFailure::Fuel(fuel, _)) => Err(plain(format!(
+            Err(LaneFailure::Fuel(fuel, _)) => Err(timed_out(format!(
                 "timed out: `{name}` ran {fuel} WebAssembly instructions without returning (an \
                  endless loop?)"
             ))),
-            Err(LaneFailure::Budget(budget, _)) => Err(plain(format!(
+            Err(LaneFailure::Budget(budget, _)) => Err(timed_out(format!(
                 "timed out: `{name}` ran past the check's work budget ({budget} WebAssembly \
                  instructions for all its launches and host calls together, a count: the same \
                  on every machine; an endless loop?)"

@@ -46,7 +46,7 @@ fn a_flow_follows_each_thread_from_its_load_to_its_atomics() {
             .collect();
         let load = mine
             .iter()
-            .find(|e| e.kind == FlowKind::Load)
+            .find(|e| e.kind == FlowKind::Load && e.space == Space::Global)
             .expect("the thread loaded its element");
         assert_eq!(
             (load.space, load.addr, load.size, load.value),
@@ -54,7 +54,7 @@ fn a_flow_follows_each_thread_from_its_load_to_its_atomics() {
         );
         let count = mine
             .iter()
-            .find(|e| e.space == Space::Shared)
+            .find(|e| e.space == Space::Shared && matches!(e.kind, FlowKind::Atomic(..)))
             .expect("the thread counted it");
         assert_eq!(count.kind, FlowKind::Atomic(AtomicOp::Add, AtomicType::U32));
         assert_eq!((count.addr - count.base) / 4, (v % 8) as u64);
@@ -71,6 +71,77 @@ fn a_flow_follows_each_thread_from_its_load_to_its_atomics() {
         let elements = if block == 0 { 64 } else { 36 };
         assert_eq!(commits, elements, "block {block} commits what it counted");
     }
+}
+
+#[test]
+fn a_flow_holds_the_shared_counters_stores_and_reads_with_their_lines() {
+    let (report, ..) = launch(true);
+    let flow = report.flow.as_ref().expect("asked for");
+    // Threads 0..8 of each block zero their word, then read it back to commit it: the
+    // store of 0 and a load of the bin's count, from the kernel's own lines.
+    for block in 0..2u64 {
+        for t in 0..8u32 {
+            let mine: Vec<_> = flow
+                .events
+                .iter()
+                .filter(|e| e.block == block && e.thread == t && e.space == Space::Shared)
+                .collect();
+            let store = mine
+                .iter()
+                .find(|e| e.kind == FlowKind::Store)
+                .expect("zeroed");
+            assert_eq!(
+                (store.addr - store.base, store.size, store.value),
+                (4 * t as u64, 4, 0)
+            );
+            let read = mine
+                .iter()
+                .find(|e| e.kind == FlowKind::Load)
+                .expect("read back");
+            assert_eq!(read.addr - read.base, 4 * t as u64);
+            assert!(read.line > store.line, "the read comes later in the kernel");
+        }
+    }
+}
+
+#[gpu::kernel]
+fn votes(out: gpu::GlobalSlice<u32>) {
+    use gpu::prelude::*;
+    let lane = warp::lane_id();
+    let peers = warp::warp_match_any(warp::FULL_MASK, lane % 4);
+    let odd = warp::warp_vote_ballot(warp::FULL_MASK, lane % 2 == 1);
+    let next = warp::warp_shuffle_down(warp::FULL_MASK, lane, 1, 32);
+    out.store(lane, peers ^ odd ^ next);
+}
+
+#[test]
+fn a_flow_names_each_collective_with_the_lane_s_operand() {
+    use simt::flow::Collective;
+    let mut dev = Device::emulator_with(Config {
+        watchdog: None,
+        record_flow: true,
+        ..Config::default()
+    });
+    let out = dev.alloc::<u32>(32).unwrap();
+    let r = dev
+        .launch(&votes::KERNEL, LaunchConfig::linear(1, 32), (out.slice(),))
+        .unwrap();
+    let flow = r.emulator.unwrap().flow.unwrap();
+    let of = |lane: u32, c: Collective| {
+        flow.events
+            .iter()
+            .find(|e| e.thread == lane && e.kind == FlowKind::Warp(c))
+            .map(|e| e.value)
+    };
+    for lane in 0..32u32 {
+        assert_eq!(of(lane, Collective::MatchAny), Some((lane % 4) as u64));
+        assert_eq!(of(lane, Collective::Ballot), Some((lane % 2) as u64));
+        assert_eq!(
+            of(lane, Collective::Shuffle(simt::ShuffleKind::Down)),
+            Some(lane as u64)
+        );
+    }
+    assert_eq!(Collective::MatchAny.cuda_name(), "__match_any_sync");
 }
 
 #[test]

@@ -42,15 +42,18 @@ fn the_launches_of_a_device_share_one_budget_of_warp_steps() {
     let (done, e) = launches_until_stopped(&mut device(Some(meter.clone())));
     // Each launch takes about 200 warp steps (a load and a store per read).
     assert!((4..=5).contains(&done), "{done} launches completed");
-    assert_eq!(
-        e,
-        LaunchError::WorkBudgetExceeded {
-            work: Work::WarpSteps,
-            budget: 1000,
-            thread: None,
-            site: String::new(),
-        }
-    );
+    // The step past the budget names its first lane and where it was.
+    let LaunchError::WorkBudgetExceeded {
+        work: Work::WarpSteps,
+        budget: 1000,
+        thread: Some(_),
+        ref site,
+        ..
+    } = e
+    else {
+        panic!("{e:?}");
+    };
+    assert!(site.contains("common/mod.rs:116:"), "{site}");
     assert!(e.to_string().contains("more than 1000 warp steps"), "{e}");
     assert!(meter.used().warp_steps > 1000);
 
@@ -69,4 +72,40 @@ fn the_launches_of_a_device_share_one_budget_of_warp_steps() {
         )
         .expect("no meter, no shared budget");
     }
+}
+
+#[test]
+fn a_launch_stopped_by_the_budget_names_the_line_and_the_loop_it_was_in() {
+    // One launch of 100 rounds (200 warp steps), stopped at step 151: in its loop.
+    let budget = WorkBudget {
+        instructions: u64::MAX,
+        warp_steps: 150,
+    };
+    let mut dev = device(Some(Meter::new(budget)));
+    let out = dev.alloc::<u32>(32).expect("memory");
+    let e = dev
+        .launch(
+            &reread::KERNEL,
+            LaunchConfig::linear(1, 32),
+            (out.slice(), 100),
+        )
+        .expect_err("past the budget");
+    let LaunchError::WorkBudgetExceeded {
+        thread: Some(t),
+        ref site,
+        in_loop: Some(ref l),
+        ..
+    } = e
+    else {
+        panic!("{e:?}");
+    };
+    assert_eq!(t.thread, [0, 0, 0]);
+    assert!(site.contains("common/mod.rs:116:"), "{site}");
+    assert_eq!((l.first_line, l.last_line), (116, 116), "{l:?}");
+    assert_eq!(l.iteration, 76, "the 76th read: steps 151 and 152");
+    let text = e.to_string();
+    assert!(
+        text.contains("in iteration 76 of the loop whose device calls are at line 116 of"),
+        "{text}"
+    );
 }

@@ -5,6 +5,7 @@ use crate::inputs::{Case, bytes, random_len, skewed_bytes, sorted_runs};
 use crate::launch::{self, Run, word_grid, word_grid_n};
 use crate::reference::{self, Access};
 use chapter::checking::exactly;
+use chapter::follow::{Adds, Elements, Part};
 use course::Outcome;
 use gpu_host::{Counters, LaunchConfig};
 
@@ -90,6 +91,38 @@ fn block_commits(run: &Run, data: &[u8], per_thread: u32) -> u64 {
     seen.values()
         .map(|s| s.iter().filter(|&&x| x).count() as u64)
         .sum()
+}
+
+/// Follows the data of `run` (of `kernel` on `data`) against the kernel's declaration in
+/// `exercises.toml` ([`chapter::follow`]): each byte counted by the thread that loaded
+/// it, and the shared bins committed as counted.
+fn follow(ctx: &Ctx, case: &str, kernel: &str, data: &[u8], run: &Run) -> Result<(), Outcome> {
+    let Some(flow) = run.report.emulator.as_ref().and_then(|r| r.flow.as_ref()) else {
+        return Ok(());
+    };
+    let Some(decl) = chapter::declared::follow_of(&super::FOLLOWS, kernel) else {
+        return Err(Outcome::fail(
+            course::Status::Error,
+            format!("the check follows `{kernel}`, whose record declares no `[[exercise.follow]]`"),
+        ));
+    };
+    let bin = |i: usize| Some(data[i] as u32);
+    let e = Elements {
+        parts: vec![Part {
+            addr: run.input_addrs.first().copied().unwrap_or(u64::MAX),
+            size: 1,
+        }],
+        n: data.len(),
+        bin: &bin,
+        adds: Adds::One,
+        output: run.output_addr,
+        noun: "byte",
+        block_threads: run.block,
+        slice_width: 0,
+    };
+    chapter::follow::follow(decl, flow, &e)
+        .map(|_| ())
+        .map_err(|why| ctx.technique(case, why))
 }
 
 /// Checks one run's counters against the technique of kernel `which` (1 to 4).
@@ -271,6 +304,7 @@ pub(super) fn check_5_6(ctx: &mut Ctx) -> Checked {
                     exactly,
                 )?;
                 technique(ctx, &label, which, &case.data, &run, 1)?;
+                follow(ctx, &label, name, &case.data, &run)?;
             }
             let cfg = LaunchConfig::linear(word_grid(n, block), block);
             let label = format!("histo_shared, {}, <<<{}, {block}>>>", case.name, cfg.grid.x);
@@ -284,6 +318,7 @@ pub(super) fn check_5_6(ctx: &mut Ctx) -> Checked {
                 exactly,
             )?;
             technique(ctx, &label, 3, &case.data, &run, 1)?;
+            follow(ctx, &label, "histo_shared", &case.data, &run)?;
             for per_thread in [1, 4, 7] {
                 let cfg = LaunchConfig::linear(word_grid_n(n, block, per_thread), block);
                 let label = format!(
@@ -300,13 +335,14 @@ pub(super) fn check_5_6(ctx: &mut Ctx) -> Checked {
                     exactly,
                 )?;
                 technique(ctx, &label, 4, &case.data, &run, per_thread)?;
+                follow(ctx, &label, "histo_shared_n", &case.data, &run)?;
             }
         }
     }
     Ok(format!(
         "the four kernels count {total} bytes of eight inputs right (tails of 1 to 3 bytes, a hot \
          bin, sorted runs), with one global atomic per byte (1, 2), one load per word (2, 3, 4), \
-         and shared bins committed once per block (3, 4){}",
+         and shared bins committed once per block (3, 4), each byte counted by the thread that loaded it{}",
         ctx.technique_note()
     ))
 }

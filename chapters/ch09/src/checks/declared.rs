@@ -1,29 +1,22 @@
 //! Declared checks: an exercise whose record declares its launches and the counters they
-//! must show (`[[exercise.verify]]`, `[[exercise.expect]]`, `follow`) is checked here, with
+//! must show (`[[exercise.verify]]`, `[[exercise.expect]]`) is checked here, with
 //! no check function of its own (`chapter::declared::Check`).
 //!
 //! A byte kernel `(data, histo)` runs on every input of [`inputs::byte_cases`], a `u32`
 //! kernel on values for its bins; each result must equal the reference histogram, the
-//! emulator must find no race, then the data is followed (`follow`) and every expectation
-//! tested with the launch's names: `n` (elements), `counted` (elements the reference
+//! emulator must find no race, then the data of a kernel whose record declares its flow
+//! is followed (`[[exercise.follow]]`, [`super::flow`]) and every expectation tested with
+//! the launch's names: `n` (elements), `counted` (elements the reference
 //! counts), `grid`, `block`, `bins`, and each counter by its report name.
 
-use super::flow::{self, Counts, Unit};
-use super::{Checked, Ctx, Verify, counters};
+use super::flow::{self, Input};
+use super::{Checked, Ctx, FOLLOWS, Verify, counters};
 use crate::inputs::{self, Case};
 use crate::kernels::{ByteKernel, U32Kernel};
 use crate::launch::{self, Run, Shape};
 use crate::reference;
 use chapter::declared::{self, Check};
 use course::{Outcome, Status};
-
-/// The ways a record's `follow` may name: how each loaded element reaches its count.
-pub const FOLLOW: [(&str, Unit, Counts); 4] = [
-    ("thread_global", Unit::Thread, Counts::Global),
-    ("thread_shared_bins", Unit::Thread, Counts::SharedBins),
-    ("warp_shared_bins", Unit::Warp, Counts::SharedBins),
-    ("thread_shared_totals", Unit::Thread, Counts::SharedTotals),
-];
 
 /// The record's mistake, as the check's outcome (the course's, not the student's).
 fn record_error(message: String) -> Outcome {
@@ -35,19 +28,10 @@ fn record_error(message: String) -> Outcome {
 
 /// Runs the declared check `spec` (see the module's docs).
 pub(crate) fn check_declared(ctx: &mut Ctx, spec: &Check) -> Checked {
-    let follow = match spec.follow {
-        Some(name) => {
-            let way = FOLLOW.iter().find(|(n, ..)| *n == name).ok_or_else(|| {
-                record_error(format!(
-                    "no way to follow the data named `{name}` (chapter 9 has {})",
-                    FOLLOW.map(|(n, ..)| n).join(", ")
-                ))
-            })?;
-            ctx.follow_data();
-            Some((way.1, way.2))
-        }
-        None => None,
-    };
+    let followed = |kernel: &str| chapter::declared::follow_of(&FOLLOWS, kernel).is_some();
+    if spec.launches.iter().any(|v| followed(v.kernel)) {
+        ctx.follow_data();
+    }
     let mut launches = 0;
     // The byte inputs, made once for every byte launch of the check.
     let seed = ctx.seed;
@@ -66,19 +50,13 @@ pub(crate) fn check_declared(ctx: &mut Ctx, spec: &Check) -> Checked {
                 let name = launch_name(spec, v, case, shape);
                 let run = launch::bytes(ctx.dev, &k, &case.data, v.bins, shape);
                 let run = ctx.verify_eq(&name, run, &expected)?;
-                if let Some((unit, counts)) = follow {
-                    flow::follow(ctx, &name, &run, &case.data, v.bins, unit, counts)?;
+                if followed(v.kernel) {
+                    flow::follow(ctx, &name, v.kernel, &run, Input::Bytes(&case.data, v.bins))?;
                 }
                 expectations(ctx, spec, &name, &run, case.n(), &expected, shape, v)?;
                 launches += 1;
             }
         } else if let Some(k) = kernel.downcast_ref::<U32Kernel>() {
-            if follow.is_some() {
-                return Err(record_error(format!(
-                    "`{}` takes u32 values: the data is followed for byte kernels only",
-                    v.kernel
-                )));
-            }
             let k = *k;
             for case in super::extensions::value_cases(ctx.seed, v.bins) {
                 let expected = reference::value_histogram(&case.data, v.bins);
@@ -86,6 +64,15 @@ pub(crate) fn check_declared(ctx: &mut Ctx, spec: &Check) -> Checked {
                 let name = launch_name(spec, v, &case, shape);
                 let run = launch::values(ctx.dev, &k, &case.data, v.bins, shape);
                 let run = ctx.verify_eq(&name, run, &expected)?;
+                if followed(v.kernel) {
+                    flow::follow(
+                        ctx,
+                        &name,
+                        v.kernel,
+                        &run,
+                        Input::Values(&case.data, v.bins),
+                    )?;
+                }
                 expectations(ctx, spec, &name, &run, case.n(), &expected, shape, v)?;
                 launches += 1;
             }
@@ -179,8 +166,9 @@ mod tests {
     use chapter::declared::Expr;
 
     /// What a declared check names, it can run: kernels of the table with a signature
-    /// the check knows, ways to follow the data, and expressions of known names (a typo
-    /// in `exercises.toml` fails here, not in a student's check).
+    /// the check knows and expressions of known names (a typo in `exercises.toml` fails
+    /// here, not in a student's check); every kernel whose flow the records declare is
+    /// a kernel of the table.
     #[test]
     fn every_declared_check_names_what_it_can_run() {
         let k = crate::kernels::kernels(course::KernelSource::Reference);
@@ -197,9 +185,6 @@ mod tests {
                     v.kernel
                 );
             }
-            if let Some(f) = check.follow {
-                assert!(FOLLOW.iter().any(|(n, ..)| *n == f), "{id}: follow `{f}`");
-            }
             for e in check.expect {
                 for text in [e.counter, e.value] {
                     for name in Expr::parse(text).unwrap().names() {
@@ -208,6 +193,9 @@ mod tests {
                 }
             }
         }
+        for f in &FOLLOWS {
+            assert!(k.named(f.kernel).is_some(), "follow `{}`", f.kernel);
+        }
     }
 
     /// A record naming what the chapter cannot run is the course's error, said as such,
@@ -215,9 +203,14 @@ mod tests {
     #[test]
     fn a_record_the_chapter_cannot_run_is_an_error_of_the_course() {
         static NOWHERE: Check = Check {
-            launches: &[],
+            launches: &[declared::Verify {
+                kernel: "nowhere",
+                blocks: declared::Blocks::Fixed(1),
+                block: 32,
+                bins: 4,
+                shared_bins: false,
+            }],
             expect: &[],
-            follow: Some("nowhere"),
         };
         static WEIGHTED: Check = Check {
             launches: &[declared::Verify {
@@ -228,10 +221,9 @@ mod tests {
                 shared_bins: false,
             }],
             expect: &[],
-            follow: None,
         };
         let mut dev = gpu_host::Device::emulator();
-        for (check, said) in [(&NOWHERE, "`nowhere`"), (&WEIGHTED, "needs code")] {
+        for (check, said) in [(&NOWHERE, "no kernel `nowhere`"), (&WEIGHTED, "needs code")] {
             let mut ctx = Ctx::new(&mut dev, &crate::kernels::REFERENCE, 1, "ch09");
             let out = check_declared(&mut ctx, check).unwrap_err();
             assert_eq!(out.status, Status::Error, "{}", out.reason);

@@ -1,5 +1,6 @@
 //! Checks of the extensions 9.10 to 9.16.
 
+use super::flow::{self, Input};
 use super::{Checked, Ctx, Verify, counters};
 use crate::inputs::{self, Case, InputKind};
 use crate::kernels::{REFERENCE, Strategy, U32Kernel};
@@ -89,6 +90,7 @@ fn pixels(kind: &InputKind, n: usize, extra: usize, seed: u64) -> Vec<u8> {
 
 pub(crate) fn check_9_11(ctx: &mut Ctx) -> Checked {
     use course::draw::{n, seed_text};
+    ctx.follow_data();
     let s = ctx.seed;
     let (random, black, skewed, text) = (n(333), n(500), n(1000), n(700));
     let pixel: Vec<u8> = [10, 200, 255]
@@ -133,15 +135,23 @@ pub(crate) fn check_9_11(ctx: &mut Ctx) -> Checked {
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, 3 * n as u64, grid, 3 * bins)?;
             }
+            flow::follow(
+                ctx,
+                &name,
+                "histo_rgb",
+                &run,
+                Input::Pixels(&case.data, bins),
+            )?;
         }
     }
     Ok(format!(
-        "{launches} launches right, three privatized channels{}",
+        "{launches} launches right, three privatized channels, each byte counted by the thread that loaded it{}",
         ctx.technique_note()
     ))
 }
 
 pub(crate) fn check_9_12(ctx: &mut Ctx) -> Checked {
+    ctx.follow_data();
     let k = ctx.k.histo_weighted;
     let mut launches = 0;
     for (c, case) in inputs::byte_cases(ctx.seed).into_iter().enumerate() {
@@ -178,16 +188,24 @@ pub(crate) fn check_9_12(ctx: &mut Ctx) -> Checked {
                 if let Some(c) = counters(&run) {
                     privatized(ctx, &name, c, case.n() as u64, grid, bins)?;
                 }
+                flow::follow(
+                    ctx,
+                    &name,
+                    "histo_weighted",
+                    &run,
+                    Input::Weighted(&case.data, &weights, bins),
+                )?;
             }
         }
     }
     Ok(format!(
-        "{launches} launches right, privatized f32 bins{}",
+        "{launches} launches right, privatized f32 bins, each weight added as loaded by the thread that loaded it{}",
         ctx.technique_note()
     ))
 }
 
 pub(crate) fn check_9_13(ctx: &mut Ctx) -> Checked {
+    ctx.follow_data();
     let k = ctx.k.histo_joint;
     let mut launches = 0;
     for (c, case) in inputs::byte_cases(ctx.seed).into_iter().enumerate() {
@@ -213,10 +231,17 @@ pub(crate) fn check_9_13(ctx: &mut Ctx) -> Checked {
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, case.n() as u64, grid, bins)?;
             }
+            flow::follow(
+                ctx,
+                &name,
+                "histo_joint",
+                &run,
+                Input::Pairs(&case.data, &y, bins_x, bins_y),
+            )?;
         }
     }
     Ok(format!(
-        "{launches} launches right, privatized 2-D bins{}",
+        "{launches} launches right, privatized 2-D bins, each pair counted by the thread that loaded it{}",
         ctx.technique_note()
     ))
 }
@@ -231,6 +256,7 @@ pub const PRIVATIZATION_QUESTION: [(u32, u32, u32); 5] = [
 ];
 
 pub(crate) fn check_9_14(ctx: &mut Ctx) -> Checked {
+    ctx.follow_data();
     let mut launches = 0;
     for bins in [1u32, 100, 1024, 4096] {
         for case in value_cases(ctx.seed, bins) {
@@ -259,6 +285,13 @@ pub(crate) fn check_9_14(ctx: &mut Ctx) -> Checked {
                     )
                     .of_kind(crate::failures::GLOBAL_KERNEL));
             }
+            flow::follow(
+                ctx,
+                &name,
+                "histo_u32_global",
+                &run,
+                Input::Values(&case.data, bins),
+            )?;
             let shape = Shape::new(3, 64).with_bins(bins);
             let name = format!(
                 "histo_u32_shared, {}, {bins} bins, <<<3, 64, {} bytes>>>",
@@ -269,6 +302,13 @@ pub(crate) fn check_9_14(ctx: &mut Ctx) -> Checked {
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, counted, 3, bins)?;
             }
+            flow::follow(
+                ctx,
+                &name,
+                "histo_u32_shared",
+                &run,
+                Input::Values(&case.data, bins),
+            )?;
             launches += 2;
         }
     }
@@ -489,9 +529,10 @@ pub(crate) fn check_9_16(ctx: &mut Ctx) -> Checked {
                 strategy.name(),
                 course::draw::seed_text(ctx.seed + bins as u64)
             );
+            // The reference's kernels: 9.16 grades the choice, 9.10 and 9.14 the kernels.
             let run = launch::values(
                 ctx.dev,
-                &strategy_kernel(ctx.k, strategy),
+                &strategy_kernel(&REFERENCE, strategy),
                 &data,
                 bins,
                 shape,
@@ -515,11 +556,14 @@ pub(crate) fn check_9_16(ctx: &mut Ctx) -> Checked {
         measured.push(line);
     }
     let mut out = format!(
-        "choices follow the table at {} bin counts; chosen kernels right",
+        "choices follow the table at {} bin counts",
         STRATEGY_BINS.len()
     );
     if ctx.dev.is_emulator() {
-        out.push_str(&format!(" (measured: {})", measured.join(" ")));
+        out.push_str(&format!(
+            "; the reference kernels of each strategy, measured: {}",
+            measured.join(" ")
+        ));
     }
     Ok(out)
 }
@@ -539,6 +583,7 @@ pub const SLICED_LAUNCHES: [(u32, u32, u32, u32); 7] = [
 ];
 
 pub(crate) fn check_9_17(ctx: &mut Ctx) -> Checked {
+    ctx.follow_data();
     let mut launches = 0;
     for (bins, width, grid, block) in SLICED_LAUNCHES {
         let slices = bins.div_ceil(width);
@@ -571,11 +616,19 @@ pub(crate) fn check_9_17(ctx: &mut Ctx) -> Checked {
                     ));
                 }
             }
+            flow::follow(
+                ctx,
+                &name,
+                "histo_u32_sliced",
+                &run,
+                Input::Values(&case.data, bins),
+            )?;
             launches += 1;
         }
     }
     Ok(format!(
-        "{launches} launches right, one shared atomic per counted value{}",
+        "{launches} launches right, one shared atomic per counted value, each by the thread that loaded it, for \
+         the slice its block commits{}",
         ctx.technique_note()
     ))
 }

@@ -1,11 +1,12 @@
 //! Checks of 9.5 to 9.9: shared-memory privatization, coarsening, aggregation, warp
 //! aggregation, and the fastest kernel.
 
-use super::flow::{self, Counts, Unit};
+use super::flow::{self, Input};
 use super::{Checked, Ctx, Verify, counters};
 use crate::inputs::{self, Case};
 use crate::launch::{self, Run, Shape, coarsened, one_per_thread};
 use crate::reference;
+use chapter::follow::Followed;
 use course::Outcome;
 use gpu_host::Counters;
 use solutions::ch09::FastestPolicy;
@@ -62,7 +63,13 @@ pub(crate) fn check_9_5(ctx: &mut Ctx) -> Checked {
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, case.n() as u64, shape.grid, bins)?;
             }
-            flow::privatized(ctx, &name, &run, &case.data, bins)?;
+            flow::follow(
+                ctx,
+                &name,
+                "histo_private_shared",
+                &run,
+                Input::Bytes(&case.data, bins),
+            )?;
             launches += 1;
         }
     }
@@ -88,7 +95,13 @@ pub(crate) fn check_9_5(ctx: &mut Ctx) -> Checked {
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, case.n() as u64, shape.grid, bins)?;
             }
-            flow::privatized(ctx, &name, &run, &case.data, bins)?;
+            flow::follow(
+                ctx,
+                &name,
+                "histo_private_dynamic",
+                &run,
+                Input::Bytes(&case.data, bins),
+            )?;
             launches += 1;
         }
     }
@@ -129,7 +142,13 @@ pub(crate) fn check_9_6(ctx: &mut Ctx) -> Checked {
             let run = ctx
                 .verify_eq(&name, run, &expected)
                 .map_err(|o| o.detail(cut.clone()))?;
-            flow::privatized(ctx, &name, &run, &case.data, bins)?;
+            flow::follow(
+                ctx,
+                &name,
+                "histo_coarse_contiguous",
+                &run,
+                Input::Bytes(&case.data, bins),
+            )?;
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, n as u64, grid, bins)?;
                 let (requests, sectors) =
@@ -161,7 +180,13 @@ pub(crate) fn check_9_6(ctx: &mut Ctx) -> Checked {
             let run = ctx
                 .verify_eq(&name, run, &expected)
                 .map_err(|o| o.detail(cut.clone()))?;
-            flow::privatized(ctx, &name, &run, &case.data, bins)?;
+            flow::follow(
+                ctx,
+                &name,
+                "histo_coarse_interleaved",
+                &run,
+                Input::Bytes(&case.data, bins),
+            )?;
             if let Some(c) = counters(&run) {
                 privatized(ctx, &name, c, n as u64, grid, bins)?;
                 let (requests, sectors) = reference::interleaved_sectors(n as u64, grid, block);
@@ -216,17 +241,18 @@ fn loads(
     Ok(())
 }
 
-/// Runs a grid-stride byte kernel on every case, coarsened by `coarsen`, with `bins`
-/// bins; returns the runs for the technique checks.
+/// Runs the grid-stride byte kernel `label` on every case, coarsened by `coarsen`, with
+/// `bins` bins, follows its data and calls `technique` on each run; returns the launches
+/// and what following the data showed.
 fn grid_stride_runs(
     ctx: &mut Ctx,
     k: &crate::kernels::ByteKernel,
     label: &str,
     cases: &[Case<u8>],
     shapes: &[(u32, u32, u32)],
-    unit: Unit,
     mut technique: impl FnMut(&Ctx, &str, &Case<u8>, &Run<u32>, u32, u32) -> Result<(), Outcome>,
-) -> Result<usize, Outcome> {
+) -> Result<(usize, Followed), Outcome> {
+    let mut followed = Followed::default();
     let mut launches = 0;
     for case in cases {
         for &(block, coarsen, bins) in shapes {
@@ -235,12 +261,18 @@ fn grid_stride_runs(
             let name = format!("{label}, {}, {bins} bins, <<<{grid}, {block}>>>", case.name);
             let run = launch::bytes(ctx.dev, k, &case.data, bins, shape);
             let run = ctx.verify_eq(&name, run, &reference::byte_histogram(&case.data, bins))?;
-            flow::follow(ctx, &name, &run, &case.data, bins, unit, Counts::SharedBins)?;
+            followed.add(&flow::follow(
+                ctx,
+                &name,
+                label,
+                &run,
+                Input::Bytes(&case.data, bins),
+            )?);
             technique(ctx, &name, case, &run, grid, bins)?;
             launches += 1;
         }
     }
-    Ok(launches)
+    Ok((launches, followed))
 }
 
 pub(crate) fn check_9_7(ctx: &mut Ctx) -> Checked {
@@ -250,13 +282,12 @@ pub(crate) fn check_9_7(ctx: &mut Ctx) -> Checked {
     cases.push(Case::new(format!("all zeros, n = {zeros}"), vec![0; zeros]));
     let (mut atomics, mut elements) = (0, 0);
     let k = ctx.k.histo_aggregate;
-    let launches = grid_stride_runs(
+    let (launches, _) = grid_stride_runs(
         ctx,
         &k,
         "histo_aggregate",
         &cases,
         &[(64, 8, 256), (96, 4, 8)],
-        Unit::Thread,
         |ctx, name, case, run, grid, bins| {
             let Some(c) = counters(run) else {
                 return Ok(());
@@ -297,13 +328,12 @@ pub(crate) fn check_9_8(ctx: &mut Ctx) -> Checked {
     let cases = inputs::byte_cases(ctx.seed);
     let (mut atomics, mut elements) = (0, 0);
     let k = ctx.k.histo_warp_aggregate;
-    let launches = grid_stride_runs(
+    let (launches, followed) = grid_stride_runs(
         ctx,
         &k,
         "histo_warp_aggregate",
         &cases,
         &[(64, 4, 256), (96, 2, 16)],
-        Unit::Warp,
         |ctx, name, case, run, grid, bins| {
             let Some(c) = counters(run) else {
                 return Ok(());
@@ -338,8 +368,31 @@ pub(crate) fn check_9_8(ctx: &mut Ctx) -> Checked {
         return Ok(format!("{launches} launches right{}", ctx.technique_note()));
     }
     Ok(format!(
-        "{launches} launches right; {atomics} shared atomics for {elements} elements, one per distinct bin per warp step"
+        "{launches} launches right; {atomics} shared atomics for {elements} elements, one per distinct bin per warp step; {}",
+        peers_found(&followed)
     ))
+}
+
+/// How 9.8's kernel found each lane's peers, from the collectives its warps issued:
+/// `warp_match_any`, or other collectives (ballots, shuffles), which the check accepts as
+/// warp aggregation (the atomics are what it checks) and names.
+fn peers_found(f: &Followed) -> String {
+    use simt::flow::Collective;
+    let matches = f.collective(Collective::MatchAny);
+    if matches > 0 {
+        return format!("peers found with warp_match_any ({matches} warp instructions)");
+    }
+    let ballots = f.collective(Collective::Ballot);
+    let shuffles: u64 = f
+        .collectives
+        .iter()
+        .filter(|(c, _)| matches!(c, Collective::Shuffle(_)))
+        .map(|(_, n)| n)
+        .sum();
+    format!(
+        "peers found without warp_match_any, by {ballots} ballots and {shuffles} shuffles (warp aggregation all \
+         the same: accepted; the book's 9.8 says what each costs)"
+    )
 }
 
 pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
@@ -373,6 +426,7 @@ pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
     let block = FastestPolicy::BLOCK_THREADS;
     let mut launches = 0;
     let mut conflict_free_requests = 0;
+    let mut followed = Followed::default();
     for case in &cases {
         for bins in [256u32, 7] {
             let n = case.n();
@@ -390,13 +444,20 @@ pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
                 grid: n.div_ceil(block as usize * 64).max(1) as u32,
                 ..policy
             };
-            let shapes = if four_each.grid < policy.grid {
-                vec![policy, four_each]
-            } else {
-                vec![policy]
+            // And blocks of 64 threads with 16 vectors each: four rounds of four loads in
+            // flight per thread, each of which is checked.
+            let rounds = Shape {
+                grid: n.div_ceil(64 * 16 * 16).max(1) as u32,
+                block: 64,
+                ..policy
             };
+            let mut shapes = vec![policy];
+            if four_each.grid < policy.grid {
+                shapes.push(four_each);
+            }
+            shapes.push(rounds);
             for shape in shapes {
-                let grid = shape.grid;
+                let (grid, block) = (shape.grid, shape.block);
                 let name = format!(
                     "{}, {bins} bins, <<<{grid}, {block}, {} bytes>>>",
                     case.name, shape.shared_bytes
@@ -405,59 +466,31 @@ pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
                 let run =
                     ctx.verify_eq(&name, run, &reference::byte_histogram(&case.data, bins))?;
                 launches += 1;
-                flow::follow(
-                    ctx,
-                    &name,
-                    &run,
-                    &case.data,
-                    bins,
-                    Unit::Thread,
-                    Counts::SharedTotals,
-                )?;
-                flow::loads_in_flight(ctx, &name, &run, &case.data, 4)
-                    .map_err(|o| o.of_kind(crate::failures::LOADS_IN_FLIGHT))?;
-                let Some(c) = counters(&run) else { continue };
-                let most_global = grid as u64 * bins as u64;
-                if c.global_atomic_lanes > most_global || c.shared_atomic_lanes > n as u64 {
-                    return Err(ctx.technique(
-                    &name,
-                    format!(
-                        "{} global and {} shared atomic lanes: privatized in shared memory, the kernel issues at most \
-                         one shared atomic per element and {most_global} global ones ({grid} blocks x {bins} bins)",
-                        c.global_atomic_lanes, c.shared_atomic_lanes
-                    ),
-                ));
+                // The counters first (their figures say what is missing), then the data,
+                // followed in every round of each thread's loop.
+                if let Some(c) = counters(&run) {
+                    fastest_counters(ctx, &name, c, n, grid, block, bins)?;
+                    if case.name == big_case.name && shape == policy {
+                        conflict_free_requests += c.shared_atomic_requests;
+                    }
                 }
-                // 16-byte loads: a warp instruction reads 32 vectors; each warp may have a
-                // partial instruction per loop (four loads in flight, then one at a time),
-                // and the tail's few bytes take one or two more.
-                let warps = grid as u64 * block.div_ceil(32) as u64;
-                let most_loads = (n as u64 / 16).div_ceil(32) + 5 * warps + 2;
-                if c.global_load_requests > most_loads {
-                    return Err(ctx.technique(
-                    &name,
-                    format!(
-                        "{} warp load instructions for {n} bytes: with 16-byte loads (U32x4, a warp reads 512 bytes \
-                         per instruction) there are at most {most_loads}",
-                        c.global_load_requests
-                    ),
-                ).of_kind(crate::failures::NARROW_LOADS));
-                }
-                if c.shared_atomic_bank_conflicts > 0 {
-                    return Err(ctx.technique(
-                    &name,
-                    format!(
-                        "{} extra passes of the shared atomics for bank conflicts (up to {}-way): with one counter \
-                         per bin, the 32 lanes' bins fall in random banks; a column of counters per lane index \
-                         for each byte value (`lane_counter`: `byte * 32 + lane`) puts every lane's counters in \
-                         a bank of its own",
-                        c.shared_atomic_bank_conflicts, c.shared_atomic_max_bank_ways
-                    ),
-                ).of_kind(crate::failures::BANK_CONFLICTS));
-                }
-                if case.name == big_case.name && shape == policy {
-                    conflict_free_requests += c.shared_atomic_requests;
-                }
+                followed.add(
+                    &flow::follow(
+                        ctx,
+                        &name,
+                        "histo_fastest",
+                        &run,
+                        Input::Bytes(&case.data, bins),
+                    )
+                    .map_err(|o| {
+                        // The rounds' rule: its own kind, answered by its own hint.
+                        if o.reason.contains("in flight") {
+                            o.of_kind(crate::failures::LOADS_IN_FLIGHT)
+                        } else {
+                            o
+                        }
+                    })?,
+                );
             }
         }
     }
@@ -465,7 +498,68 @@ pub(crate) fn check_9_9(ctx: &mut Ctx) -> Checked {
         return Ok(format!("{launches} launches right{}", ctx.technique_note()));
     }
     Ok(format!(
-        "{launches} launches right, privatized, 16-byte loads four in flight per lane, {conflict_free_requests} shared atomic \
-         instructions on {big} uniform bytes without a bank conflict"
+        "{launches} launches right, privatized; in every round of every thread's loop: each of {} whole vectors \
+         read by one 16-byte load, four loads in flight in each of the {} rounds with four vectors or more left \
+         (and {} rounds with fewer, at the end of a thread's share), and each of {} shared atomics in its lane's \
+         own bank; {} shared atomic instructions on {big} uniform bytes without a bank conflict",
+        followed.vector_loads,
+        followed.full_rounds,
+        followed.short_rounds,
+        followed.banked_atomics,
+        conflict_free_requests
     ))
+}
+
+/// 9.9's counters on a launch of `grid` blocks of `block` threads over `n` bytes and `bins`
+/// bins: privatized, 16-byte loads, shared atomics without bank conflicts.
+fn fastest_counters(
+    ctx: &Ctx,
+    name: &str,
+    c: &Counters,
+    n: usize,
+    grid: u32,
+    block: u32,
+    bins: u32,
+) -> Result<(), Outcome> {
+    let most_global = grid as u64 * bins as u64;
+    if c.global_atomic_lanes > most_global || c.shared_atomic_lanes > n as u64 {
+        return Err(ctx.technique(
+            name,
+            format!(
+                "{} global and {} shared atomic lanes: privatized in shared memory, the kernel issues at most \
+                 one shared atomic per element and {most_global} global ones ({grid} blocks x {bins} bins)",
+                c.global_atomic_lanes, c.shared_atomic_lanes
+            ),
+        ));
+    }
+    // 16-byte loads: a warp instruction reads 32 vectors; each warp may have a
+    // partial instruction per loop (four loads in flight, then one at a time),
+    // and the tail's few bytes take one or two more.
+    let warps = grid as u64 * block.div_ceil(32) as u64;
+    let most_loads = (n as u64 / 16).div_ceil(32) + 5 * warps + 2;
+    if c.global_load_requests > most_loads {
+        return Err(ctx.technique(
+            name,
+            format!(
+                "{} warp load instructions for {n} bytes: with 16-byte loads (U32x4, a warp reads 512 bytes \
+                 per instruction) there are at most {most_loads}",
+                c.global_load_requests
+            ),
+        )
+        .of_kind(crate::failures::NARROW_LOADS));
+    }
+    if c.shared_atomic_bank_conflicts > 0 {
+        return Err(ctx.technique(
+            name,
+            format!(
+                "{} extra passes of the shared atomics for bank conflicts (up to {}-way): with one counter \
+                 per bin, the 32 lanes' bins fall in random banks; a column of counters per lane index \
+                 for each byte value (`lane_counter`: `byte * 32 + lane`) puts every lane's counters in \
+                 a bank of its own",
+                c.shared_atomic_bank_conflicts, c.shared_atomic_max_bank_ways
+            ),
+        )
+        .of_kind(crate::failures::BANK_CONFLICTS));
+    }
+    Ok(())
 }
