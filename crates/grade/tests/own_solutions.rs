@@ -412,7 +412,8 @@ const OWN: &[(&str, &str, &str)] = &[
         "ch09.rs",
         "consume_tiles",
         r#"    let lane = warp::lane_id();
-    let column = |byte: u8| byte_bin(byte, num_bins) * FastestPolicy::LANE_COPIES + lane;
+    // A column of counters per byte value, one per lane, written out by hand.
+    let column = |byte: u8| byte as u32 * FastestPolicy::LANE_COPIES + lane;
     let count_words = |v: U32x4| {
         let U32x4(words) = v;
         for w in words {
@@ -453,9 +454,9 @@ const OWN: &[(&str, &str, &str)] = &[
         "ch09.rs",
         "histo_fastest",
         r#"    let bins = dynamic_shared![u32];
-    let nb = histo.len();
-    init_private_bins(bins, FastestPolicy::LANE_COPIES * nb);
-    consume_tiles(data, bins, nb);
+    let columns = 256 * FastestPolicy::LANE_COPIES;
+    init_private_bins(bins, columns);
+    consume_tiles(data, bins);
     store_lane_columns(bins, histo);"#,
     ),
     ("ch09.rs", "histo_registers", REGISTERS_BUTTERFLY),
@@ -1055,8 +1056,9 @@ const MISTAKES: &[Mistake] = &[
     (
         "9.9",
         "consume_tiles",
-        r#"    let count = |byte: u8| {
-        bins.atomic_add(byte_bin(byte, num_bins) * FastestPolicy::LANE_COPIES, 1);
+        r#"    // Every lane counts into the column's first counter: the lanes collide in a bank.
+    let count = |byte: u8| {
+        bins.atomic_add(byte as u32 * FastestPolicy::LANE_COPIES, 1);
     };
     let vectors = data.cast::<U32x4>();
     let n = vectors.len();
