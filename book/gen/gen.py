@@ -290,19 +290,45 @@ def sizes_table():
 # The best published single-core byte histogram found: TurboHist's `hist_8_32`, 2823 MB/s
 # on enwik9 (text) and on its BWT (skewed), one thread of an Intel Core i7-6700 at 3.4 GHz,
 # gcc 9.2 (github.com/powturbo/Turbo-Histogram, README, "Last update: 24 Oct 2019").
-TURBOHIST_MBPS, TURBOHIST_GHZ = 2823, 3.4
+def noted(file, text):
+    """`text`, checked to appear in `file` under notes/ (whitespace aside): a number a page
+    quotes from a note written as prose or as a table. Generation stops when the note no
+    longer says it."""
+    body = ' '.join(open(os.path.join(ROOT, file)).read().split())
+    if ' '.join(text.split()) not in body:
+        raise SystemExit(f'{file} no longer says {text!r}')
+    return text
+def noted_num(file, text):
+    """The number `text`, checked to appear in `file` ([`noted`])."""
+    return float(noted(file, text).replace(',', ''))
+CPU_NOTE = 'notes/cpu-histogram-2026-11-24.md'
+noted(CPU_NOTE, 'TurboHist `hist_8_32`, 2823 MB/s, one thread of an i7-6700 at 3.4 GHz')
+TURBOHIST_MBPS, TURBOHIST_GHZ = int(noted_num(CPU_NOTE, '2823')), noted_num(CPU_NOTE, '3.4')
 # The fastest published byte histogram found with SIMD: Harold Aptroot's AVX-512 positional
 # popcount (VPCOMPRESSB binning, GF2P8AFFINEQB + VPOPCNTB column sums), about 8.8 GB/s on an
 # Intel Core i5-11600K against 4.6 GB/s for TurboHist's hist_8_64 on the same machine
 # (bitmath.blogspot.com/2024/11, "Histogramming bytes with positional popcount
 # (GF2P8AFFINEQB edition)", 2024-11-10).
-APTROOT_GBPS, APTROOT_HIST_8_64_GBPS = 8.8, 4.6
+SIMD_NOTE = 'notes/cpu-simd-2026-11-25.md'
+noted(SIMD_NOTE, 'positional popcount is about 8.8 GB/s on one core')
+noted(SIMD_NOTE, "TurboHist's `hist_8_64` at about 4.6 GB/s")
+APTROOT_GBPS, APTROOT_HIST_8_64_GBPS = noted_num(SIMD_NOTE, '8.8'), noted_num(SIMD_NOTE, '4.6')
 # The last bench on the same host before the byte code was SIMD (the scalar tables),
 # for what AVX-512 gave there.
 CPU_SCALAR = 'notes/bench-h100-2026-11-24b.json'
 # One core of the course's development machine (AMD EPYC, Zen 5) with the SIMD byte code:
 # GB/s per input, best of 5 over 256 MiB, the lower of two runs (notes/cpu-simd-2026-11-25.md).
-AMD_SIMD_GBPS = {'uniform': 7.44, 'one-value': 35.69, '90pct-one-value': 7.69, 'text': 7.52}
+def amd_simd_gbps(file=SIMD_NOTE):
+    """The lower of the two runs per input, as the note gives them (GB/s)."""
+    body = ' '.join(open(os.path.join(ROOT, file)).read().split())
+    m = re.search(r'uniform (\d+\.\d+) and (\d+\.\d+) GB/s, one value (\d+\.\d+) and (\d+\.\d+), '
+                  r'90 % one value (\d+\.\d+) and (\d+\.\d+), text (\d+\.\d+) and (\d+\.\d+)', body)
+    if not m:
+        raise SystemExit(f'{file} no longer gives the SIMD code\'s GB/s per input')
+    v = [float(x) for x in m.groups()]
+    return {'uniform': min(v[0:2]), 'one-value': min(v[2:4]), '90pct-one-value': min(v[4:6]),
+            'text': min(v[6:8])}
+AMD_SIMD_GBPS = amd_simd_gbps()
 # Published code on one core of the bench's host (notes/cpu-published-2026-11-25.md):
 # Joern Engel's AVX-512 histogram.c (vhist256) against the tuned code, eight rounds that
 # alternate the two over 256 MiB, and one call over buffers in L1 and L2; TurboHist's best
@@ -310,9 +336,20 @@ AMD_SIMD_GBPS = {'uniform': 7.44, 'one-value': 35.69, '90pct-one-value': 7.69, '
 # Engel's own figure for his code, millicycles per byte on a Tiger Lake.
 XEON_PAIRS = 'notes/cpu-published-2026-11-25/h100-host-pairs.txt'
 XEON_SIZES = 'notes/cpu-published-2026-11-25/h100-host-sizes.txt'
-XEON_TURBOHIST_GBPS = (2.13, 2.54)
-XEON_READ_GBPS = (12.6, 13.5)
-ENGEL_MC_PER_BYTE = 473
+PUBLISHED_NOTE = 'notes/cpu-published-2026-11-25.md'
+def published_cell(row, pattern):
+    """The numbers `pattern` finds in the table row of the published-code note that starts
+    with `row`."""
+    for l in open(os.path.join(ROOT, PUBLISHED_NOTE)).read().split('\n'):
+        if l.startswith('| ' + row):
+            m = re.search(pattern, l)
+            if m:
+                return tuple(float(x) for x in m.groups())
+    raise SystemExit(f'{PUBLISHED_NOTE} has no row {row!r} with {pattern!r}')
+XEON_TURBOHIST_GBPS = (published_cell('TurboHist, best variant (call 2)', r'\| ([\d.]+) ')[0],
+                       published_cell('TurboHist, best variant (call 1)', r'\| ([\d.]+) ')[0])
+XEON_READ_GBPS = published_cell('one core reading memory', r'\| ([\d.]+), ([\d.]+) \|')
+ENGEL_MC_PER_BYTE = int(published_cell('Engel', r'Tiger Lake figure: (\d+)')[0])
 def median_range(ratios):
     """(median, min, max) of `ratios`, rounded to two places."""
     ratios = sorted(ratios)
@@ -344,7 +381,18 @@ XEON_ENGEL_RATIO = engel_ratios()
 # counters; its "MB/s" are millions of values per second): his scalar loop at 4458 to 5124
 # M values/s on one core of an AMD Ryzen 7 9700X, 3990 to 4335 on a Ryzen 7 7700X; his
 # fastest AVX-512 loop (V3) 709 to 729 on a Skylake Xeon virtual machine.
-MULA_PUBLISHED = {'9700X scalar': (4.46, 5.12), '7700X scalar': (3.99, 4.33), 'Skylake Xeon V3': (0.71, 0.73)}
+def mula_published(file='notes/u32-anchor-2026-11-25.md'):
+    """The low and high of three figures (G values/s) of a row of the u32 anchor note's
+    table of Mula's published results."""
+    lines = open(os.path.join(ROOT, file)).read().split('\n')
+    def row(start, col):
+        l = next(l for l in lines if l.startswith('| ' + start))
+        cell = l.split('|')[col]
+        v = [int(x) / 1000 for x in re.findall(r'\d+', cell.split('(')[0])]
+        return (round(min(v), 2), round(max(v), 2))
+    return {'9700X scalar': row('AMD Ryzen 7 9700X', 2), '7700X scalar': row('AMD Ryzen 7 7700X', 2),
+            'Skylake Xeon V3': row('Intel Xeon, Skylake', 3)}
+MULA_PUBLISHED = mula_published()
 # His code (go test -c of that folder, commit 15ba010, Go 1.19.8) and the course's u32 CPU
 # code on one core of the bench's host, three rounds alternating the two on his input
 # shapes (notes/u32-anchor-2026-11-25.md).
@@ -781,14 +829,6 @@ RUNS_NOTES = 'notes/gpu-runs.md'
 WAVES_12_GBPS, WAVES_12_READ = 2484, 3044
 assert f'{WAVES_12_GBPS} GB/s' in open(os.path.join(ROOT, RUNS_NOTES)).read() and \
     f'read kernel {WAVES_12_READ})' in open(os.path.join(ROOT, RUNS_NOTES)).read(), RUNS_NOTES
-def noted(file, text):
-    """`text`, checked to appear in `file` under notes/ (whitespace aside): a number a page
-    quotes from a note written as prose or as a table. Generation stops when the note no
-    longer says it."""
-    body = ' '.join(open(os.path.join(ROOT, file)).read().split())
-    if ' '.join(text.split()) not in body:
-        raise SystemExit(f'{file} no longer says {text!r}')
-    return text
 # The GPU run of those sections (an H100, notes/seeds-h100-2026-11-26/README.md).
 SEEDS = 'notes/seeds-h100-2026-11-26'
 def excerpt(file, first, last):
@@ -806,9 +846,6 @@ def row_c(name, kernel, k):
         if cells and cells[0] == kernel:
             return int(cells[1 + k])
     raise SystemExit(f'no row {kernel} in {name}')
-def noted_num(file, text):
-    """The number `text`, checked to appear in `file` ([`noted`])."""
-    return float(noted(file, text).replace(',', ''))
 LATENCY = 'notes/latency-h100-2026-11-24.md'
 NCU_96 = 'notes/ncu-9.6-h100-2026-11-24.txt'
 GRID_SHORT = 'notes/grid-short-inputs-h100-2026-11-24.md'
