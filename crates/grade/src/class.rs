@@ -3,19 +3,20 @@
 //! `grade --class DIR --out OUT` finds the submissions ([`discover`]: every folder holding
 //! `kernels/src`), and grades each as `--student` does, from the pristine course: its
 //! answers built for the sandbox (builds share the course's compiled dependencies, one at
-//! a time, while other submissions' checks run), then every exercise in a child process of
-//! its own. `jobs` submissions are in flight at once. A submission that does not build,
-//! loops or crashes a child costs its own row and nothing else: each exercise's verdict
-//! comes from its own child, and a submission that cannot be graded at all (no
+//! a time, while other submissions' checks run), then its exercises one after another in
+//! a child process ([`crate::batch`]: a child that crashes or hangs costs the exercise it
+//! ran, and a new child runs the rest). `jobs` submissions are in flight at once. A
+//! submission that does not build, loops or crashes a child costs its own row and nothing
+//! else, and a submission that cannot be graded at all (no
 //! `kernels/src`, an unwritable folder) is a row with its error.
 //!
 //! The run writes `OUT/gradebook.csv` ([`crate::gradebook`]), every requested format of each
 //! submission into `OUT/<name>/`, and `OUT/summary.txt` (mean, median, a histogram of the
 //! totals), and shows a progress line on the terminal.
 
-use crate::engine::{self, Isolation, Selection};
+use crate::engine::Selection;
 use crate::render::{Format, render};
-use crate::report::Report;
+use crate::report::{ExerciseReport, Report};
 use course::{Chapter, KernelSource, Limits};
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
@@ -206,21 +207,19 @@ fn check(
     module: PathBuf,
     outline: &gpu_host::lanes::Outline,
 ) -> Result<Report, String> {
-    let isolation = Isolation::Subprocess {
-        exe: o.exe.to_path_buf(),
-        env: vec![(
-            gpu_host::lanes::module_env("kernels"),
-            module.into_os_string(),
-        )],
-    };
-    let exercises = engine::grade(
-        o.chapters,
-        o.selection,
-        KernelSource::Student,
-        &o.limits,
-        &isolation,
-        1,
-    )?;
+    // One child for the submission's exercises (crate::batch): the same verdicts as a
+    // child per exercise, without a process start and set-up per exercise.
+    let env = vec![(
+        gpu_host::lanes::module_env("kernels"),
+        module.into_os_string(),
+    )];
+    let work = crate::batch::selected(o.chapters, o.selection);
+    let outcomes = crate::batch::grade(o.exe, &env, &work, KernelSource::Student, &o.limits)?;
+    let exercises = work
+        .iter()
+        .zip(outcomes)
+        .map(|(&(chapter, exercise), outcome)| ExerciseReport::new(chapter, exercise, outcome))
+        .collect();
     let paths = crate::report::machine_paths(o.root, Some(&sub.path));
     Ok(
         Report::new(KernelSource::Student, o.limits, o.chapters, exercises, None)

@@ -67,7 +67,7 @@ pub const RESULT_PREFIX: &str = "grade-result: ";
 
 /// Extra time a child gets over the exercise limit before it is killed: the child
 /// enforces the limit itself and reports it; killing it is the fallback.
-const CHILD_GRACE: Duration = Duration::from_secs(5);
+pub(crate) const CHILD_GRACE: Duration = Duration::from_secs(5);
 
 /// The device the checks run on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -291,7 +291,7 @@ fn install_panic_hook() {
 }
 
 /// The result of an exercise whose check outlived [`Limits::exercise_timeout_ms`].
-fn exercise_timed_out(limits: &Limits) -> Outcome {
+pub(crate) fn exercise_timed_out(limits: &Limits) -> Outcome {
     Outcome::fail(
         Status::TimedOut,
         format!(
@@ -427,21 +427,26 @@ fn check_isolated_with(
     cmd.arg(CHILD_COMMAND)
         .arg(chapter.id)
         .arg(exercise.id)
-        .args(["--kernels", source.name()])
-        .args(["--device", target.key()])
+        .args(["--device", target.key()]);
+    limit_args(&mut cmd, source, limits);
+    let checked = run_child(cmd, limits.exercise_timeout() + CHILD_GRACE)?;
+    Ok(checked.unwrap_or_else(|| exercise_timed_out(limits)))
+}
+
+/// The arguments every child of the grader takes (whose kernels, the limits), and the
+/// environment it must not see: the report must not depend on the grader's environment (a
+/// replay seed would change the inputs, a backtrace setting the text of a crash).
+pub(crate) fn limit_args(cmd: &mut Command, source: KernelSource, limits: &Limits) {
+    cmd.args(["--kernels", source.name()])
         .args(["--step-budget", &limits.step_budget.to_string()])
         .args(["--spin-steps", &limits.spin_steps.to_string()])
         .args(["--watchdog-ms", &limits.launch_watchdog_ms.to_string()])
         .args(["--timeout-ms", &limits.exercise_timeout_ms.to_string()])
         .args(["--work-instructions", &limits.work.instructions.to_string()])
         .args(["--work-steps", &limits.work.warp_steps.to_string()])
-        // The report must not depend on the grader's environment: a replay seed would
-        // change the inputs, a backtrace setting the text of a crash.
         .env_remove("COURSE_SEED")
         .env_remove("RUST_BACKTRACE")
         .env_remove("RUST_LIB_BACKTRACE");
-    let checked = run_child(cmd, limits.exercise_timeout() + CHILD_GRACE)?;
-    Ok(checked.unwrap_or_else(|| exercise_timed_out(limits)))
 }
 
 /// The body of [`CHILD_COMMAND`]: runs exercise `id` of chapter `chapter` on `target`
@@ -527,6 +532,12 @@ pub fn run_child(mut cmd: Command, limit: Duration) -> Result<Option<Outcome>, S
     if let Some(checked) = parse_result(&stdout) {
         return Ok(Some(checked));
     }
+    Ok(Some(crashed(status, &stderr)))
+}
+
+/// The outcome of an exercise whose process ended (`status`) without its result: an
+/// error, with the last lines of what it wrote on standard error.
+pub(crate) fn crashed(status: ExitStatus, stderr: &str) -> Outcome {
     let mut crashed = Outcome::fail(
         Status::Error,
         format!(
@@ -539,7 +550,7 @@ pub fn run_child(mut cmd: Command, limit: Duration) -> Result<Option<Outcome>, S
     for line in &tail[tail.len().saturating_sub(5)..] {
         crashed.details.push(format!("stderr: {}", line.trim_end()));
     }
-    Ok(Some(crashed))
+    crashed
 }
 
 /// The last [`RESULT_PREFIX`] line of `stdout`, parsed.

@@ -29,6 +29,7 @@
 //! time or path of the machine.
 #![deny(missing_docs)]
 
+pub mod batch;
 pub mod class;
 pub mod classroom;
 pub mod engine;

@@ -60,7 +60,7 @@ pub fn launched(label: &str, lines: &[String]) {
 }
 
 /// Keeps `text`, printed outside any launch: by the sandboxed host function that
-/// [`in_host_function`] runs, or by a native one.
+/// `in_host_function` runs, or by a native one.
 pub fn host(text: &str) {
     let text = text.strip_suffix('\n').unwrap_or(text);
     let name = HOST.with(|h| h.borrow().clone());
