@@ -207,7 +207,83 @@ pub fn load_bench(path: &Path, driver: Option<&str>) -> Result<Bench, String> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    parse_bench(&text, &format!("notes/{name}"), driver, runs.as_deref())
+    let mut bench = parse_bench(&text, &format!("notes/{name}"), driver, runs.as_deref())?;
+    if let Some(notes) = path.parent() {
+        bench.host_cpu = named_by_model(&bench.host_cpu, notes);
+    }
+    Ok(bench)
+}
+
+/// `host_cpu` with the CPU's family and model added when the bench names it only by a
+/// generic CPUID string (`Intel(R) Xeon(R) Processor`, as cloud hosts report): from the
+/// `lscpu` output kept under `notes` whose model name is that string, with its file, when
+/// every such file agrees; `host_cpu` unchanged otherwise.
+pub fn named_by_model(host_cpu: &str, notes: &Path) -> String {
+    let (name, rest) = host_cpu.split_once(", ").unwrap_or((host_cpu, ""));
+    if name.is_empty() || name.contains("family") {
+        return host_cpu.to_string();
+    }
+    let mut found: Vec<(String, String, PathBuf)> = Vec::new();
+    let mut files = lscpu_files(notes);
+    files.sort();
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let field = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+                .map(|v| v.trim().to_string())
+        };
+        if field("Model name").as_deref() == Some(name)
+            && let (Some(family), Some(model)) = (field("CPU family"), field("Model"))
+        {
+            found.push((family, model, file));
+        }
+    }
+    let Some((family, model, file)) = found.first() else {
+        return host_cpu.to_string();
+    };
+    if found.iter().any(|(f, m, _)| (f, m) != (family, model)) {
+        return host_cpu.to_string();
+    }
+    let file = file
+        .strip_prefix(notes)
+        .map(|f| format!("notes/{}", f.display()))
+        .unwrap_or_else(|_| file.display().to_string());
+    let rest = if rest.is_empty() {
+        String::new()
+    } else {
+        format!(", {rest}")
+    };
+    format!("{name}, family {family} model {model} (lscpu: {file}){rest}")
+}
+
+/// The files under `dir` (one level of folders deep) whose name holds `lscpu`.
+fn lscpu_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if let Ok(inner) = std::fs::read_dir(&path) {
+                out.extend(inner.flatten().map(|e| e.path()).filter(|p| is_lscpu(p)));
+            }
+        } else if is_lscpu(&path) {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Whether `path` names an `lscpu` output.
+fn is_lscpu(path: &Path) -> bool {
+    path.is_file()
+        && path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().contains("lscpu"))
 }
 
 /// The inputs of the bench, in the order the figures show them.

@@ -250,3 +250,34 @@ fn a_renamed_field_of_the_bench_is_an_error() {
     let err = parse_bench(&no_header_field, "fixture.json", None, Some(RUNS)).unwrap_err();
     assert!(err.contains("sm_count"), "{err}");
 }
+
+/// A CPU named only by a generic CPUID string is named by family and model from the
+/// `lscpu` output kept beside the bench; two notes that disagree leave it as it was.
+#[test]
+fn a_generic_cpu_name_gets_its_model_from_lscpu_notes() {
+    let dir = std::env::temp_dir().join(format!("figures-lscpu-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("host-probe")).unwrap();
+    let lscpu = |model: u32| {
+        format!(
+            "CPU(s):   16\nModel name:   Vendor(R) CPU(R) Processor\nCPU family:   6\nModel:   {model}\n"
+        )
+    };
+    std::fs::write(dir.join("host-probe/lscpu-host.txt"), lscpu(207)).unwrap();
+    let named = figures::named_by_model("Vendor(R) CPU(R) Processor, 16 threads", &dir);
+    assert_eq!(
+        named,
+        "Vendor(R) CPU(R) Processor, family 6 model 207 (lscpu: notes/host-probe/lscpu-host.txt), 16 threads"
+    );
+    assert_eq!(
+        figures::named_by_model("Other CPU, 8 threads", &dir),
+        "Other CPU, 8 threads"
+    );
+    std::fs::write(dir.join("lscpu-other.txt"), lscpu(143)).unwrap();
+    assert_eq!(
+        figures::named_by_model("Vendor(R) CPU(R) Processor, 16 threads", &dir),
+        "Vendor(R) CPU(R) Processor, 16 threads",
+        "notes that disagree name no model"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

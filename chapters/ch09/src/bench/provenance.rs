@@ -43,17 +43,26 @@ pub(super) fn header(dev: &Device, opts: &Options) -> Header {
     }
 }
 
-/// The host CPU's model name, from `/proc/cpuinfo`.
+/// The host CPU's model name, with its family and model numbers (cloud hosts report a
+/// generic name such as `Intel(R) Xeon(R) Processor`: the numbers say which CPU), from
+/// `/proc/cpuinfo`.
 pub(super) fn host_cpu() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+        return std::env::consts::ARCH.to_string();
+    };
+    let field = |key: &str| {
+        info.lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == key))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+    };
+    match (field("model name"), field("cpu family"), field("model")) {
+        (Some(name), Some(family), Some(model)) => {
+            format!("{name} (family {family} model {model})")
+        }
+        (Some(name), _, _) => name,
+        _ => std::env::consts::ARCH.to_string(),
+    }
 }
 
 /// The course's commit: `CH09_GIT_COMMIT` (set by the GPU session scripts, which know
