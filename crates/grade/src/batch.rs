@@ -129,14 +129,19 @@ pub fn grade(
             text
         });
         let mut current: Option<usize> = None;
+        let mut next = 0;
         let mut progressed = false;
         let mut deadline = Instant::now() + limit;
         let hung = loop {
             match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(Said::Started(k)) => {
+                // Only the start the child owes next counts: the lines come in order,
+                // one start and one result per exercise.
+                Ok(Said::Started(k)) if current.is_none() && k == next => {
                     current = pending.get(k).copied();
+                    next += 1;
                     deadline = Instant::now() + limit;
                 }
+                Ok(Said::Started(_)) => {}
                 Ok(Said::Result(outcome)) => {
                     if let Some(i) = current.take() {
                         results[i] = Some(outcome.unwrap_or_else(|| {
@@ -194,7 +199,9 @@ mod tests {
     use super::*;
 
     /// A stand-in for the grader's binary that speaks the batch protocol and dies (a
-    /// SIGSEGV) when it starts exercise 5.2; then a child for what is left.
+    /// SIGSEGV) when it starts exercise 5.2; then a child for what is left. After each
+    /// start it prints another, out of turn (as text a check printed might), which must not
+    /// move the result to another exercise.
     #[test]
     fn a_child_that_dies_costs_the_exercise_it_ran_and_a_new_child_runs_the_rest() {
         let dir = std::env::temp_dir().join(format!("grade-batch-{}", std::process::id()));
@@ -202,7 +209,7 @@ mod tests {
         let exe = dir.join("fake-grade");
         std::fs::write(
             &exe,
-            "#!/bin/sh\nk=0\nwhile [ $# -gt 0 ]; do\n  if [ \"$1\" = --only ]; then\n    echo \"grade-start: $k\"\n    \
+            "#!/bin/sh\nk=0\nwhile [ $# -gt 0 ]; do\n  if [ \"$1\" = --only ]; then\n    echo \"grade-start: $k\"\n    echo 'grade-start: 2'\n    \
              if [ \"$2\" = ch05/5.2 ]; then echo 'overflowed' >&2; kill -SEGV $$; fi\n    \
              echo 'grade-result: {\"status\":\"pass\",\"reason\":\"'$2'\",\"details\":[]}'\n    \
              k=$((k+1)); shift\n  fi\n  shift\ndone\n",
