@@ -412,6 +412,14 @@ fn run(args: &RunArgs) -> Result<(), String> {
         }
         return run_class(args, &root);
     }
+    if args.student.is_some() && args.device == DeviceArg::Gpu {
+        // The GPU runs the PTX built into this grader, from this checkout's kernels/: the
+        // student's answers would not be what the GPU ran.
+        return Err("--student grades on the emulator: the GPU runs the PTX built into the grader \
+                    from this checkout's kernels/, not the student's answers (put their answers in a \
+                    checkout and run --device gpu there)"
+            .into());
+    }
     let chapters = grade::chapters();
     let selection = Selection::only(args.exercises.iter().cloned());
     let unknown = selection.unknown(&chapters);
@@ -429,6 +437,8 @@ fn run(args: &RunArgs) -> Result<(), String> {
     let target = match args.device {
         DeviceArg::Emulator => Target::Emulator,
         DeviceArg::Gpu => Target::gpu().map_err(|e| format!("--device gpu: {e}"))?,
+        // --student's answers are built for the sandbox only (see above).
+        DeviceArg::Auto if args.student.is_some() => Target::Emulator,
         DeviceArg::Auto => Target::gpu().unwrap_or_else(|e| {
             eprintln!("grade: note: --device auto: grading on the emulator: no GPU: {e}");
             Target::Emulator

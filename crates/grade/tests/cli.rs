@@ -336,3 +336,21 @@ fn a_folder_that_is_no_course_says_where_it_looked() {
         .expect_err("no course at or above the temporary folder");
     assert!(why.contains(&elsewhere.display().to_string()), "{why}");
 }
+
+/// The GPU runs the PTX built into the grader (this checkout's kernels): a student's
+/// answers graded "on the GPU" would not be what ran, so the grader says so.
+#[test]
+fn a_student_s_answers_are_not_graded_on_the_gpu_s_built_in_kernels() {
+    let student = scratch("gpu-student");
+    let out = Command::new(env!("CARGO_BIN_EXE_grade"))
+        .args(["--device", "gpu", "--student"])
+        .arg(&student)
+        .output()
+        .expect("the grader runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.starts_with("grade: error: --student grades on the emulator"),
+        "{said}"
+    );
+}
