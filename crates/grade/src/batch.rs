@@ -182,18 +182,6 @@ pub fn grade(
         .collect())
 }
 
-/// The exercises of `chapters` that `selection` picks, in course order.
-pub fn selected(
-    chapters: &[&'static Chapter],
-    selection: &crate::Selection,
-) -> Vec<(&'static Chapter, &'static Exercise)> {
-    chapters
-        .iter()
-        .flat_map(|c| c.exercises.iter().map(move |e| (*c, e)))
-        .filter(|(_, e)| selection.contains(e.id))
-        .collect()
-}
-
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
@@ -221,7 +209,7 @@ mod tests {
             .status()
             .unwrap();
         let chapters = chapters::all();
-        let work = selected(&chapters, &crate::Selection::only(["5.1", "5.2", "5.3"]));
+        let work = engine::selected(&chapters, &crate::Selection::only(["5.1", "5.2", "5.3"]));
         let out = grade(&exe, &[], &work, KernelSource::Student, &Limits::CHECKS).unwrap();
         assert_eq!(
             (out[0].status, out[0].reason.as_str()),

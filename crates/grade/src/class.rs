@@ -213,7 +213,7 @@ fn check(
         gpu_host::lanes::module_env("kernels"),
         module.into_os_string(),
     )];
-    let work = crate::batch::selected(o.chapters, o.selection);
+    let work = crate::engine::selected(o.chapters, o.selection);
     let outcomes = crate::batch::grade(o.exe, &env, &work, KernelSource::Student, &o.limits)?;
     let exercises = work
         .iter()

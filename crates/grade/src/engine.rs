@@ -195,6 +195,18 @@ pub fn grade(
     )
 }
 
+/// The exercises of `chapters` that `selection` picks, in course order, with their chapter.
+pub fn selected(
+    chapters: &[&'static Chapter],
+    selection: &Selection,
+) -> Vec<(&'static Chapter, &'static Exercise)> {
+    chapters
+        .iter()
+        .flat_map(|c| c.exercises.iter().map(move |e| (*c, e)))
+        .filter(|(_, e)| selection.contains(e.id))
+        .collect()
+}
+
 /// [`grade`] on `target`. On the GPU, a check that fails is run again on the emulator
 /// (isolated the same way, under `limits`) and explained as chapter 9's tests do: the
 /// emulator's report when it fails too, with the GPU's finding as a detail; the GPU's
@@ -208,11 +220,7 @@ pub fn grade_on(
     jobs: usize,
     target: &Target,
 ) -> Result<Vec<ExerciseReport>, String> {
-    let work: Vec<(&'static Chapter, &'static Exercise)> = chapters
-        .iter()
-        .flat_map(|c| c.exercises.iter().map(move |e| (*c, e)))
-        .filter(|(_, e)| selection.contains(e.id))
-        .collect();
+    let work = selected(chapters, selection);
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel();
     std::thread::scope(|s| {
