@@ -192,12 +192,29 @@ pub fn grade(submissions: &[Submission], o: &Options) -> Result<Vec<Graded>, Str
 fn grade_one(sub: &Submission, o: &Options) -> (Result<Report, String>, Duration) {
     let t = Instant::now();
     let src = sub.path.join("kernels").join("src");
+    if let Err(why) = own_folder(&sub.path).and_then(|()| gpu_host::sources::own_folders(&src)) {
+        return (Err(why), t.elapsed());
+    }
     let built = gpu_host::lanes::build_submission(&src, o.root);
     let build = t.elapsed();
     (
         built.and_then(|(module, outline)| check(sub, o, module, &outline)),
         build,
     )
+}
+
+/// A submission's folder is its own: a symbolic link in the class folder (to another
+/// submission, to the course) is refused, as links inside a submission are.
+fn own_folder(path: &Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(
+            "this submission's folder is a symbolic link: each submission is graded from a folder \
+             of its own (copy the files, not a link to them)"
+                .to_string(),
+        ),
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("cannot read this submission's folder: {e}")),
+    }
 }
 
 /// The checks of a submission whose answers were built into `module`.

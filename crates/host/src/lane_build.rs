@@ -82,11 +82,23 @@ pub fn build_answers(src: &Path, root: &Path, ws: &Path) -> (Result<Vec<u8>, Str
     }
     let target = root.join("target").join("lanes");
     let flags = remap_flags(root);
-    rounds(
-        |put_back| answers::splice(src, &pristine, put_back),
-        |answers, limit| {
+    // The budget is charged with this submission's own work only: writing its files and
+    // its cargo run, never the wait for the shared target folder's lock (another
+    // submission's build, however long, costs this one nothing).
+    rounds_timed(
+        &mut |put_back| answers::splice(src, &pristine, put_back),
+        &mut |answers, limit| {
+            let t = Instant::now();
             answers::write(answers, &ws.join("kernels").join("src"))?;
-            cargo_build(ws, &crate_name, &target, limit, &flags)
+            let written = t.elapsed();
+            let (attempt, ran) = cargo_build_timed(
+                ws,
+                &crate_name,
+                &target,
+                limit.saturating_sub(written),
+                &flags,
+            )?;
+            Ok((attempt, written + ran))
         },
         crate::lanes::build_limit(),
     )
@@ -356,6 +368,19 @@ pub fn cargo_build(
     limit: Duration,
     flags: &str,
 ) -> Result<Attempt, String> {
+    cargo_build_timed(ws, name, target_dir, limit, flags).map(|(attempt, _)| attempt)
+}
+
+/// [`cargo_build`], and how long the build itself ran: from the moment it held the
+/// target folder's lock, so that a wait behind another build is not counted (the time a
+/// submission's budget is charged with).
+pub fn cargo_build_timed(
+    ws: &Path,
+    name: &str,
+    target_dir: &Path,
+    limit: Duration,
+    flags: &str,
+) -> Result<(Attempt, Duration), String> {
     std::fs::create_dir_all(target_dir)
         .map_err(|e| format!("cannot create {}: {e}", target_dir.display()))?;
     let lock_path = target_dir.join(".course-build.lock");
@@ -393,7 +418,7 @@ pub fn cargo_build(
     };
     let mut out = match run(limit)? {
         Bounded::Done(out) => out,
-        Bounded::Stopped => return Ok(Attempt::Stopped),
+        Bounded::Stopped => return Ok((Attempt::Stopped, started.elapsed())),
     };
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     if !out.status.success() && missing_target(&stderr) {
@@ -404,7 +429,7 @@ pub fn cargo_build(
             Ok(a) if a.status.success() => {
                 out = match run(limit.saturating_sub(started.elapsed()))? {
                     Bounded::Done(out) => out,
-                    Bounded::Stopped => return Ok(Attempt::Stopped),
+                    Bounded::Stopped => return Ok((Attempt::Stopped, started.elapsed())),
                 }
             }
             _ => {
@@ -417,8 +442,9 @@ pub fn cargo_build(
         }
     }
     if !out.status.success() {
-        return Ok(Attempt::Failed(
-            String::from_utf8_lossy(&out.stderr).trim_end().to_string(),
+        return Ok((
+            Attempt::Failed(String::from_utf8_lossy(&out.stderr).trim_end().to_string()),
+            started.elapsed(),
         ));
     }
     let path = target_dir
@@ -432,7 +458,7 @@ pub fn cargo_build(
         )
     })?;
     drop(lock);
-    Ok(Attempt::Built(bytes))
+    Ok((Attempt::Built(bytes), started.elapsed()))
 }
 
 fn missing_target(stderr: &str) -> bool {

@@ -295,6 +295,14 @@ pub fn build(name: &str, root: &Path) -> Result<Vec<u8>, String> {
 /// `root/target/lanes/students/<hash of src's path>` (one per student, so that several can
 /// be built at once): the module, or why none could be built, and what was left out.
 pub fn build_kernels(src: &Path, root: &Path) -> (Result<Vec<u8>, String>, Outline) {
+    // A link on the way to the sources is refused before anything is read through it.
+    if src
+        .parent()
+        .is_some_and(|k| std::fs::symlink_metadata(k).is_ok())
+        && let Err(why) = sources::own_folders(src)
+    {
+        return (Err(why), Outline::default());
+    }
     if !src.is_dir() {
         return (
             Err(format!(

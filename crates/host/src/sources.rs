@@ -119,6 +119,29 @@ pub fn scan(src: &Path) -> Scan {
     unreadable.map_or(Scan::Clean, Scan::Unreadable)
 }
 
+/// Checks that a submission's sources at `src` (`<submission>/kernels/src`) are its own
+/// folders: neither `kernels` nor `kernels/src` may be a symbolic link, which could make the
+/// course's solutions or a classmate's files the submission's answers. Links under `src`
+/// are refused by [`rust_files`]. The message names no path of the machine.
+pub fn own_folders(src: &Path) -> Result<(), String> {
+    let kernels = src.parent().unwrap_or(src);
+    for (path, name) in [(kernels, "kernels"), (src, "kernels/src")] {
+        let meta = std::fs::symlink_metadata(path)
+            .map_err(|e| format!("cannot read the submission's {name}: {e}"))?;
+        if meta.file_type().is_symlink() {
+            return Err(format!(
+                "the submission's {name} is a symbolic link: a submission is graded from its own \
+                 files only (a link could name the course's solutions or a classmate's work); \
+                 submit the files themselves"
+            ));
+        }
+        if !meta.is_dir() {
+            return Err(format!("the submission's {name} is not a folder"));
+        }
+    }
+    Ok(())
+}
+
 /// The `.rs` files under `dir`, sorted. A symbolic link anywhere under it is an error:
 /// it could bring in any file of the machine (the check reads what the build would).
 pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, String> {

@@ -20,7 +20,9 @@ RESULTS=$ROOT/results
 mkdir -p "$RESULTS"
 student=$(mktemp -d)
 mkdir -p "$student/kernels/src"
-find "$ROOT/student" -maxdepth 3 -type f -name '*.rs' -exec cp {} "$student/kernels/src/" \;
+# A symbolic link is copied as the link it is (`cp -P`): the grader refuses it with its reason.
+find "$ROOT/student" -maxdepth 3 \( -type f -o -type l \) -name '*.rs' \
+    -exec cp -P {} "$student/kernels/src/" \;
 if ! "$GRADE" --root "$COURSE" --student "$student" --format prairielearn,markdown \
     --out "$RESULTS/grade" 2>"$RESULTS/grade.log"; then
     reason=$(tail -n 5 "$RESULTS/grade.log" | tr -d '"\\' | tr '\n' ' ')
