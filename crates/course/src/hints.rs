@@ -20,15 +20,26 @@ pub const SHUFFLE_INACTIVE_LANE: Failure =
 /// sandbox refuses (the check could not run because of the student's code).
 pub const BUILD: Failure = Failure::named(Status::Error, "build");
 
+/// A wall clock stopped the check before any counted limit did: the grading machine was
+/// too slow or too loaded, and the exercise was not graded ([`Outcome::machine_too_slow`]).
+///
+/// [`Outcome::machine_too_slow`]: crate::Outcome::machine_too_slow
+pub const WALL_CLOCK: Failure = Failure::named(Status::Error, "wall_clock");
+
 /// The kinds of failure the course names itself (from the emulator's findings and the
 /// sandbox's build), by name: a chapter's records may give an exercise its own hint for
 /// one of them.
-pub const COURSE_KINDS: [Failure; 3] = [UNINITIALISED_SHARED, SHUFFLE_INACTIVE_LANE, BUILD];
+pub const COURSE_KINDS: [Failure; 4] = [
+    UNINITIALISED_SHARED,
+    SHUFFLE_INACTIVE_LANE,
+    BUILD,
+    WALL_CLOCK,
+];
 
 /// The failures any exercise's check can meet besides its own (a launch or a host call
 /// fails, a finding of the emulator): every exercise lists them
 /// ([`Exercise::failures`](crate::Exercise::failures)).
-pub const ANY_CHECK: [Failure; 11] = [
+pub const ANY_CHECK: [Failure; 12] = [
     Failure::status(Status::WrongResult),
     UNINITIALISED_SHARED,
     SHUFFLE_INACTIVE_LANE,
@@ -40,6 +51,7 @@ pub const ANY_CHECK: [Failure; 11] = [
     Failure::status(Status::TimedOut),
     Failure::status(Status::Error),
     BUILD,
+    WALL_CLOCK,
 ];
 
 /// The hints a failure of kind `failure` shows, in order, from an exercise's hints by
@@ -76,12 +88,13 @@ pub fn choose<'a, S: AsRef<str>>(
 
 /// The failures a check of host functions alone can meet besides its own (no launch: no
 /// race, no barrier, no finding of the emulator).
-pub const HOST_ONLY: [Failure; 5] = [
+pub const HOST_ONLY: [Failure; 6] = [
     Failure::status(Status::WrongResult),
     Failure::status(Status::Panicked),
     Failure::status(Status::TimedOut),
     Failure::status(Status::Error),
     BUILD,
+    WALL_CLOCK,
 ];
 
 /// The course's hint for `failure`, used when the exercise has none of its own.
@@ -93,7 +106,14 @@ pub fn course_hint(failure: Failure) -> Option<&'static str> {
 }
 
 /// The course's hints, by failure.
-const COURSE_HINTS: [(Failure, &str); 10] = [
+const COURSE_HINTS: [(Failure, &str); 11] = [
+    (
+        WALL_CLOCK,
+        "Not a verdict on your code: the machine that checked it was too slow or too busy to \
+         finish the check in its time limit, before any of the counts that judge a kernel \
+         (instructions, warp steps, printed bytes) ran out. Check it again on a less busy \
+         machine (or ask your instructor to regrade it).",
+    ),
     (
         BUILD,
         "Your kernels do not build for the emulator: the message shows the compiler's first \

@@ -298,9 +298,10 @@ impl Outcome {
             | LaunchError::WarpDivergence { .. }
             | LaunchError::Deadlock { .. } => Status::BarrierError,
             LaunchError::StepBudgetExceeded { .. }
-            | LaunchError::TimedOut { .. }
             | LaunchError::FuelExhausted { .. }
             | LaunchError::WorkBudgetExceeded { .. } => Status::TimedOut,
+            // A wall clock is the grading machine's, not a verdict on the kernel.
+            LaunchError::TimedOut { .. } => return Outcome::machine_too_slow(&e.to_string()),
             _ => Status::Error,
         };
         let text = e.to_string();
@@ -313,6 +314,22 @@ impl Outcome {
             out.details.push(l.trim().to_string());
         }
         out
+    }
+
+    /// The outcome of a check stopped by a wall clock (a launch's watchdog, the exercise's
+    /// time limit) before any counted limit fired: not graded, since how far a kernel gets
+    /// in a given time depends on the machine and its load, and every way a kernel spends
+    /// time has a count that fires first on any machine ([`crate::Limits`]). `what` says
+    /// which clock; the exercise is to be graded again, on a machine less loaded.
+    pub fn machine_too_slow(what: &str) -> Self {
+        Outcome::fail(
+            Status::Error,
+            "not graded: the grading machine's wall clock stopped this check before any of its \
+             counted limits did (the machine was too slow or too loaded): a fault of the grading \
+             machine, not a verdict on the kernel; grade it again",
+        )
+        .of_kind(crate::hints::WALL_CLOCK)
+        .detail(what.lines().next().unwrap_or_default().trim().to_string())
     }
 
     /// Classifies a panic of host code (a stub of a host function): `todo!` is "not

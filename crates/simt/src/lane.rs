@@ -252,6 +252,12 @@ pub fn print(text: &str) {
     });
 }
 
+/// Whether the running launch's output is past [`OUTPUT_LIMIT`] (a print then keeps
+/// nothing, and need not read its text); `false` outside a launch.
+pub fn printing_is_full() -> bool {
+    in_launch() && OUTPUT.with(|o| o.borrow().1 >= OUTPUT_LIMIT)
+}
+
 /// Takes what the lanes printed since the last call.
 pub(crate) fn take_output() -> Vec<String> {
     OUTPUT.with(|o| {

@@ -688,6 +688,20 @@ fn memory_of(caller: &Caller<'_, LaneData>) -> Result<Memory, wasmi::Error> {
         .ok_or_else(|| wasmi::Error::new("the lane has no memory"))
 }
 
+/// The fuel one print costs besides its bytes: the host's work of a call.
+const PRINT_CALL_FUEL: u64 = 100;
+
+/// Charges a print of `len` bytes to the lane's fuel ([`PRINT_CALL_FUEL`] and one unit a
+/// byte, whether the text is kept or not), so that printing is bounded by a count, as
+/// instructions are, and not by a wall clock: a kernel that prints a 4 KiB line a
+/// million times runs out of fuel, or of the check's work budget, at the same print on
+/// every machine. A lane left with less fuel than the print costs stops at its next
+/// instruction.
+fn charge_printing(caller: &mut Caller<'_, LaneData>, len: u32) -> Result<(), wasmi::Error> {
+    let left = caller.get_fuel()?;
+    caller.set_fuel(left.saturating_sub(PRINT_CALL_FUEL + u64::from(len)))
+}
+
 /// The most bytes of one panic message, file name or printed line read from a lane: a
 /// kernel's panic message goes into every report of its exercise, and a megabyte of it
 /// would be a megabyte of report.
@@ -880,7 +894,11 @@ fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
     linker.func_wrap(
         "gpu",
         "print",
-        |caller: Caller<'_, LaneData>, ptr: u32, len: u32| -> Result<(), wasmi::Error> {
+        |mut caller: Caller<'_, LaneData>, ptr: u32, len: u32| -> Result<(), wasmi::Error> {
+            charge_printing(&mut caller, len)?;
+            if lane::printing_is_full() {
+                return Ok(());
+            }
             let text = read_str(&caller, ptr, len.min(TEXT_LIMIT))?;
             lane::print(&text);
             Ok(())
