@@ -144,6 +144,50 @@ fn global_asm_and_includes_fail_to_build() {
     }
 }
 
+#[test]
+fn an_answer_may_carry_only_the_attributes_and_macros_a_kernel_needs() {
+    // Each names (or could name) a file of the grading machine, or changes what is built;
+    // the allow-list refuses them, and whatever nobody listed yet.
+    for (name, attack) in [
+        (
+            "debugger-visualizer",
+            "    #![debugger_visualizer(gdb_script_file = \"../../../../../../etc/passwd\")]",
+        ),
+        (
+            "doc-include",
+            "    #[doc = core::include_str!(\"../../../../solutions/src/ch09.rs\")]\n    fn _doc() {}",
+        ),
+        (
+            "path-attribute",
+            "    #[path = \"../../../../solutions/src/ch05.rs\"]\n    mod stolen;",
+        ),
+        (
+            "export-name",
+            "    #[export_name = \"histo_private_global\"]\n    fn _export() {}",
+        ),
+        (
+            "cfg-attr-visualizer",
+            "    #[cfg_attr(all(), debugger_visualizer(natvis_file = \"../x.natvis\"))]\n    fn _v() {}",
+        ),
+        (
+            "unlisted-macro",
+            "    let _v = core::concat_idents!(data, histo);",
+        ),
+    ] {
+        let dir = student(name, "ch09.rs", "9.3", &format!("{attack}{RIGHT_9_3}"));
+        let (report, _) = grade(&dir, &["9.3", "9.4"]);
+        let e = exercise(&report, "9.3");
+        assert!(
+            e["reason"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("not allowed in"),
+            "{name}: {e}"
+        );
+        refused_alone(&report, "9.3", "9.4", "not allowed in");
+    }
+}
+
 /// Exercise `attacked` is an error whose reason contains `why` (its region was refused and
 /// built as the stub), and exercise `other` is graded on the student's code and passes.
 fn refused_alone(report: &serde_json::Value, attacked: &str, other: &str, why: &str) {

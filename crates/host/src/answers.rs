@@ -481,11 +481,15 @@ fn refuse(out: &mut Answers, id: &str, why: String) {
 }
 
 /// Whether a region's body can be taken on its own: Rust tokens whose delimiters balance
-/// (no comment or string left open), with nothing the sandbox refuses. `Err` is the line
+/// (no comment or string left open), with nothing the sandbox refuses and only the
+/// attributes and macros an answer may use ([`crate::allowed`]). `Err` is the line
 /// within the body (1-based) and why.
 fn stands_alone(body: &str) -> Result<(), (usize, String)> {
     match sources::refused_in(body) {
-        Ok(None) => Ok(()),
+        Ok(None) => match crate::allowed::first_not_allowed(body) {
+            Ok(Some((line, why))) => Err((line, format!("not allowed in an answer: {why}"))),
+            _ => Ok(()),
+        },
         Ok(Some((line, why))) => Err((line, format!("not allowed in a kernel crate: {why}"))),
         Err(line) => Err((
             line,

@@ -26,6 +26,7 @@
 //! answers [`LaunchError::NoDevice`].
 #![deny(missing_docs)]
 
+pub mod allowed;
 pub mod answers;
 mod bounded;
 mod buffer;
