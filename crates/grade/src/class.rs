@@ -25,14 +25,23 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// One student's work: a folder holding `kernels/src`.
+/// One row of a class: a folder (or file) found under a class folder, and the submission
+/// in it if one was found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Submission {
-    /// The name its reports are filed under: its folder's name, made safe for a file name
-    /// and unique in the class.
+    /// The row's name, under which its reports are filed (`OUT/submissions/<name>/`): the
+    /// folder's name when that is a safe file name and no other row has it, else the safe
+    /// name with a hash of the folder's path (the same for the same folder, whatever else
+    /// the class holds).
     pub name: String,
-    /// Its folder.
+    /// The folder's own name, as it is (relative to the class folder given).
+    pub folder: String,
+    /// The folder that holds `kernels/src` (the folder itself, or one found below it).
     pub path: PathBuf,
+    /// Where `kernels/src` was found, relative to the folder, when not directly in it.
+    pub found_at: Option<String>,
+    /// Why the row cannot be graded (no `kernels/src`, several, not a folder), if so.
+    pub problem: Option<String>,
 }
 
 /// `name` made safe as a folder name: letters, digits, `.`, `-` and `_` kept, anything
@@ -50,58 +59,198 @@ pub fn safe_name(name: &str) -> String {
         .collect();
     match s.trim_start_matches('.') {
         "" => "submission".to_string(),
-        rest => rest.to_string(),
+        rest => rest.chars().take(100).collect(),
     }
 }
 
-/// The submissions of `paths`: a path that holds `kernels/src` is one submission, named by
-/// its folder; any other folder is a class, every folder directly under it that holds
-/// `kernels/src` one submission. In path order, then name order; names made unique.
-pub fn discover(paths: &[PathBuf]) -> Result<Vec<Submission>, String> {
-    let is_submission = |p: &Path| p.join("kernels").join("src").is_dir();
-    let mut found = Vec::new();
+/// How deep below a class's folder `kernels/src` is looked for (`alice/repo/kernels/src`
+/// is one level deeper than `alice/kernels/src`).
+pub const SEARCH_DEPTH: usize = 3;
+
+/// Whether `p` holds `kernels/src` (through links too: a link is refused when graded).
+fn is_submission(p: &Path) -> bool {
+    p.join("kernels").join("src").is_dir()
+}
+
+/// The rows of `paths`: a path that holds `kernels/src` is one submission, named by its
+/// folder; any other path is a class folder, and every entry directly under it (but hidden
+/// ones and the output folder `skip`) is one row: a submission found in it or up to
+/// [`SEARCH_DEPTH`] levels below, or the reason none could be taken. In path order, then
+/// name order. `Err` only when a class folder cannot be read or holds nothing.
+pub fn discover(paths: &[PathBuf], skip: Option<&Path>) -> Result<Vec<Submission>, String> {
+    let skip = skip.and_then(|s| s.canonicalize().ok());
+    let mut found: Vec<(String, PathBuf)> = Vec::new();
     for path in paths {
         if is_submission(path) {
-            found.push(path.clone());
+            let folder = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.display().to_string());
+            found.push((folder, path.clone()));
             continue;
         }
         let entries = std::fs::read_dir(path)
             .map_err(|e| format!("--class {}: cannot read it: {e}", path.display()))?;
-        let mut here: Vec<PathBuf> = entries
+        let mut here: Vec<(String, PathBuf)> = entries
             .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.is_dir() && is_submission(p))
+            .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+            .filter(|(name, p)| {
+                !name.starts_with('.') && (skip.is_none() || p.canonicalize().ok() != skip)
+            })
             .collect();
         if here.is_empty() {
             return Err(format!(
-                "--class {}: no submission there (a folder holding kernels/src, or folders that \
-                 do)",
+                "--class {}: nothing there (a folder of submissions, one folder each, or one \
+                 submission holding kernels/src)",
                 path.display()
             ));
         }
         here.sort();
         found.extend(here);
     }
-    let mut names = BTreeSet::new();
-    Ok(found
+    let rows: Vec<Submission> = found
         .into_iter()
-        .map(|path| {
-            let base = safe_name(
-                &path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-            );
-            let mut name = base.clone();
-            let mut k = 2;
-            while !names.insert(name.clone()) {
-                name = format!("{base}-{k}");
-                k += 1;
-            }
-            Submission { name, path }
-        })
-        .collect())
+        .map(|(folder, path)| locate(folder, path))
+        .collect();
+    Ok(name_rows(rows))
 }
+
+/// The row of entry `path` (named `folder`): where its `kernels/src` is, or why none.
+fn locate(folder: String, path: PathBuf) -> Submission {
+    let row = |path: PathBuf, found_at: Option<String>, problem: Option<String>| Submission {
+        name: String::new(),
+        folder: folder.clone(),
+        path,
+        found_at,
+        problem,
+    };
+    let meta = std::fs::symlink_metadata(&path);
+    if meta.as_ref().is_ok_and(|m| m.file_type().is_symlink()) || is_submission(&path) {
+        // A linked entry is refused when graded (`own_folder`), with its reason.
+        return row(path, None, None);
+    }
+    if !path.is_dir() {
+        return row(
+            path,
+            None,
+            Some(
+                "not a folder: each submission is a folder holding kernels/src (an archive? \
+                 unpack it into a folder of its own)"
+                    .into(),
+            ),
+        );
+    }
+    let mut hits = Vec::new();
+    let mut seen = Vec::new();
+    search(&path, &path, 1, &mut hits, &mut seen);
+    match hits.as_slice() {
+        [one] => {
+            let at = one
+                .strip_prefix(&path)
+                .unwrap_or(one)
+                .join("kernels/src")
+                .to_string_lossy()
+                .replace('\\', "/");
+            row(one.clone(), Some(at), None)
+        }
+        [] => {
+            seen.sort();
+            seen.truncate(12);
+            let holds = if seen.is_empty() {
+                "it is empty".to_string()
+            } else {
+                format!("it holds {}", seen.join(", "))
+            };
+            row(
+                path,
+                None,
+                Some(format!(
+                    "no submission: no kernels/src in this folder or up to {SEARCH_DEPTH} levels \
+                     below ({holds})"
+                )),
+            )
+        }
+        many => {
+            let list: Vec<String> = many
+                .iter()
+                .map(|p| {
+                    p.strip_prefix(&path)
+                        .unwrap_or(p)
+                        .join("kernels/src")
+                        .to_string_lossy()
+                        .replace('\\', "/")
+                })
+                .collect();
+            row(
+                path,
+                None,
+                Some(format!(
+                    "{} folders hold kernels/src ({}): which one is the submission cannot be \
+                     told; keep one",
+                    many.len(),
+                    list.join(", ")
+                )),
+            )
+        }
+    }
+}
+
+/// The folders below `dir` (down to [`SEARCH_DEPTH`]) that hold `kernels/src`, into `hits`;
+/// what `top` holds (its entries' relative paths, for a row's reason), into `seen`. Hidden
+/// folders, build output (`target`) and links are not entered.
+fn search(top: &Path, dir: &Path, depth: usize, hits: &mut Vec<PathBuf>, seen: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(|e| e.ok()).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let p = e.path();
+        if depth == 1 {
+            seen.push(name.clone());
+        }
+        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+        if !is_dir || name.starts_with('.') || name == "target" {
+            continue;
+        }
+        if is_submission(&p) {
+            hits.push(p);
+        } else if depth < SEARCH_DEPTH {
+            search(top, &p, depth + 1, hits, seen);
+        }
+    }
+}
+
+/// Gives every row its name ([`Submission::name`]): unique and deterministic.
+fn name_rows(mut rows: Vec<Submission>) -> Vec<Submission> {
+    let mut count: std::collections::BTreeMap<String, usize> = Default::default();
+    for r in &rows {
+        *count.entry(r.folder.clone()).or_default() += 1;
+    }
+    let mut names = BTreeSet::new();
+    for r in &mut rows {
+        let safe = safe_name(&r.folder);
+        let mut name = if safe == r.folder && count[&r.folder] == 1 {
+            safe.clone()
+        } else {
+            let key = r.path.display().to_string();
+            format!("{safe}-{:08x}", course::draw::hash(key.as_bytes()) as u32)
+        };
+        let mut k = 2;
+        while !names.insert(name.clone()) {
+            name = format!("{safe}-{k}");
+            k += 1;
+        }
+        r.name = name;
+    }
+    rows
+}
+
+/// The folder of `OUT` that holds one folder of reports per row: apart from the class's
+/// own files (`gradebook.csv`, `summary.txt`, `changes.csv`), so that no submission's name
+/// can collide with them.
+pub const SUBMISSIONS: &str = "submissions";
 
 /// How a class is graded.
 #[derive(Clone, Debug)]
@@ -191,6 +340,9 @@ pub fn grade(submissions: &[Submission], o: &Options) -> Result<Vec<Graded>, Str
 /// One submission, built and graded as `--student` grades it; and how long its build took.
 fn grade_one(sub: &Submission, o: &Options) -> (Result<Report, String>, Duration) {
     let t = Instant::now();
+    if let Some(why) = &sub.problem {
+        return (Err(why.clone()), t.elapsed());
+    }
     let src = sub.path.join("kernels").join("src");
     if let Err(why) = own_folder(&sub.path).and_then(|()| gpu_host::sources::own_folders(&src)) {
         return (Err(why), t.elapsed());
@@ -252,7 +404,7 @@ fn write_reports(
     report: &Result<Report, String>,
     o: &Options,
 ) -> Result<(), String> {
-    let dir = o.out.join(&sub.name);
+    let dir = o.out.join(SUBMISSIONS).join(&sub.name);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let write = |name: &str, text: &str| {
         let path = dir.join(name);
@@ -360,7 +512,7 @@ pub fn summary(graded: &[Graded], wall: Duration) -> String {
         builds,
         all - builds,
         if failed > 0 {
-            format!("; {failed} could not be graded (see error.txt in their folders)")
+            format!("; {failed} could not be graded (see submissions/<name>/error.txt)")
         } else {
             String::new()
         }
@@ -389,22 +541,97 @@ pub fn summary(graded: &[Graded], wall: Duration) -> String {
 mod tests {
     use super::*;
 
+    fn scratch(name: &str) -> PathBuf {
+        let base = std::env::temp_dir().join(format!("grade-class-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        base
+    }
+
     #[test]
-    fn names_are_safe_and_unique() {
+    fn names_are_safe_unique_and_deterministic() {
         assert_eq!(safe_name("alice"), "alice");
         assert_eq!(safe_name("../../etc"), "_.._etc");
         assert_eq!(safe_name(".."), "submission");
         assert_eq!(safe_name("a b/ü"), "a_b__");
-        let base = std::env::temp_dir().join(format!("grade-class-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
-        for who in ["x/bob", "y/bob", "y/carol"] {
+        let base = scratch("names");
+        for who in ["x/bob", "y/bob", "y/carol", "y/j doe", "y/j_doe"] {
             std::fs::create_dir_all(base.join(who).join("kernels/src")).unwrap();
         }
-        std::fs::create_dir_all(base.join("y/not-a-submission")).unwrap();
-        let found = discover(&[base.join("x"), base.join("y")]).unwrap();
+        let found = discover(&[base.join("x"), base.join("y")], None).unwrap();
         let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["bob", "bob-2", "carol"]);
-        assert!(discover(&[base.join("y/not-a-submission")]).is_err());
+        assert_eq!(names.len(), 5);
+        assert_eq!(names.iter().collect::<BTreeSet<_>>().len(), 5, "{names:?}");
+        // A folder whose name is already safe and unique keeps it; the others are named by
+        // a hash of their own path, whatever else the class holds.
+        assert_eq!((names[2], names[4]), ("carol", "j_doe"));
+        assert!(
+            names[0].starts_with("bob-") && names[3].starts_with("j_doe-"),
+            "{names:?}"
+        );
+        let alone = discover(&[base.join("y")], None).unwrap();
+        assert_eq!(alone[2].name, names[3], "the same name in another class");
+        let folders: Vec<&str> = found.iter().map(|s| s.folder.as_str()).collect();
+        assert_eq!(folders, ["bob", "bob", "carol", "j doe", "j_doe"]);
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
+    #[test]
+    fn every_entry_is_a_row_nested_empty_or_foreign() {
+        let base = scratch("rows");
+        let class = base.join("class");
+        std::fs::create_dir_all(class.join("alice/repo/kernels/src")).unwrap();
+        std::fs::create_dir_all(class.join("bob/kernels/src")).unwrap();
+        std::fs::create_dir_all(class.join("carol")).unwrap();
+        std::fs::create_dir_all(class.join("dave/notes")).unwrap();
+        std::fs::create_dir_all(class.join("erin/a/kernels/src")).unwrap();
+        std::fs::create_dir_all(class.join("erin/b/kernels/src")).unwrap();
+        std::fs::create_dir_all(class.join("gradebook.csv")).unwrap();
+        std::fs::create_dir_all(class.join(".git")).unwrap();
+        std::fs::write(class.join("frank.zip"), "PK").unwrap();
+        let out = class.join("grades");
+        std::fs::create_dir_all(&out).unwrap();
+        let rows = discover(std::slice::from_ref(&class), Some(&out)).unwrap();
+        let by = |f: &str| rows.iter().find(|r| r.folder == f).unwrap();
+        let folders: Vec<&str> = rows.iter().map(|r| r.folder.as_str()).collect();
+        assert_eq!(
+            folders,
+            [
+                "alice",
+                "bob",
+                "carol",
+                "dave",
+                "erin",
+                "frank.zip",
+                "gradebook.csv"
+            ]
+        );
+        assert_eq!(by("alice").found_at.as_deref(), Some("repo/kernels/src"));
+        assert!(by("alice").path.ends_with("alice/repo") && by("alice").problem.is_none());
+        assert!(by("bob").problem.is_none() && by("bob").found_at.is_none());
+        assert!(
+            by("carol")
+                .problem
+                .as_deref()
+                .unwrap()
+                .contains("it is empty")
+        );
+        assert!(
+            by("dave")
+                .problem
+                .as_deref()
+                .unwrap()
+                .contains("it holds notes")
+        );
+        assert!(by("erin").problem.as_deref().unwrap().contains("2 folders"));
+        assert!(
+            by("frank.zip")
+                .problem
+                .as_deref()
+                .unwrap()
+                .contains("not a folder")
+        );
+        assert!(by("gradebook.csv").problem.is_some());
+        assert!(discover(&[base.join("nothing")], None).is_err());
         let _ = std::fs::remove_dir_all(&base);
     }
 }

@@ -35,6 +35,7 @@ pub mod classroom;
 pub mod engine;
 pub mod gradebook;
 pub mod manifest;
+pub mod regrade;
 pub mod render;
 pub mod report;
 pub mod student;

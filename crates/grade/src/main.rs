@@ -43,15 +43,21 @@ struct RunArgs {
     #[arg(short, long, value_name = "FILE", conflicts_with = "out")]
     output: Option<PathBuf>,
     /// Write every format asked for into DIR, one file each (grade.json, junit.xml,
-    /// feedback.md, grade.txt, results.json, prairielearn.json); with --class, one folder
-    /// per submission, gradebook.csv and summary.txt [default with --class: grades].
+    /// feedback.md, grade.txt, results.json, prairielearn.json); with --class, gradebook.csv,
+    /// summary.txt and submissions/<row>/ per row [default with --class: grades].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Grade a class: every folder under DIR that holds kernels/src is one submission,
-    /// named by its folder (a path that holds kernels/src itself is one too; give several).
-    /// Each is graded as --student grades it; see --out.
+    /// Grade a class: every entry under DIR is one row of the gradebook, a submission when
+    /// it holds kernels/src (or holds it up to 3 levels deeper), else the reason (a path
+    /// that holds kernels/src itself is one submission; give several). Each is graded as
+    /// --student grades it; see --out.
     #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with_all = ["student", "kernels", "output"])]
     class: Vec<PathBuf>,
+    /// With --class: the gradebook of an earlier run of this class; writes changes.csv
+    /// beside the new gradebook (who changed, by how much), to see who a fixed check or
+    /// a new seed affects before publishing.
+    #[arg(long, value_name = "GRADEBOOK", requires = "class")]
+    previous: Option<PathBuf>,
     /// Whose kernels to grade: the student's (kernels/) or the reference solutions
     /// (solutions/, which score full points: a check of the grader).
     #[arg(long, value_enum, default_value_t = Source::Student)]
@@ -227,7 +233,7 @@ const AFTER_HELP: &str = "An instructor's three commands, from a pristine checko
   grade --student ../alice --format json,junit,markdown --out graded/alice
         one student: every format into one folder
   grade --class submissions/ --out grades/
-        a class: gradebook.csv, summary.txt, and grades/<name>/ per submission
+        a class: gradebook.csv, summary.txt, and grades/submissions/<row>/ per row
   grade classroom > .github/workflows/classroom.yml
         a platform: GitHub Classroom's workflow (Gradescope and PrairieLearn: the scripts
         in crates/grade/platforms/); each grades one submission with --student
@@ -562,8 +568,8 @@ fn formats(args: &RunArgs) -> Result<Vec<Format>, String> {
 fn run_class(args: &RunArgs, root: &std::path::Path) -> Result<(), String> {
     let chapters = grade::chapters();
     let selection = Selection::only(args.exercises.iter().cloned());
-    let submissions = grade::class::discover(&args.class)?;
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("grades"));
+    let submissions = grade::class::discover(&args.class, Some(&out))?;
     let exe =
         std::env::current_exe().map_err(|e| format!("cannot find the grader's own binary: {e}"))?;
     let formats = formats(args)?;
@@ -588,6 +594,14 @@ fn run_class(args: &RunArgs, root: &std::path::Path) -> Result<(), String> {
         formats: &formats,
         out: &out,
     };
+    // Read before grading: a gradebook that cannot be read stops the run at once.
+    let previous = match &args.previous {
+        Some(file) => Some(
+            std::fs::read_to_string(file)
+                .map_err(|e| format!("--previous {}: cannot read it: {e}", file.display()))?,
+        ),
+        None => None,
+    };
     let t = std::time::Instant::now();
     let graded = grade::class::grade(&submissions, &options)?;
     let ids: Vec<&str> = chapters
@@ -596,9 +610,16 @@ fn run_class(args: &RunArgs, root: &std::path::Path) -> Result<(), String> {
         .filter(|id| selection.contains(id))
         .collect();
     let book = out.join("gradebook.csv");
-    std::fs::write(&book, grade::gradebook::csv(&graded, &ids))
-        .map_err(|e| format!("cannot write {}: {e}", book.display()))?;
-    let summary = grade::class::summary(&graded, t.elapsed());
+    let csv = grade::gradebook::csv(&graded, &ids);
+    std::fs::write(&book, &csv).map_err(|e| format!("cannot write {}: {e}", book.display()))?;
+    let mut summary = grade::class::summary(&graded, t.elapsed());
+    if let Some(old) = previous {
+        let (changes, line) = grade::regrade::changes(&old, &csv)?;
+        let file = out.join("changes.csv");
+        std::fs::write(&file, changes)
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        summary.push_str(&format!("{line}: {}\n", file.display()));
+    }
     let file = out.join("summary.txt");
     std::fs::write(&file, &summary).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     println!("{summary}gradebook: {}", book.display());

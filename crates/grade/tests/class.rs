@@ -121,7 +121,7 @@ fn a_class_in_one_command() {
     let rows: Vec<&str> = book.lines().collect();
     assert_eq!(
         rows[0],
-        "name,5.1,5.2,9.3,9.4,total,possible,ignored,ignored_edits,error"
+        "name,folder,kernels_at,5.1,5.2,9.3,9.4,total,possible,ignored,ignored_edits,error"
     );
     let row = |name: &str| {
         rows.iter()
@@ -131,25 +131,29 @@ fn a_class_in_one_command() {
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
-    let possible = row("reference")[6].clone();
-    assert_eq!(row("reference")[5], possible, "{book}");
-    assert_eq!(row("stubs")[5], "0", "{book}");
+    let possible = row("reference")[8].clone();
+    assert_eq!(row("reference")[7], possible, "{book}");
+    assert_eq!(row("stubs")[7], "0", "{book}");
     let half = row("half");
     assert!(
-        half[1] != "0" && half[2] != "0" && half[3] == "0" && half[4] == "0",
+        half[3] != "0" && half[4] != "0" && half[5] == "0" && half[6] == "0",
         "{book}"
     );
     let broken = row("broken");
     assert!(
-        broken[3] == "0" && broken[4] != "0",
+        broken[5] == "0" && broken[6] != "0",
         "one exercise that does not compile costs only itself: {book}"
     );
     let loops = row("loops");
-    assert!(loops[1] == "0" && loops[2] != "0", "{book}");
+    assert!(loops[3] == "0" && loops[4] != "0", "{book}");
     // The spreadsheet formula of a folder name is defused (and made a safe folder name).
-    assert!(book.contains("\n_HYPERLINK_x_,"), "{book}");
+    assert!(book.contains("\n_HYPERLINK_x_-"), "{book}");
+    assert!(
+        book.contains(",'=HYPERLINK(x),"),
+        "the folder's own name, defused: {book}"
+    );
     for name in ["stubs", "reference", "half", "broken", "loops"] {
-        let folder = out.join(name);
+        let folder = out.join("submissions").join(name);
         let json: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(folder.join("grade.json")).expect("grade.json"),
         )
@@ -183,10 +187,183 @@ fn a_class_in_one_command() {
         assert_eq!(pl["tests"].as_array().map(Vec::len), Some(4));
     }
     let loops: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out.join("loops/grade.json")).expect("grade.json"),
+        &std::fs::read_to_string(out.join("submissions/loops/grade.json")).expect("grade.json"),
     )
     .expect("JSON");
     assert_eq!(loops["exercises"][0]["status"], "timed_out", "{loops}");
+}
+
+/// Runs `grade --class CLASS --out OUT` on exercise 5.1 with `extra` arguments; its
+/// standard output.
+fn grade_class(class: &Path, out: &Path, extra: &[&str]) -> String {
+    let run = Command::new(env!("CARGO_BIN_EXE_grade"))
+        .arg("--class")
+        .arg(class)
+        .arg("--out")
+        .arg(out)
+        .args(["--format", "json", "--exercise", "5.1", "--jobs", "2"])
+        .args(extra)
+        .env_remove("COURSE_GRADE_SEED")
+        .output()
+        .expect("the grader runs");
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    String::from_utf8_lossy(&run.stdout).into_owned()
+}
+
+#[test]
+fn a_class_folder_as_it_arrives() {
+    let dir = scratch("arrives");
+    let class = dir.join("class");
+    let reference = reference_with(&[]);
+    // Nested one level deeper, as a clone inside a folder named after the student.
+    submission(&class.join("alice"), "repo", &reference);
+    submission(&class, "bob", &reference);
+    std::fs::create_dir_all(class.join("carol")).expect("an empty folder");
+    std::fs::create_dir_all(class.join("dave/notes")).expect("a foreign folder");
+    // Names that once stopped the run or collided.
+    submission(&class, "gradebook.csv", &reference);
+    submission(&class, "summary.txt", &reference);
+    submission(&class, "j doe", &reference);
+    submission(&class, "j_doe", &reference);
+    // 20 000 files of its own: each an edit outside the answers, listed as ignored.
+    submission(&class, "many", &reference);
+    let extra = class.join("many/kernels/src/extra");
+    std::fs::create_dir_all(&extra).expect("a folder");
+    for k in 0..20_000 {
+        std::fs::write(extra.join(format!("f{k:05}.rs")), "").expect("written");
+    }
+    let out = dir.join("out");
+    grade_class(&class, &out, &[]);
+    let text = std::fs::read_to_string(out.join("gradebook.csv")).expect("the gradebook");
+    let book = grade::regrade::parse_csv(&text);
+    assert_eq!(&book[0][..4], ["name", "folder", "kernels_at", "5.1"]);
+    let row = |folder: &str| -> Vec<String> {
+        book.iter()
+            .find(|r| r[1] == folder)
+            .unwrap_or_else(|| panic!("a row for {folder}: {text}"))
+            .clone()
+    };
+    // Every folder has exactly one row.
+    assert_eq!(book.len() - 1, 9, "{text}");
+    let alice = row("alice");
+    assert_eq!(
+        (alice[2].as_str(), alice[3].as_str()),
+        ("repo/kernels/src", "10")
+    );
+    assert!(
+        row("carol")[8].contains("it is empty"),
+        "{:?}",
+        row("carol")
+    );
+    assert!(
+        row("dave")[8].contains("it holds notes"),
+        "{:?}",
+        row("dave")
+    );
+    for folder in [
+        "bob",
+        "gradebook.csv",
+        "summary.txt",
+        "j doe",
+        "j_doe",
+        "many",
+    ] {
+        assert_eq!(row(folder)[3], "10", "{folder}: {text}");
+    }
+    // Row names: unique, and a folder's own name where it is a safe one.
+    let names: std::collections::BTreeSet<&str> = book[1..].iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(names.len(), 9);
+    assert_eq!(row("j_doe")[0], "j_doe");
+    assert!(row("j doe")[0].starts_with("j_doe-"), "{:?}", row("j doe"));
+    // The class's own files are apart from the submissions' folders.
+    assert!(out.join("summary.txt").is_file());
+    assert!(out.join("submissions/gradebook.csv/grade.json").is_file());
+    // No cell over a spreadsheet's limit; the whole list stays in the JSON report.
+    assert!(
+        text.lines().all(|l| l.chars().count() < 32_767 * 2),
+        "a huge line"
+    );
+    assert!(book.iter().flatten().all(|c| c.chars().count() <= 32_767));
+    let many: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("submissions/many/grade.json")).expect("the JSON"),
+    )
+    .expect("JSON");
+    assert!(many["ignored"].as_array().map_or(0, Vec::len) >= 20_000);
+    // A regrade beside the old gradebook: carol has handed in since, bob broke 5.1.
+    submission(&class, "carol", &reference);
+    submission(
+        &class,
+        "bob",
+        &reference_with(&[("ch05.rs", "5.1", "    let _ = (a, b, c);")]),
+    );
+    let old = dir.join("old-gradebook.csv");
+    std::fs::copy(out.join("gradebook.csv"), &old).expect("kept");
+    let said = grade_class(&class, &out, &["--previous", old.to_str().expect("a path")]);
+    assert!(said.contains("2 row(s) changed (1 up, 1 down)"), "{said}");
+    let changes = grade::regrade::parse_csv(
+        &std::fs::read_to_string(out.join("changes.csv")).expect("changes.csv"),
+    );
+    let bob = changes.iter().find(|r| r[0] == "bob").expect("bob changed");
+    assert_eq!((bob[4].as_str(), bob[5].as_str()), ("-10", "5.1: 10 -> 0"));
+    assert_eq!(changes.len(), 3, "{changes:?}");
+}
+
+#[test]
+fn the_platform_scripts_fallback_is_json_for_any_text() {
+    // A grader that cannot run, and says so with a tab, an escape, quotes, backslashes and
+    // paths of the machine.
+    let dir = scratch("fallback");
+    let fake_grade = dir.join("grade");
+    std::fs::write(
+        &fake_grade,
+        "#!/bin/sh\nprintf 'grade: error: cannot read /home/someone/course/x:\\t\\033[31m \"q\" \\\\ \\n' >&2\nexit 1\n",
+    )
+    .expect("written");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake_grade, std::fs::Permissions::from_mode(0o755))
+            .expect("executable");
+    }
+    let gs = dir.join("gradescope");
+    loose(&gs.join("submission"));
+    let out = Command::new("bash")
+        .arg(root().join("crates/grade/platforms/gradescope/run_autograder"))
+        .env("AUTOGRADER_ROOT", &gs)
+        .env("AUTOGRADER_SOURCE", root())
+        .env("GRADE", &fake_grade)
+        .output()
+        .expect("bash runs");
+    assert!(out.status.success());
+    let pl = dir.join("prairielearn");
+    std::fs::create_dir_all(pl.join("student")).expect("a folder");
+    let out2 = Command::new("bash")
+        .arg(root().join("crates/grade/platforms/prairielearn/run.sh"))
+        .env("GRADE_ROOT", &pl)
+        .env("COURSE", root())
+        .env("GRADE", &fake_grade)
+        .output()
+        .expect("bash runs");
+    assert!(out2.status.success());
+    for file in [
+        gs.join("results/results.json"),
+        pl.join("results/results.json"),
+    ] {
+        let text = std::fs::read_to_string(&file).expect("results.json");
+        let json: serde_json::Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{}: not JSON ({e}): {text}", file.display()));
+        let all = json.to_string();
+        assert!(all.contains("could not run"), "{all}");
+        assert!(
+            !all.contains("/home/someone") && !all.contains(&*dir.to_string_lossy()),
+            "{all}"
+        );
+    }
 }
 
 /// The chapter files of the reference, loose (as a student uploads them).

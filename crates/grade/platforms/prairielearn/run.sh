@@ -18,6 +18,14 @@ COURSE=${COURSE:-/course}
 GRADE=${GRADE:-$COURSE/target/release/grade}
 RESULTS=$ROOT/results
 mkdir -p "$RESULTS"
+
+# The grader's last lines as the text of a JSON string: printable ASCII only (a tab, an
+# escape or a byte past 127 cannot make the file invalid), no path of this machine (a word
+# starting with `/` becomes <path>), backslashes and quotes escaped.
+json_text() {
+    printf '%s' "$1" | LC_ALL=C tr -c '[:print:]' ' ' \
+        | LC_ALL=C sed -E 's#(^|[ =:(])/[^ ]*#\1<path>#g; s#\\#\\\\#g; s#"#\\"#g'
+}
 student=$(mktemp -d)
 mkdir -p "$student/kernels/src"
 # A symbolic link is copied as the link it is (`cp -P`): the grader refuses it with its reason.
@@ -25,7 +33,7 @@ find "$ROOT/student" -maxdepth 3 \( -type f -o -type l \) -name '*.rs' \
     -exec cp -P {} "$student/kernels/src/" \;
 if ! "$GRADE" --root "$COURSE" --student "$student" --format prairielearn,markdown \
     --out "$RESULTS/grade" 2>"$RESULTS/grade.log"; then
-    reason=$(tail -n 5 "$RESULTS/grade.log" | tr -d '"\\' | tr '\n' ' ')
+    reason=$(json_text "$(tail -n 5 "$RESULTS/grade.log")")
     printf '{"gradable": false, "message": "The grader could not run: %s"}\n' \
         "$reason" >"$RESULTS/results.json"
     exit 0
