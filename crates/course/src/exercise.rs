@@ -84,10 +84,18 @@ impl Exercise {
             && let Some(why) = gpu_host::lanes::broken(self.id)
         {
             let mut lines = why.into_iter();
-            let mut out = Outcome::fail(
-                Status::Error,
-                lines.next().unwrap_or_else(|| "does not compile".into()),
-            );
+            let first = lines.next().unwrap_or_else(|| "does not compile".into());
+            let kind = if first.starts_with(gpu_host::lane_build::SIGNATURE_CHANGED) {
+                Some(crate::hints::SIGNATURE_CHANGED)
+            } else if first.starts_with(gpu_host::lane_build::DOES_NOT_COMPILE) {
+                Some(crate::hints::DOES_NOT_COMPILE)
+            } else {
+                None
+            };
+            let mut out = Outcome::fail(Status::Error, first);
+            if let Some(kind) = kind {
+                out = out.of_kind(kind);
+            }
             for line in lines {
                 out = out.detail(line);
             }

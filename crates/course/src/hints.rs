@@ -20,6 +20,14 @@ pub const SHUFFLE_INACTIVE_LANE: Failure =
 /// sandbox refuses (the check could not run because of the student's code).
 pub const BUILD: Failure = Failure::named(Status::Error, "build");
 
+/// The student's answer to this exercise does not compile: it was put back to its stub
+/// (the other exercises were built without it). The errors are the student's own.
+pub const DOES_NOT_COMPILE: Failure = Failure::named(Status::Error, "does_not_compile");
+
+/// The answer was written for an earlier version of its exercise's stub: the function it
+/// sits in has another signature now, so it does not compile.
+pub const SIGNATURE_CHANGED: Failure = Failure::named(Status::Error, "signature_changed");
+
 /// A wall clock stopped the check before any counted limit did: the grading machine was
 /// too slow or too loaded, and the exercise was not graded ([`Outcome::machine_too_slow`]).
 ///
@@ -29,17 +37,19 @@ pub const WALL_CLOCK: Failure = Failure::named(Status::Error, "wall_clock");
 /// The kinds of failure the course names itself (from the emulator's findings and the
 /// sandbox's build), by name: a chapter's records may give an exercise its own hint for
 /// one of them.
-pub const COURSE_KINDS: [Failure; 4] = [
+pub const COURSE_KINDS: [Failure; 6] = [
     UNINITIALISED_SHARED,
     SHUFFLE_INACTIVE_LANE,
     BUILD,
+    DOES_NOT_COMPILE,
+    SIGNATURE_CHANGED,
     WALL_CLOCK,
 ];
 
 /// The failures any exercise's check can meet besides its own (a launch or a host call
 /// fails, a finding of the emulator): every exercise lists them
 /// ([`Exercise::failures`](crate::Exercise::failures)).
-pub const ANY_CHECK: [Failure; 12] = [
+pub const ANY_CHECK: [Failure; 14] = [
     Failure::status(Status::WrongResult),
     UNINITIALISED_SHARED,
     SHUFFLE_INACTIVE_LANE,
@@ -51,6 +61,8 @@ pub const ANY_CHECK: [Failure; 12] = [
     Failure::status(Status::TimedOut),
     Failure::status(Status::Error),
     BUILD,
+    DOES_NOT_COMPILE,
+    SIGNATURE_CHANGED,
     WALL_CLOCK,
 ];
 
@@ -88,12 +100,14 @@ pub fn choose<'a, S: AsRef<str>>(
 
 /// The failures a check of host functions alone can meet besides its own (no launch: no
 /// race, no barrier, no finding of the emulator).
-pub const HOST_ONLY: [Failure; 6] = [
+pub const HOST_ONLY: [Failure; 8] = [
     Failure::status(Status::WrongResult),
     Failure::status(Status::Panicked),
     Failure::status(Status::TimedOut),
     Failure::status(Status::Error),
     BUILD,
+    DOES_NOT_COMPILE,
+    SIGNATURE_CHANGED,
     WALL_CLOCK,
 ];
 
@@ -106,7 +120,20 @@ pub fn course_hint(failure: Failure) -> Option<&'static str> {
 }
 
 /// The course's hints, by failure.
-const COURSE_HINTS: [(Failure, &str); 11] = [
+const COURSE_HINTS: [(Failure, &str); 13] = [
+    (
+        DOES_NOT_COMPILE,
+        "Your answer to this exercise does not compile: fix the errors below (each names your \
+         file and line) and save. Until then this exercise runs as its stub, and the other \
+         exercises are built without it.",
+    ),
+    (
+        SIGNATURE_CHANGED,
+        "This exercise's stub changed since your answer was written: its function takes other \
+         parameters now (the message shows the new signature beside yours). Take the new stub \
+         (the runner's `r` resets the exercise and keeps your file in .course/backups/), then \
+         bring your answer into its region, using the new parameters.",
+    ),
     (
         WALL_CLOCK,
         "Not a verdict on your code: the machine that checked it was too slow or too busy to \

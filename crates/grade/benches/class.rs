@@ -5,8 +5,9 @@
 //!
 //! The class is the mix an instructor sees, in turn: the shipped stubs, the reference, a
 //! student's own solution (9.3 written with the block arithmetic and `red_add`), half
-//! solved (chapter 5 done), one whose answer to an exercise does not compile, and one
-//! whose kernel loops in registers. Each submission's code differs from every other's (a
+//! solved (chapter 5 done), one whose answer to an exercise does not compile, one
+//! whose kernel loops in registers, and one whose 9.9 was written for the stub of
+//! 2026-11-26 (its signature changed since: the row must say so, not "could not run"). Each submission's code differs from every other's (a
 //! statement of its own in one of its answers), so no two builds are alike: the
 //! benchmark measures a build per submission, as a real class costs.
 
@@ -36,6 +37,19 @@ fn with_region(text: &str, id: &str, nth: usize, body: &str) -> String {
     format!("{}{body}{}", &text[..r.body.start], &text[r.body.end..])
 }
 
+/// `text` (chapter 9) with `consume_tiles` as a student wrote it for the 2026-11-26 stub
+/// (`tests/data/`): its old signature and its answer.
+fn old_signature(text: &str) -> String {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/consume_tiles_2026-11-26.rs");
+    let old = std::fs::read_to_string(data).expect("the old answer");
+    let function = &old[old.find("pub fn consume_tiles").expect("the function")..];
+    let at = text.find("pub fn consume_tiles(").expect("consume_tiles");
+    let len = text[at..].find("\n}\n").expect("its end") + 3;
+    let mut out = text.to_string();
+    out.replace_range(at..at + len, function);
+    out
+}
+
 /// `text` with a statement of submission `k`'s own at the start of its `nth` region.
 fn varied(text: &str, k: usize) -> String {
     let found = regions(text).expect("regions");
@@ -62,7 +76,7 @@ fn main() {
     let class = base.join("class");
     let _ = std::fs::remove_dir_all(&base);
     for k in 0..n {
-        let (ch05, ch09) = match k % 6 {
+        let (ch05, ch09) = match k % 7 {
             0 => (stub5.clone(), varied(&stub9, k)),
             1 => (ref5.clone(), varied(&ref9, k)),
             2 => (
@@ -77,6 +91,7 @@ fn main() {
                     k,
                 ),
             ),
+            5 => (ref5.clone(), varied(&old_signature(&ref9), k)),
             _ => (
                 with_region(
                     &ref5,
@@ -111,6 +126,18 @@ fn main() {
     let wall = t.elapsed().as_secs_f64();
     assert!(status.success(), "the class run failed");
     let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap_or_default();
+    // The answers written for the old stub say their signature changed.
+    for k in (5..n).step_by(7) {
+        let report = out
+            .join("submissions")
+            .join(format!("student-{k:03}"))
+            .join("grade.json");
+        let text = std::fs::read_to_string(&report).expect("the report");
+        assert!(
+            text.contains("\"signature_changed\"") && !text.contains("could not run"),
+            "student-{k:03}: the old 9.9 is not named as a changed signature"
+        );
+    }
     let per = wall / n as f64;
     let at_100 = per * 100.0;
     println!(

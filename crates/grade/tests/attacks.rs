@@ -188,6 +188,54 @@ fn an_answer_may_carry_only_the_attributes_and_macros_a_kernel_needs() {
     }
 }
 
+/// The reference chapter 9 with 9.9's `consume_tiles` as a student wrote it for the stub
+/// of 2026-11-26 (it took `num_bins` then): signature and answer.
+pub fn with_old_consume_tiles(reference: &str) -> String {
+    let old = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/consume_tiles_2026-11-26.rs"),
+    )
+    .expect("the old answer");
+    let old = &old[old.find("pub fn consume_tiles").expect("the function")..];
+    let start = reference
+        .find("pub fn consume_tiles(")
+        .expect("consume_tiles");
+    let end = start + reference[start..].find("\n}\n").expect("its end") + 3;
+    format!("{}{}{}", &reference[..start], old, &reference[end..])
+}
+
+#[test]
+fn an_answer_written_for_an_earlier_stub_says_the_signature_changed() {
+    let dir = student("old-signature", "ch09.rs", "9.3", RIGHT_9_3);
+    let file = dir.join("kernels/src/ch09.rs");
+    let text = std::fs::read_to_string(&file).expect("the clone's file");
+    std::fs::write(&file, with_old_consume_tiles(&text)).expect("written");
+    let (report, _) = grade(&dir, &["9.9", "9.3"]);
+    let e = exercise(&report, "9.9");
+    assert_eq!(e["status"], "error", "{e}");
+    assert_eq!(e["kind"], "signature_changed", "{e}");
+    let reason = e["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("signature changed")
+            && reason.contains(
+                "now `pub fn consume_tiles(data: GlobalSlice<u8>, bins: DynamicShared<u32>)`"
+            )
+            && reason.contains("num_bins: u32"),
+        "{reason}"
+    );
+    assert!(
+        e["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("stub changed"),
+        "{e}"
+    );
+    assert!(
+        !reason.contains("the check itself could not run"),
+        "{reason}"
+    );
+    assert_eq!(exercise(&report, "9.3")["status"], "pass");
+}
+
 /// Exercise `attacked` is an error whose reason contains `why` (its region was refused and
 /// built as the stub), and exercise `other` is graded on the student's code and passes.
 fn refused_alone(report: &serde_json::Value, attacked: &str, other: &str, why: &str) {

@@ -77,6 +77,26 @@ pub struct Answers {
     pub refused: BTreeMap<String, Vec<String>>,
     /// The regions taken, where they lie.
     pub placed: Vec<Placed>,
+    /// The exercises whose answer sits in a function whose signature differs from the
+    /// course's (an answer written for an earlier version of the stubs): the course's
+    /// signature, then the student's, each on one line.
+    pub signatures: BTreeMap<String, (String, String)>,
+}
+
+/// The signature of the function a region starting at byte `at` of `text` sits in: from
+/// its last `fn ` before `at` to the `{` that opens its body, on one line.
+fn signature_before(text: &str, at: usize) -> Option<String> {
+    let head = &text[..at];
+    let start = head.rfind("fn ")?;
+    let line_start = head[..start].rfind('\n').map_or(0, |i| i + 1);
+    let open = head[start..].find('{')? + start;
+    let sig: Vec<&str> = head[line_start..open].split_whitespace().collect();
+    Some(
+        sig.join(" ")
+            .replace("( ", "(")
+            .replace(" )", ")")
+            .replace(",)", ")"),
+    )
 }
 
 impl Answers {
@@ -404,6 +424,13 @@ fn plan(
                 ),
             );
             continue;
+        }
+        if let (Some(ours), Some(yours)) = (
+            signature_before(&course, regions[i].body.start),
+            signature_before(&theirs, r.body.start),
+        ) && ours != yours
+        {
+            out.signatures.insert(key.0.clone(), (ours, yours));
         }
         let body = &theirs[r.body.clone()];
         let first = line_of(&theirs, r.body.start);

@@ -59,6 +59,14 @@ pub struct Outline {
     pub note: Option<String>,
 }
 
+/// How the reason of an answer that does not compile starts (the tools tell this kind of
+/// failure by it: the student's own compile error, "fix the errors below").
+pub const DOES_NOT_COMPILE: &str = "does not compile, so it was built as the course's stub";
+
+/// How the reason of an answer written for an earlier version of its exercise's stub
+/// starts: the function it sits in has another signature now.
+pub const SIGNATURE_CHANGED: &str = "this exercise's signature changed";
+
 /// One cargo build's result.
 #[derive(Debug)]
 pub enum Attempt {
@@ -182,11 +190,18 @@ pub fn rounds_timed(
                 }
                 for (id, errors) in blamed {
                     put_back.insert(id.clone());
-                    let mut lines = vec![format!(
-                        "does not compile, so it was built as the course's stub (the other \
-                         exercises were built without it): {}",
-                        errors.first().map(String::as_str).unwrap_or("error")
-                    )];
+                    let first = errors.first().map(String::as_str).unwrap_or("error");
+                    let mut lines = vec![match answers.signatures.get(&id) {
+                        Some((ours, yours)) => format!(
+                            "{SIGNATURE_CHANGED}: it is now `{ours}`, your answer sits in \
+                             `{yours}` (written for an earlier version of the stub), so it does \
+                             not compile ({first}) and was built as the course's stub"
+                        ),
+                        None => format!(
+                            "{DOES_NOT_COMPILE} (the other exercises were built without it): \
+                             {first}"
+                        ),
+                    }];
                     lines.extend(errors.into_iter().skip(1));
                     outline.broken.entry(id).or_insert(lines);
                 }

@@ -271,10 +271,13 @@ pub struct FailureHint {
 /// The kinds of failure the course names itself (`course::hints::COURSE_KINDS`, from the
 /// emulator's findings), with their status: a record may give an exercise its own hint
 /// for one, and no constant is generated for them.
-pub const COURSE_KINDS: [(&str, &str); 3] = [
+pub const COURSE_KINDS: [(&str, &str); 6] = [
     ("wrong_result", "uninitialised_shared"),
     ("wrong_result", "shuffle_inactive_lane"),
     ("error", "build"),
+    ("error", "does_not_compile"),
+    ("error", "signature_changed"),
+    ("error", "wall_clock"),
 ];
 
 /// The statuses a failure hint may name (`course::Status` but `pass`), in JSON's words.
