@@ -172,6 +172,24 @@ enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Collect a class for the final grade: clone every repository of a roster at its
+    /// deadline commit into a class folder, then grade it on this machine with your
+    /// private seed (`grade --class FOLDER --seed-file …`): the seed never reaches a
+    /// student's repository. Writes FOLDER/.collected.csv (which commit each row is).
+    Collect {
+        /// The roster: CSV with a header naming `name` (or student, login,
+        /// github_username) and `repository` (or repo, url, repository_url), and
+        /// optionally `commit` (or sha): a commit to take.
+        #[arg(long, value_name = "CSV")]
+        roster: PathBuf,
+        /// The class folder to collect into (one folder per student, replaced).
+        #[arg(long, value_name = "DIR")]
+        into: PathBuf,
+        /// Take each repository's last commit before this date (any date git reads,
+        /// e.g. 2026-12-01T23:59:00Z), unless the roster names a commit; default: the head.
+        #[arg(long, value_name = "DATE")]
+        deadline: Option<String>,
+    },
     /// Print the GitHub Classroom workflow (.github/workflows/classroom.yml): the strict
     /// variant, one autograding step per exercise, its points from the registry.
     Classroom,
@@ -292,6 +310,25 @@ fn main() -> ExitCode {
                 }
             });
         }
+        Some(Command::Collect {
+            roster,
+            into,
+            deadline,
+        }) => std::fs::read_to_string(&roster)
+            .map_err(|e| format!("--roster {}: cannot read it: {e}", roster.display()))
+            .and_then(|text| grade::collect::roster(&text))
+            .and_then(|entries| grade::collect::collect(&entries, &into, deadline.as_deref()))
+            .map(|done| {
+                let ok = done.iter().filter(|c| c.commit.is_ok()).count();
+                println!(
+                    "grade: collected {ok} of {} into {} (which commit each is: {}); grade them \
+                     with: grade --class {} --seed-file YOUR_SEED --out grades/",
+                    done.len(),
+                    into.display(),
+                    into.join(".collected.csv").display(),
+                    into.display()
+                );
+            }),
         Some(Command::Classroom) => {
             print!("{}", grade::classroom::workflow(&grade::chapters()));
             Ok(())

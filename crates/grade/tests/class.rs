@@ -541,3 +541,47 @@ fn the_classroom_workflow_is_the_registry_s_and_its_commands_answer() {
         }
     }
 }
+
+#[test]
+fn the_instructor_s_final_grade_workflow_runs_the_grader_s_own_commands() {
+    let text = course_file("crates/grade/platforms/instructor/final-grade.yml");
+    let docs = yaml_rust2::YamlLoader::load_from_str(&text).expect("valid YAML");
+    let job = &docs[0]["jobs"]["grade"];
+    let runs: Vec<&str> = job["steps"]
+        .as_vec()
+        .expect("steps")
+        .iter()
+        .filter_map(|s| s["run"].as_str())
+        .collect();
+    let all = runs.join("\n");
+    // The private seed reaches the grading step only, from the instructor's secrets.
+    let seeded: Vec<&yaml_rust2::Yaml> = job["steps"]
+        .as_vec()
+        .expect("steps")
+        .iter()
+        .filter(|s| !s["env"]["COURSE_GRADE_SEED"].is_badvalue())
+        .collect();
+    assert_eq!(seeded.len(), 1, "one step holds the seed");
+    assert!(
+        seeded[0]["run"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("--class class")
+    );
+    // Every option the workflow uses is the grader's.
+    let help = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_grade"))
+            .args(args)
+            .output()
+            .expect("the grader runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let collect = help(&["collect", "--help"]);
+    for option in ["--roster", "--into", "--deadline"] {
+        assert!(all.contains(option) && collect.contains(option), "{option}");
+    }
+    let main = help(&["--help"]);
+    for option in ["--root", "--class", "--out", "--previous"] {
+        assert!(all.contains(option) && main.contains(option), "{option}");
+    }
+}
