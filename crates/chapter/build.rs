@@ -12,8 +12,12 @@
 //! Without the feature this script does nothing: the default build needs no nightly.
 //!
 //! Rebuilds: cargo reruns this script when a kernel source, the device API or a
-//! manifest changes (the `rerun-if-changed` lines below), and the nested cargo then
-//! rebuilds what changed. A missing nightly, `rust-src` or `llvm-tools` fails the build
+//! manifest changes (the `rerun-if-changed` lines below), and when the checkout changes
+//! (`COURSE_CHECKOUT`, the workspace's absolute path, from `.cargo/config.toml`): cargo's
+//! output folder for this script is the same wherever the workspace lies, so without it a
+//! copy of the course (its file times kept) built with the original's target folder would
+//! embed the original's PTX. The nested cargo builds in a target folder of this checkout's
+//! own (`nvptx/<hash of the checkout's path>`), for the same reason. A missing nightly, `rust-src` or `llvm-tools` fails the build
 //! with the builder's one-line message naming the `rustup` command; a kernel that does
 //! not compile for the GPU fails it with the compiler's messages.
 
@@ -29,6 +33,10 @@ mod ptx {
 
     /// The crates whose PTX the chapter embeds: the student's stubs and the references.
     const PACKAGES: [&str; 2] = ["kernels", "solutions"];
+
+    /// Environment variable naming the checkout being built (`.cargo/config.toml`'s
+    /// `[env]`, an absolute path): a change of it reruns this script.
+    const CHECKOUT_ENV: &str = "COURSE_CHECKOUT";
 
     /// What a kernel's PTX depends on, relative to the workspace root.
     const INPUTS: [&str; 10] = [
@@ -48,6 +56,7 @@ mod ptx {
     pub(super) fn build() {
         let out_dir = PathBuf::from(env("OUT_DIR"));
         let manifest = PathBuf::from(env("CARGO_MANIFEST_DIR"));
+        println!("cargo::rerun-if-env-changed={CHECKOUT_ENV}");
         let workspace = manifest
             .parent()
             .and_then(Path::parent)
@@ -74,7 +83,7 @@ mod ptx {
                 return;
             }
         };
-        let target_dir = nvptx_target_dir(&out_dir, &workspace);
+        let target_dir = nvptx_target_dir(&out_dir, &workspace).join(checkout_key(&workspace));
         for package in PACKAGES {
             let built = ptx_builder::Builder::new(package)
                 .toolchain(&tc.name)
@@ -96,6 +105,24 @@ mod ptx {
                 Err(e) => fail(&e.to_string()),
             }
         }
+    }
+
+    /// A name for this checkout's own nvptx target folder: a hash (FNV-1a, 16 hex digits)
+    /// of the workspace's canonical path. Two checkouts sharing a target folder would
+    /// otherwise share the nested build's artifacts, whose freshness cargo judges by file
+    /// times that a copy keeps.
+    fn checkout_key(workspace: &Path) -> String {
+        let path = workspace
+            .canonicalize()
+            .unwrap_or_else(|_| workspace.to_path_buf());
+        let hash = path
+            .display()
+            .to_string()
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+            });
+        format!("{hash:016x}")
     }
 
     /// Fails the build showing this script's stderr (the compiler's messages) and `why`.

@@ -14,6 +14,7 @@
 
 pub mod book;
 pub mod moved;
+pub mod moved_ptx;
 pub mod regions;
 
 use course::Chapter;

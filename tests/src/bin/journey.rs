@@ -45,6 +45,11 @@ struct Cli {
     /// Only the last stage: a copied, renamed course judged by its own kernels.
     #[arg(long, conflicts_with = "chapter")]
     moved_only: bool,
+    /// Only the PTX stage: copies of the course built with `--features cuda` (file times
+    /// kept, with their target/ or the original's) embed their own kernels' PTX. Needs the
+    /// pinned nightly; not part of the default journey.
+    #[arg(long, conflicts_with_all = ["chapter", "moved_only"])]
+    ptx_copies: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -57,8 +62,30 @@ enum Order {
     Both,
 }
 
+/// The PTX stage ([`course_tests::moved_ptx`]), alone.
+fn ptx_copies(root: &Path) -> ExitCode {
+    let t = Instant::now();
+    match course_tests::moved_ptx::check(root, &root.join("target").join("journey").join("ptx")) {
+        Ok(()) => {
+            println!(
+                "== copies of a course built with --features cuda embed their own kernels' PTX \
+                 ({:.0} s)",
+                t.elapsed().as_secs_f64()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("journey: the PTX of a copied course: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.ptx_copies {
+        return ptx_copies(&course_tests::workspace_root());
+    }
     match run(&cli) {
         Ok(stages) => {
             println!("journey: {stages} stages, every tool agreed");
