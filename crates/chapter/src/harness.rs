@@ -14,11 +14,11 @@
 //!   a kernel: the GPU has no step budget), is an outcome too. The test's name comes from
 //!   its thread, which the standard test harness names after the test; without one (a
 //!   custom harness) the check runs in this process.
-//! - **Explanation.** A GPU can say *that* a kernel faulted, not where or why. When the
-//!   GPU check fails, the parent runs the same check on the emulator: if that fails too,
-//!   its report (the `todo!` message, the thread and line, the race) is the one shown,
-//!   with the GPU's finding as a detail; if it passes, the GPU's failure stands, marked as
-//!   one only the hardware shows.
+//! - **Two judges.** A GPU can say *that* a kernel faulted, not where or why, and it
+//!   cannot see an access out of bounds it tolerates, a race its timing hides or the
+//!   technique. So every check also runs on the emulator, and passes only when both pass
+//!   ([`two_judges`]): a failure says which judge failed, with the emulator's report (the
+//!   `todo!` message, the thread and line, the race) wherever it has one.
 
 use crate::device::{self, Selected};
 use course::{Chapter, Exercise, KernelSource, Outcome, Status};
@@ -263,10 +263,9 @@ fn tail(text: &str, n: usize) -> Vec<String> {
         .collect()
 }
 
-/// A failing GPU outcome, explained by the same check on the emulator (see the module
-/// docs); a passing one unchanged.
+/// The GPU's outcome judged beside the same check on the emulator ([`two_judges`]).
 fn explain(ex: &Exercise, source: KernelSource, gpu: Outcome) -> Outcome {
-    explain_with(gpu, || {
+    two_judges(gpu, || {
         ex.run(
             &mut Device::emulator_with(course::Limits::CHECKS.simt_config()),
             source,
@@ -274,28 +273,122 @@ fn explain(ex: &Exercise, source: KernelSource, gpu: Outcome) -> Outcome {
     })
 }
 
-/// A failing GPU outcome explained by `emulate`, which runs the same check on the
-/// emulator (see the module docs); a passing one, or one that begins with
-/// [`GPU_UNUSABLE`], unchanged and `emulate` not called.
+/// How a reason begins when the emulator's judge failed a check the GPU passed.
+pub const EMULATOR_JUDGE: &str = "the emulator's judge";
+
+/// How a reason begins when the GPU failed a check the emulator passed.
+pub const GPU_JUDGE: &str = "on the GPU";
+
+/// A check with two judges: `gpu`, the check's outcome on the real hardware, and
+/// `emulate`, the same check on the emulator, which always runs. The check passes only
+/// when both pass: the GPU adds what only it shows (its results on the real hardware, its
+/// time), the emulator what the GPU cannot see (an access out of bounds the hardware
+/// tolerates silently, a race its timing hides, the technique, a barrier error). A failure
+/// says which judge failed and why:
 ///
-/// Public for the grader (`crates/grade`), which runs the emulator's check its own way
-/// (in a child process, under its fixed limits) and so passes it in as `emulate`.
-pub fn explain_with(gpu: Outcome, emulate: impl FnOnce() -> Outcome) -> Outcome {
-    if gpu.passed() || gpu.reason.starts_with(GPU_UNUSABLE) {
+/// - both pass: the emulator's pass (it says what was verified), the GPU's as a detail;
+/// - the emulator fails and the GPU passes: the emulator's report, its reason beginning
+///   with [`EMULATOR_JUDGE`];
+/// - the GPU fails and the emulator passes: the GPU's report, its reason beginning with
+///   [`GPU_JUDGE`] (a failure only the hardware shows);
+/// - both fail: the emulator's report (it names the thread, the line, the race), the
+///   GPU's finding as a detail when it differs.
+///
+/// An outcome that begins with [`GPU_UNUSABLE`] is the machine's, returned as it is and
+/// `emulate` not called. Public for the grader (`crates/grade`), which runs the
+/// emulator's check its own way (in a child process, under its fixed limits).
+pub fn two_judges(gpu: Outcome, emulate: impl FnOnce() -> Outcome) -> Outcome {
+    if gpu.reason.starts_with(GPU_UNUSABLE) {
         return gpu;
     }
     let on_gpu = format!("on the GPU: {} - {}", gpu.status.label(), gpu.reason);
-    let emulated = emulate();
-    if emulated.status == gpu.status && emulated.reason == gpu.reason {
-        return emulated;
+    let mut emulated = emulate();
+    match (gpu.passed(), emulated.passed()) {
+        (true, true) => emulated.detail(format!("{on_gpu} (the GPU's judge passed too)")),
+        (true, false) => {
+            emulated.reason = format!("{EMULATOR_JUDGE}: {}", emulated.reason);
+            emulated.detail(
+                "the GPU's run of this check passed: the emulator finds what the hardware \
+                 does not show (an access out of bounds it tolerates, a race its timing hides, \
+                 the technique the counters see)",
+            )
+        }
+        (false, true) => {
+            let mut gpu = gpu.detail(
+                "the same check passes on the emulator: this failure shows only on the real \
+                 hardware (a race the emulator's lockstep schedule hides, a missing \
+                 sync_warp, a read of memory no thread wrote?)",
+            );
+            gpu.reason = format!("{GPU_JUDGE}: {}", gpu.reason);
+            gpu
+        }
+        (false, false) if emulated.status == gpu.status && emulated.reason == gpu.reason => {
+            emulated
+        }
+        (false, false) => emulated.detail(format!("{on_gpu} (the report above is the emulator's)")),
     }
-    if emulated.passed() {
-        gpu.detail(
-            "the same check passes on the emulator: this failure shows only on the real \
-             hardware (a race the emulator's lockstep schedule hides, a missing \
-             sync_warp, a read of memory no thread wrote?)",
-        )
-    } else {
-        emulated.detail(format!("{on_gpu} (the report above is the emulator's)"))
+}
+
+#[cfg(test)]
+mod judges {
+    use super::{EMULATOR_JUDGE, GPU_JUDGE, GPU_UNUSABLE, two_judges};
+    use course::{Outcome, Status};
+
+    fn fail(status: Status, why: &str) -> Outcome {
+        Outcome::fail(status, why.to_string())
+    }
+
+    #[test]
+    fn a_check_passes_only_when_both_judges_pass() {
+        let both = two_judges(Outcome::pass("right on the GPU"), || {
+            Outcome::pass("right, one atomic per element")
+        });
+        assert!(both.passed());
+        assert_eq!(both.reason, "right, one atomic per element");
+        assert!(both.details.iter().any(|d| d.contains("right on the GPU")));
+
+        // Out of bounds: the GPU tolerates it silently, the emulator does not.
+        let oob = two_judges(Outcome::pass("right on the GPU"), || {
+            fail(Status::OutOfBounds, "memcheck: index 1001 is out of bounds")
+        });
+        assert_eq!(oob.status, Status::OutOfBounds);
+        assert!(oob.reason.starts_with(EMULATOR_JUDGE), "{}", oob.reason);
+        assert!(
+            oob.details
+                .iter()
+                .any(|d| d.contains("GPU's run of this check passed"))
+        );
+
+        // The wrong technique: only the emulator's counters see it.
+        let technique = two_judges(Outcome::pass("right"), || {
+            fail(Status::WrongTechnique, "no private copy")
+        });
+        assert_eq!(technique.status, Status::WrongTechnique);
+
+        // A failure only the hardware shows.
+        let hw = two_judges(fail(Status::WrongResult, "bin 3 expected 4, got 3"), || {
+            Outcome::pass("right")
+        });
+        assert_eq!(hw.status, Status::WrongResult);
+        assert!(hw.reason.starts_with(GPU_JUDGE), "{}", hw.reason);
+
+        // Both fail: the emulator's report, with the GPU's finding beside it.
+        let both_fail = two_judges(fail(Status::Panicked, "trap"), || {
+            fail(Status::NotImplemented, "not yet implemented: 9.4")
+        });
+        assert_eq!(both_fail.status, Status::NotImplemented);
+        assert!(
+            both_fail
+                .details
+                .iter()
+                .any(|d| d.contains("on the GPU: panicked"))
+        );
+
+        // A GPU that cannot be used is the machine's: the emulator is not asked.
+        let unusable = two_judges(
+            fail(Status::Error, &format!("{GPU_UNUSABLE}: no driver")),
+            || panic!("the emulator must not run"),
+        );
+        assert!(unusable.reason.starts_with(GPU_UNUSABLE));
     }
 }

@@ -77,8 +77,8 @@ pub enum Target {
     /// CUDA device 0 (the `cuda` feature), the PTX of the graded kernels loaded on a
     /// fresh device per exercise (chapter 9's [`chapter::device::open_gpu`]). The GPU has no
     /// step budget, spin detector or watchdog: only [`Limits::exercise_timeout_ms`] stops
-    /// a kernel that never ends. A failing check is run again on the emulator to explain
-    /// it ([`chapter::harness::explain_with`]).
+    /// a kernel that never ends. Every check runs on the emulator too, and passes only
+    /// when both pass ([`chapter::harness::two_judges`]).
     Gpu {
         /// The GPU's name, as the driver reports it.
         name: String,
@@ -306,10 +306,10 @@ pub(crate) fn exercise_timed_out(limits: &Limits) -> Outcome {
     ))
 }
 
-/// A GPU result explained by the emulator's (`emulate`), with chapter 9's
-/// [`chapter::harness::explain_with`]. An emulator run that cannot start is a detail.
+/// A GPU result judged beside the emulator's (`emulate`): [`chapter::harness::two_judges`].
+/// An emulator run that cannot start is a failure of its own.
 fn explain(gpu: Outcome, emulate: impl FnOnce() -> Result<Outcome, String>) -> Outcome {
-    chapter::harness::explain_with(gpu, || match emulate() {
+    chapter::harness::two_judges(gpu, || match emulate() {
         Ok(emulated) => emulated,
         // Not a pass and not the GPU's reason: the GPU's report stands, with this.
         Err(e) => Outcome::fail(Status::Error, format!("the emulator could not run: {e}")),
