@@ -112,3 +112,15 @@ fn steps_without_the_check_say_why() {
     let e = run(&mut Device::emulator(), &REFERENCE, "9.16", &params(100)).unwrap_err();
     assert!(e.contains("9.10"), "{e}");
 }
+
+/// A host function's sandbox is sized to its arguments: 9.1's sequential loop over 17 MiB
+/// (more than a lane's own 16 MiB) runs, as the progression runs it at 16 Mi and beyond.
+#[test]
+fn the_sequential_loop_runs_in_its_sandbox_at_the_progression_s_sizes() {
+    let n = 17 << 20;
+    let data = vec![7u8; n];
+    let bins = (REFERENCE.histogram_sequential)(&data);
+    assert_eq!(bins.len(), 256);
+    assert_eq!(bins[7] as usize, n);
+    assert_eq!(bins.iter().map(|&b| b as usize).sum::<usize>(), n);
+}

@@ -337,7 +337,8 @@ impl WasmModule {
     }
 
     /// Runs host function `name` of the module (a `#[gpu::host]` export) in a lane of its
-    /// own, on `input` (the encoded arguments, `gpu::host_value`), with `fuel`
+    /// own, its memory sized to its arguments ([`host_memory`]: a 1 GiB input fits);
+    /// on `input` (the encoded arguments, `gpu::host_value`), with `fuel`
     /// instructions in all; returns its encoded result. It is sandboxed as a kernel is:
     /// it can reach no device state, no host and no other lane.
     /// With a `meter` (a check's: [`crate::meter::current`]), the call draws its fuel from
@@ -361,6 +362,7 @@ impl WasmModule {
         };
         let limits = LaneLimits {
             fuel,
+            memory_bytes: host_memory(input.len()),
             ..LaneLimits::default()
         };
         let export = format!("__gpu_host_{name}");
@@ -688,6 +690,19 @@ fn memory_of(caller: &Caller<'_, LaneData>) -> Result<Memory, wasmi::Error> {
         .ok_or_else(|| wasmi::Error::new("the lane has no memory"))
 }
 
+/// The memory a host function's lane may grow to for arguments of `input` bytes: a
+/// kernel lane's [`LaneLimits::memory_bytes`] plus twice the arguments (they are copied in,
+/// and a function may keep one copy of its own, as a sequential loop over a `Vec` does),
+/// at most what a 32-bit WebAssembly memory holds. The progression's 9.1 at 16 MiB or
+/// 1 GiB runs in its sandbox like any other size.
+pub fn host_memory(input: usize) -> usize {
+    const WASM32_MAX: usize = 4 << 30;
+    LaneLimits::default()
+        .memory_bytes
+        .saturating_add(input.saturating_mul(2))
+        .min(WASM32_MAX - (64 << 10))
+}
+
 /// The fuel one print costs besides its bytes: the host's work of a call.
 const PRINT_CALL_FUEL: u64 = 100;
 
@@ -905,4 +920,18 @@ fn define_imports(linker: &mut Linker<LaneData>) -> Result<(), wasmi::Error> {
         },
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LaneLimits, host_memory};
+
+    #[test]
+    fn a_host_function_s_memory_grows_with_its_arguments() {
+        let lane = LaneLimits::default().memory_bytes;
+        assert_eq!(host_memory(0), lane);
+        assert_eq!(host_memory(16 << 20), lane + (32 << 20));
+        assert!(host_memory(1 << 30) > 2 << 30);
+        assert!(host_memory(usize::MAX) < 4 << 30, "within a 32-bit memory");
+    }
 }
