@@ -436,7 +436,16 @@ impl Device {
         // What the kernel printed (`gpu::println!`), for the student: labelled with this
         // launch and kept beside the check's result, never part of it
         // (`simt::kernel_output`). A launch that fails keeps its number too.
-        let printed = report.as_ref().map_or(&[][..], |r| &r.output[..]);
+        // A failed launch's lines come from the emulator's side channel: the student needs
+        // them most when the kernel panicked or went out of bounds.
+        let failed;
+        let printed = match &report {
+            Ok(r) => &r.output[..],
+            Err(_) => {
+                failed = simt::kernel_output::take_failed_launch();
+                &failed[..]
+            }
+        };
         simt::kernel_output::launched(&launch_label(kernel.name, cfg), printed);
         if let Some(sink) = &config.trace {
             sink.name_last(kernel.name);

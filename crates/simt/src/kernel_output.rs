@@ -59,6 +59,24 @@ pub fn launched(label: &str, lines: &[String]) {
     });
 }
 
+thread_local! {
+    /// What the lanes of the last launch that failed on this thread printed, until taken.
+    static FAILED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Keeps what the lanes of a launch printed before it failed (a panic, an access out of
+/// bounds, a race, a deadlock, a limit): the student needs it most then. `simt::launch`
+/// calls it on the launching thread; [`take_failed_launch`] hands the lines on.
+pub(crate) fn failed_launch(lines: Vec<String>) {
+    FAILED.with(|f| *f.borrow_mut() = lines);
+}
+
+/// What the last failed launch on this thread printed (`block (..) thread (..): text`
+/// lines, as a completed launch's report holds them), once.
+pub fn take_failed_launch() -> Vec<String> {
+    FAILED.with(|f| std::mem::take(&mut *f.borrow_mut()))
+}
+
 /// Keeps `text`, printed outside any launch: by the sandboxed host function that
 /// `in_host_function` runs, or by a native one.
 pub fn host(text: &str) {

@@ -43,7 +43,11 @@ pub fn launch(
     crate::lane::install_panic_hook();
     let last_seen = Arc::new(LastSeen::default());
     let Some(limit) = config.watchdog else {
-        return Exec::new(mem, *spec, config.clone(), last_seen).run(&kernel);
+        let result = Exec::new(mem, *spec, config.clone(), last_seen).run(&kernel);
+        if result.is_err() {
+            crate::kernel_output::failed_launch(crate::lane::take_output());
+        }
+        return result;
     };
     let (tx, rx) = mpsc::channel();
     let mut owned = std::mem::take(mem);
@@ -52,7 +56,13 @@ pub fn launch(
         .name("simt-launch".into())
         .spawn(move || {
             let result = Exec::new(&mut owned, spec2, config2, seen2).run(&kernel);
-            let _ = tx.send((owned, result));
+            // What the lanes printed before the launch failed, kept for the student.
+            let printed = if result.is_err() {
+                crate::lane::take_output()
+            } else {
+                Vec::new()
+            };
+            let _ = tx.send((owned, result, printed));
         });
     if let Err(e) = worker {
         return Err(LaunchError::DeviceLost {
@@ -60,8 +70,11 @@ pub fn launch(
         });
     }
     match rx.recv_timeout(limit) {
-        Ok((back, result)) => {
+        Ok((back, result, printed)) => {
             *mem = back;
+            if result.is_err() {
+                crate::kernel_output::failed_launch(printed);
+            }
             result
         }
         Err(mpsc::RecvTimeoutError::Disconnected) => {
@@ -79,7 +92,10 @@ pub fn launch(
             // in registers never does, and its memory is lost with it.
             last_seen.request_stop();
             match rx.recv_timeout(STOP_GRACE.min(limit / 4)) {
-                Ok((back, _)) => *mem = back,
+                Ok((back, _, printed)) => {
+                    *mem = back;
+                    crate::kernel_output::failed_launch(printed);
+                }
                 Err(_) => mem.lost = true,
             }
             Err(LaunchError::TimedOut {
