@@ -96,16 +96,22 @@ pub fn build_answers(src: &Path, root: &Path, ws: &Path) -> (Result<Vec<u8>, Str
     rounds_timed(
         &mut |put_back| answers::splice(src, &pristine, put_back),
         &mut |answers, limit| {
+            // The sources written, built and the module read under one hold of the lock:
+            // another process building the same answers' workspace (the runner beside a
+            // `cargo test`) cannot write between them.
+            let lock = lock_target(&target)?;
             let t = Instant::now();
             answers::write(answers, &ws.join("kernels").join("src"))?;
             let written = t.elapsed();
-            let (attempt, ran) = cargo_build_timed(
+            let built = build_locked(
                 ws,
                 &crate_name,
                 &target,
                 limit.saturating_sub(written),
                 &flags,
-            )?;
+            );
+            drop(lock);
+            let (attempt, ran) = built?;
             Ok((attempt, written + ran))
         },
         crate::lanes::build_limit(),
@@ -396,6 +402,18 @@ pub fn cargo_build_timed(
     limit: Duration,
     flags: &str,
 ) -> Result<(Attempt, Duration), String> {
+    let lock = lock_target(target_dir)?;
+    let built = build_locked(ws, name, target_dir, limit, flags);
+    drop(lock);
+    built
+}
+
+/// Takes the lock of the sandbox's target folder `target_dir` (waiting for any other
+/// build into it, of this process or another), held until the file is dropped: what a
+/// build writes, builds and reads under it is its own, whoever builds beside it (the
+/// runner's rebuild and a `cargo test` started together give the verdict each would
+/// give alone).
+pub fn lock_target(target_dir: &Path) -> Result<std::fs::File, String> {
     std::fs::create_dir_all(target_dir)
         .map_err(|e| format!("cannot create {}: {e}", target_dir.display()))?;
     let lock_path = target_dir.join(".course-build.lock");
@@ -403,6 +421,17 @@ pub fn cargo_build_timed(
         .map_err(|e| format!("cannot create {}: {e}", lock_path.display()))?;
     lock.lock()
         .map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
+    Ok(lock)
+}
+
+/// [`cargo_build_timed`] with the target folder's lock already held ([`lock_target`]).
+fn build_locked(
+    ws: &Path,
+    name: &str,
+    target_dir: &Path,
+    limit: Duration,
+    flags: &str,
+) -> Result<(Attempt, Duration), String> {
     let started = Instant::now();
     let run = |limit: Duration| {
         let mut cmd = clean_cargo();
@@ -472,7 +501,6 @@ pub fn cargo_build_timed(
             path.display()
         )
     })?;
-    drop(lock);
     Ok((Attempt::Built(bytes), started.elapsed()))
 }
 
