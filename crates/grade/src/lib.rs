@@ -32,6 +32,7 @@
 pub mod batch;
 pub mod class;
 pub mod classroom;
+pub mod classroom50;
 pub mod collect;
 pub mod engine;
 pub mod gradebook;

@@ -190,11 +190,31 @@ enum Command {
         #[arg(long, value_name = "DATE")]
         deadline: Option<String>,
     },
-    /// Print the GitHub Classroom workflow (.github/workflows/classroom.yml): the strict
-    /// variant, one autograding step per exercise, its points from the registry.
-    Classroom,
+    /// Print the feedback workflow of a student's repository
+    /// (.github/workflows/feedback.yml): a plain GitHub Actions workflow that grades the
+    /// answers on the course's public seed for feedback, holding no secret (GitHub
+    /// Classroom, which it once served, was retired in August 2026).
+    #[command(alias = "classroom")]
+    FeedbackWorkflow,
+    /// Write what an instructor puts in their Classroom 50 repository for this course:
+    /// DIR/autograders/SLUG/autograder.py (with course.json, the pinned course, beside
+    /// it) and DIR/assignment.json (the entry for CLASSROOM/assignments.json).
+    Classroom50 {
+        /// Where the course can be cloned from (a URL git can fetch).
+        #[arg(long, value_name = "URL")]
+        repository: String,
+        /// The course's commit (or tag) to grade with.
+        #[arg(long = "ref", value_name = "COMMIT")]
+        reference: String,
+        /// The assignment's slug in Classroom 50.
+        #[arg(long, value_name = "SLUG", default_value = "cuda-course")]
+        slug: String,
+        /// Where to write the files (then copy them into your classroom's folder).
+        #[arg(long, value_name = "DIR", default_value = "classroom50")]
+        out: PathBuf,
+    },
     /// Exit with 0 when exercise ID passed in the JSON report FILE (and the grade is not
-    /// marked tampered), 1 otherwise: the command of a GitHub Classroom autograding step.
+    /// marked tampered), 1 otherwise: the command of a CI step that asks a report.
     Passed {
         /// A JSON report of the grader (--json, or grade.json of --out).
         report: PathBuf,
@@ -247,13 +267,15 @@ impl From<Source> for KernelSource {
     }
 }
 
-const AFTER_HELP: &str = "An instructor's three commands, from a pristine checkout of the course:
+const AFTER_HELP: &str = "An instructor's commands, from a pristine checkout of the course:
   grade --student ../alice --format json,junit,markdown --out graded/alice
         one student: every format into one folder
   grade --class submissions/ --out grades/
         a class: gradebook.csv, summary.txt, and grades/submissions/<row>/ per row
-  grade classroom > .github/workflows/classroom.yml
-        a platform: GitHub Classroom's workflow (Gradescope and PrairieLearn: the scripts
+  grade collect --roster roster.csv --into class --deadline 2026-12-01T23:59:00Z
+        the final grade: every student's repository at its deadline commit, then --class
+  grade classroom50 --repository URL --ref COMMIT
+        a platform: Classroom 50's autograder.py (Gradescope and PrairieLearn: the scripts
         in crates/grade/platforms/); each grades one submission with --student
 A private seed (inputs the students never saw): --seed-file FILE or COURSE_GRADE_SEED.
 
@@ -329,9 +351,32 @@ fn main() -> ExitCode {
                     into.display()
                 );
             }),
-        Some(Command::Classroom) => {
+        Some(Command::FeedbackWorkflow) => {
             print!("{}", grade::classroom::workflow(&grade::chapters()));
             Ok(())
+        }
+        Some(Command::Classroom50 {
+            repository,
+            reference,
+            slug,
+            out,
+        }) => {
+            let a = grade::classroom50::Assignment {
+                slug,
+                repository,
+                reference,
+            };
+            grade::classroom50::write(&a, &grade::chapters(), &out).map(|files| {
+                for f in &files {
+                    println!("grade: wrote {}", f.display());
+                }
+                println!(
+                    "grade: copy {} into CLASSROOM/autograders/ of your classroom50 repository, \
+                     add assignment.json's entry to CLASSROOM/assignments.json (or set its \
+                     runtime to {{\"rust\": \"stable\"}} in the web form), then run Publish Pages",
+                    out.join("autograders").join(&a.slug).display()
+                );
+            })
         }
         Some(Command::Passed { report, id }) => {
             let text = std::fs::read_to_string(&report)

@@ -451,50 +451,41 @@ fn prairielearn_s_run_sh_grades_a_fake_root() {
 }
 
 #[test]
-fn the_classroom_workflow_is_the_registry_s_and_its_commands_answer() {
+fn the_feedback_workflow_is_current_public_and_asks_the_report() {
     let made = Command::new(env!("CARGO_BIN_EXE_grade"))
-        .arg("classroom")
+        .arg("feedback-workflow")
         .output()
         .expect("the grader runs");
     let made = String::from_utf8(made.stdout).expect("UTF-8");
-    let committed = std::fs::read_to_string(root().join(".github/workflows/classroom.yml"))
+    let committed = std::fs::read_to_string(root().join(".github/workflows/feedback.yml"))
         .expect("the committed workflow");
     assert_eq!(
         committed, made,
-        "run `cargo run -q -p grade -- classroom > .github/workflows/classroom.yml`"
+        "run `cargo run -q -p grade -- feedback-workflow > .github/workflows/feedback.yml`"
     );
     let docs = yaml_rust2::YamlLoader::load_from_str(&committed).expect("valid YAML");
-    let steps = docs[0]["jobs"]["grade"]["steps"].as_vec().expect("steps");
-    let graders: Vec<&yaml_rust2::Yaml> = steps
-        .iter()
-        .filter(|s| {
-            s["uses"]
-                .as_str()
-                .is_some_and(|u| u.starts_with("classroom-resources/autograding-command-grader"))
-        })
-        .collect();
-    let chapters = grade::chapters();
-    let exercises: Vec<&course::Exercise> =
-        chapters.iter().flat_map(|c| c.exercises.iter()).collect();
-    assert_eq!(graders.len(), exercises.len());
-    for (step, e) in graders.iter().zip(&exercises) {
-        assert_eq!(
-            step["with"]["max-score"].as_i64(),
-            Some(e.points as i64),
-            "{}",
-            e.id
+    let steps = docs[0]["jobs"]["feedback"]["steps"]
+        .as_vec()
+        .expect("steps");
+    let runs: String = steps.iter().filter_map(|s| s["run"].as_str()).collect();
+    assert!(runs.contains("--student ../submission"), "{runs}");
+    // Feedback on the public seed: a student can edit this file, so it holds no secret,
+    // and it uses none of the retired GitHub Classroom's actions.
+    for word in [
+        "secrets.",
+        "COURSE_GRADE_SEED",
+        "--seed",
+        "classroom-resources/",
+    ] {
+        assert!(
+            !committed.contains(word),
+            "the feedback workflow holds `{word}`"
         );
     }
-    // The commands, run as the workflow runs them, on a report of the reference (both
-    // pass), the same with 5.1 failing, and the same marked tampered (none passes).
-    let work = scratch("classroom");
-    std::fs::create_dir_all(work.join("course/target/release")).expect("folders");
-    std::fs::create_dir_all(work.join("graded")).expect("folders");
-    std::os::unix::fs::symlink(
-        env!("CARGO_BIN_EXE_grade"),
-        work.join("course/target/release/grade"),
-    )
-    .expect("a link");
+    // `grade passed`, which any CI step may ask a report with, answers as the report says
+    // (and no exercise passes in a report marked tampered).
+    let work = scratch("passed");
+    let chapters = grade::chapters();
     let graded = grade::grade(
         &chapters,
         &grade::Selection::only(["5.1", "9.1"]),
@@ -523,23 +514,174 @@ fn the_classroom_workflow_is_the_registry_s_and_its_commands_answer() {
         ("5.1 failing", &failing, [false, true]),
         ("tampered", &tampered, [false, false]),
     ] {
-        std::fs::write(work.join("graded/grade.json"), report.to_string()).expect("written");
+        let file = work.join("grade.json");
+        std::fs::write(&file, report.to_string()).expect("written");
         for (id, pass) in ["5.1", "9.1"].into_iter().zip(passes) {
-            let step = graders
-                .iter()
-                .zip(&exercises)
-                .find(|(_, e)| e.id == id)
-                .map(|(s, _)| s)
-                .expect("its step");
-            let command = step["with"]["command"].as_str().expect("a command");
-            let status = Command::new("sh")
-                .args(["-c", command])
-                .current_dir(&work)
+            let status = Command::new(env!("CARGO_BIN_EXE_grade"))
+                .arg("passed")
+                .arg(&file)
+                .arg(id)
                 .status()
-                .expect("sh runs");
-            assert_eq!(status.success(), pass, "{what}: `{command}`");
+                .expect("the grader runs");
+            assert_eq!(status.success(), pass, "{what}: {id}");
         }
     }
+}
+
+#[test]
+fn classroom50_s_autograder_writes_result_json_by_its_contract() {
+    let dir = scratch("classroom50");
+    let bundle_out = dir.join("c50");
+    let made = Command::new(env!("CARGO_BIN_EXE_grade"))
+        .args([
+            "classroom50",
+            "--repository",
+            "https://example.org/course.git",
+        ])
+        .args(["--ref", "0123abc", "--slug", "cuda-course", "--out"])
+        .arg(&bundle_out)
+        .output()
+        .expect("the grader runs");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let bundle = bundle_out.join("autograders/cuda-course");
+    let entry: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(bundle_out.join("assignment.json")).expect("assignment.json"),
+    )
+    .expect("JSON");
+    assert_eq!(entry["slug"], "cuda-course");
+    assert_eq!(entry["runtime"]["rust"], "stable");
+    for key in ["name", "mode", "autograder"] {
+        assert!(
+            entry[key].is_string(),
+            "the assignment's required {key}: {entry}"
+        );
+    }
+    let pinned: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(bundle.join("course.json")).expect("course.json"),
+    )
+    .expect("JSON");
+    assert_eq!(pinned["ref"], "0123abc");
+    // The runner's layout: the submission checked out as the working directory, the bundle
+    // in its own folder, Classroom 50's variables; the course and grader given directly
+    // (no network in a test). A private seed in the environment must not be used.
+    let workspace = dir.join("workspace");
+    submission(
+        &workspace,
+        "",
+        &reference_with(&[("ch05.rs", "5.1", "    let _ = (a, b, c);")]),
+    );
+    let runner_temp = dir.join("runner-temp");
+    std::fs::create_dir_all(&runner_temp).expect("a folder");
+    let run = |grade: &std::ffi::OsStr| {
+        Command::new("python3")
+            .arg(bundle.join("autograder.py"))
+            .current_dir(&workspace)
+            .env("RUNNER_TEMP", &runner_temp)
+            .env("CLASSROOM50_BUNDLE_DIR", &bundle)
+            .env("CLASSROOM", "gpu-2026")
+            .env("ASSIGNMENT", "cuda-course")
+            .env("ASSIGNMENT_TYPE", "individual")
+            .env("OWNER", "alice")
+            .env("SUBMISSION_TAG", "submit/2026-12-01T10-00-00Z-abc1234")
+            .env("COMMIT_URL", "https://github.com/o/r/commit/abc1234")
+            .env("RELEASE_URL", "https://github.com/o/r/releases/tag/x")
+            .env("REVIEW_URL", "https://github.com/o/r/compare/a...b")
+            .env("COURSE_GRADE_SEED", "a-secret-that-must-not-be-used")
+            .env("COURSE50_COURSE_DIR", root())
+            .env("COURSE50_GRADE", grade)
+            .env("COURSE50_GRADE_ARGS", "--exercise 5.1 --exercise 9.1")
+            .output()
+            .expect("python3 runs")
+    };
+    let out = run(std::ffi::OsStr::new(env!("CARGO_BIN_EXE_grade")));
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(workspace.join("result.json")).expect("result.json");
+    let r: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    // classroom50/result/v1: a closed object of these fields, each of its type.
+    let keys: std::collections::BTreeSet<&str> = r
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let required = [
+        "schema",
+        "classroom",
+        "assignment",
+        "assignment_type",
+        "owner",
+        "submission",
+        "commit",
+        "release",
+        "review",
+        "datetime",
+        "score",
+        "max-score",
+        "tests",
+    ];
+    let allowed: std::collections::BTreeSet<&str> = required
+        .iter()
+        .copied()
+        .chain(["graded_at", "submitted_by"])
+        .collect();
+    assert!(required.iter().all(|k| keys.contains(k)), "{keys:?}");
+    assert!(
+        keys.is_subset(&allowed),
+        "fields the schema does not allow: {keys:?}"
+    );
+    assert_eq!(r["schema"], "classroom50/result/v1");
+    assert!(
+        r["submission"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("submit/"))
+    );
+    let datetime = r["datetime"].as_str().expect("datetime");
+    assert!(
+        datetime.len() == 20 && datetime.ends_with('Z') && datetime.as_bytes()[10] == b'T',
+        "{datetime}"
+    );
+    assert!(["individual", "group", "team"].contains(&r["assignment_type"].as_str().unwrap()));
+    let tests = r["tests"].as_array().expect("tests");
+    assert_eq!(tests.len(), 2);
+    let mut sum = (0, 0);
+    for t in tests {
+        let name = t["test-name"].as_str().expect("test-name");
+        assert!(!name.is_empty());
+        let (s, m) = (
+            t["score"].as_u64().unwrap(),
+            t["max-score"].as_u64().unwrap(),
+        );
+        assert!(s <= m && t["passed"].is_boolean(), "{t}");
+        sum = (sum.0 + s, sum.1 + m);
+    }
+    assert_eq!(
+        (r["score"].as_u64(), r["max-score"].as_u64()),
+        (Some(sum.0), Some(sum.1))
+    );
+    assert!(r["score"].as_u64() <= r["max-score"].as_u64());
+    assert_eq!(tests[0]["passed"], false, "5.1 is wrong: {}", tests[0]);
+    assert_eq!(tests[1]["passed"], true, "9.1 is right: {}", tests[1]);
+    let body = std::fs::read_to_string(workspace.join("release-body.md")).expect("the body");
+    assert!(body.starts_with(&format!("### classroom50 autograde: {}/{}", sum.0, sum.1)));
+    assert!(body.contains("| 5.1 ") && body.contains("FAIL") && body.contains("PASS"));
+    assert!(
+        !text.contains("a-secret") && !body.contains("private seed"),
+        "the seed was used"
+    );
+    // A grader that cannot run is an infrastructure error: a non-zero exit.
+    let _ = std::fs::remove_file(workspace.join("result.json"));
+    let failed = run(std::ffi::OsStr::new("/nonexistent/grade"));
+    assert!(!failed.status.success());
+    assert!(!workspace.join("result.json").exists());
 }
 
 #[test]
