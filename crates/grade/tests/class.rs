@@ -2,8 +2,11 @@
 //! (the stubs, the reference, half-solved, one that does not compile, one that loops, one
 //! whose name is a spreadsheet formula), the gradebook and every format per submission;
 //! the platforms' scripts (Gradescope's `run_autograder`, PrairieLearn's `run.sh`) run
-//! against fake roots; and the GitHub Classroom workflow: the committed file is the one
-//! the registry makes, valid YAML, and its steps' commands answer as the report says.
+//! against fake roots, their fallbacks JSON for any text; a class folder as it arrives
+//! (nested, empty, foreign, colliding names, a huge cell) and a regrade beside the old
+//! gradebook; Classroom 50's autograder on a fake runner layout, by its result.json
+//! contract; the feedback workflow (current, no secret); the instructor's final-grade
+//! workflow (the grader's own commands, the seed in one step).
 
 mod clones;
 
