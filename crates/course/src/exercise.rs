@@ -225,6 +225,9 @@ impl Exercise {
             s.push_str(&format!("  see it: {draw}\n"));
         }
         s.push_str(&format!("  read: book/src/{}\n", self.book));
+        s.push_str(&format!(
+            "  api: {API_PAGE} (every function and macro a kernel may use)\n"
+        ));
         s.push_str(&kernel_output_section(out));
         s
     }
@@ -314,6 +317,11 @@ fn package_of(id: &str) -> Option<String> {
 
 /// How a check's replay line starts (see [`Exercise::run`]).
 pub const REPLAY: &str = "inputs are seeded: replay with COURSE_SEED=";
+
+/// The book's page of the device API (every function, method and macro a kernel may use,
+/// one line each), which every failure points to: a student stuck on a name reads it there
+/// rather than in the `gpu` crate's source.
+pub const API_PAGE: &str = "book/src/device-api.md";
 
 /// The `cargo test` filter of exercise `id` (see [`Exercise::test_filter`]): `"9.3"` gives
 /// `ex_9_03`.

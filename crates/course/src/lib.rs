@@ -19,7 +19,9 @@ pub mod regions;
 mod rng;
 
 pub use check::{catch_host, compare, compare_by, findings_outcome};
-pub use exercise::{Chapter, Exercise, KernelSource, REPLAY, kernel_output_section, test_filter};
+pub use exercise::{
+    API_PAGE, Chapter, Exercise, KernelSource, REPLAY, kernel_output_section, test_filter,
+};
 pub use limits::Limits;
 pub use outcome::{Failure, Outcome, Status};
 pub use rng::{Rng, seed_from_env};

@@ -744,6 +744,11 @@ impl App {
         }
         if !self.verdict.as_ref().is_some_and(Verdict::passed) {
             let _ = writeln!(s, "  read: book/src/{}", e.book);
+            let _ = writeln!(
+                s,
+                "  api: {} (every function and macro a kernel may use)",
+                course::API_PAGE
+            );
         }
         self.render_kernel_output(s);
     }

@@ -129,10 +129,12 @@ pub fn markdown(report: &Report) -> String {
             }
             let _ = writeln!(
                 s,
-                "**Read:** `{}`, then run `cargo test -p {} {}`\n",
+                "**Read:** `{}`, then run `cargo test -p {} {}` (every function and macro a \
+                 kernel may use: `{}`)\n",
                 e.book,
                 e.chapter,
-                course::test_filter(&e.id)
+                course::test_filter(&e.id),
+                course::API_PAGE
             );
             let _ = writeln!(s, "</details>\n");
         }
