@@ -33,8 +33,8 @@ pub fn active() -> bool {
 
 /// The reason of a pass under a private seed: what a pass means, with no number of the
 /// inputs it ran on.
-pub const PASSED: &str = "passed: every assertion of its check held on inputs drawn from the \
-                          grader's private seed (not shown)";
+pub const PASSED: &str =
+    "every assertion of its check held on inputs drawn from the grader's private seed (not shown)";
 
 /// The report line of `exercise` of `chapter` for `outcome`, sealed when the run is under a
 /// private seed ([`seal`], with `public`, the public seed's outcome of the same exercise
@@ -73,9 +73,8 @@ pub fn seal(mut line: ExerciseReport, public: Option<&Outcome>) -> ExerciseRepor
         .map(|k| format!(" ({k})"))
         .unwrap_or_default();
     out.reason = format!(
-        "{}{kind} on inputs drawn from the grader's private seed (not shown: no input, size, \
-         expected answer or kernel output of that seed is)",
-        out.status.label()
+        "failed{kind} on inputs drawn from the grader's private seed (not shown: no input, \
+         size, expected answer or kernel output of that seed is)"
     );
     let details = match public {
         Some(p) if p.status == out.status && p.kind == out.kind => {
