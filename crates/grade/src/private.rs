@@ -31,10 +31,19 @@ pub fn active() -> bool {
     course::draw::private_seed().is_some()
 }
 
-/// The reason of a pass under a private seed: what a pass means, with no number of the
-/// inputs it ran on.
+/// The reason of a pass under a private seed, before what the exercise's check verifies
+/// ([`Exercise::checks`]): what a pass means, with no number of the inputs it ran on.
 pub const PASSED: &str =
     "every assertion of its check held on inputs drawn from the grader's private seed (not shown)";
+
+/// The reason of a pass of an exercise whose check verifies `checks`, under a private seed.
+pub fn passed(checks: &str) -> String {
+    if checks.is_empty() {
+        PASSED.to_string()
+    } else {
+        format!("{PASSED}: {checks}")
+    }
+}
 
 /// The report line of `exercise` of `chapter` for `outcome`, sealed when the run is under a
 /// private seed ([`seal`], with `public`, the public seed's outcome of the same exercise
@@ -46,15 +55,20 @@ pub fn report(
     public: Option<&Outcome>,
 ) -> ExerciseReport {
     let line = ExerciseReport::new(chapter, exercise, outcome);
-    if active() { seal(line, public) } else { line }
+    if active() {
+        seal(line, exercise.checks, public)
+    } else {
+        line
+    }
 }
 
 /// `line` with nothing drawn from a private seed (see the module docs): its verdict, kind,
 /// points and hint (chosen from the private run's failure before this) kept, its reason,
-/// details and kernel output replaced. `public` is the outcome of the same exercise under
+/// details and kernel output replaced; a pass's reason says what its check verifies
+/// (`checks`, the exercise's [`Exercise::checks`]). `public` is the outcome of the same exercise under
 /// the course's public seed, if it was run (only failures are replayed; `None` also when
 /// the checks ran in the grader's own process, which cannot leave the private seed).
-pub fn seal(mut line: ExerciseReport, public: Option<&Outcome>) -> ExerciseReport {
+pub fn seal(mut line: ExerciseReport, checks: &str, public: Option<&Outcome>) -> ExerciseReport {
     let replay = format!(
         "cargo test -p {} {}",
         line.chapter,
@@ -64,7 +78,7 @@ pub fn seal(mut line: ExerciseReport, public: Option<&Outcome>) -> ExerciseRepor
     out.kernel_output.clear();
     out.details.clear();
     if out.passed() {
-        out.reason = PASSED.to_string();
+        out.reason = passed(checks);
         return line;
     }
     let kind = out
@@ -128,8 +142,8 @@ mod tests {
         other.reason = "bin 3: expected 99, got 98".into();
         other.details = vec!["input: 812 bytes".into()];
         // The same verdict under another seed: the same sealed line.
-        let a = seal(before.clone(), None);
-        assert_eq!(a, seal(line(other), None));
+        let a = seal(before.clone(), "", None);
+        assert_eq!(a, seal(line(other), "", None));
         assert_eq!(
             (a.status(), a.points, &a.hint),
             (before.status(), before.points, &before.hint)
@@ -144,7 +158,7 @@ mod tests {
         let public = Outcome::fail(Status::WrongResult, "bin 5: expected 10, got 9")
             .of_kind(course::Failure::named(Status::WrongResult, "uncoalesced"))
             .detail("input: 1001 bytes");
-        let replayed = seal(before.clone(), Some(&public));
+        let replayed = seal(before.clone(), "", Some(&public));
         assert_eq!(
             replayed.outcome.details,
             [
@@ -153,7 +167,7 @@ mod tests {
                 "public seed: input: 1001 bytes",
             ]
         );
-        let passes = seal(before, Some(&Outcome::pass("on 1001 bytes")));
+        let passes = seal(before, "", Some(&Outcome::pass("on 1001 bytes")));
         assert!(passes.outcome.details[0].contains("public seed passes"));
         assert!(!passes.outcome.details[0].contains("1001"));
     }
@@ -163,8 +177,8 @@ mod tests {
         let mut pass = Outcome::pass("on 1234 colliding elements 567 updates were lost");
         pass.details = vec!["n = 1234".into()];
         pass.kernel_output = vec!["printed 1234".into()];
-        let sealed = seal(line(pass), None);
-        assert_eq!(sealed.outcome.reason, PASSED);
+        let sealed = seal(line(pass), "what 9.4 checks.", None);
+        assert_eq!(sealed.outcome.reason, format!("{PASSED}: what 9.4 checks."));
         assert!(sealed.outcome.details.is_empty() && sealed.outcome.kernel_output.is_empty());
         assert!(sealed.passed);
     }
