@@ -55,6 +55,10 @@ pub struct Exercise {
     pub needs: &'static [&'static str],
     /// The book section, relative to `book/src/` (e.g. `"ch09/04-global-privatization.md"`).
     pub book: &'static str,
+    /// What the check verifies, in a sentence without a number drawn from any input (the
+    /// record's `checks`): what a pass means where the check's own pass message, which names
+    /// its inputs, may not be shown (the grader under a private seed).
+    pub checks: &'static str,
     /// Runs the check on `device` with the kernels of `source`.
     pub check: fn(&mut Device, KernelSource) -> Outcome,
 }

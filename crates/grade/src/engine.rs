@@ -245,6 +245,19 @@ pub fn grade_on(
                         Target::Emulator => gpu,
                         Target::Gpu { .. } => explain(gpu, || check(&Target::Emulator)),
                     });
+                    // Under a private seed, a failure is run once more on the public seed,
+                    // whose case the sealed report may show (crate::private).
+                    let checked = checked.and_then(|c| {
+                        let public = match isolation {
+                            Isolation::Subprocess { exe, env }
+                                if crate::private::active() && !c.passed() =>
+                            {
+                                Some(check_public(exe, env, chapter, exercise, source, limits)?)
+                            }
+                            _ => None,
+                        };
+                        Ok((c, public))
+                    });
                     if tx.send((i, checked)).is_err() {
                         break;
                     }
@@ -253,17 +266,22 @@ pub fn grade_on(
         }
     });
     drop(tx);
-    let mut results: Vec<Option<Outcome>> = vec![None; work.len()];
+    let mut results: Vec<Option<(Outcome, Option<Outcome>)>> = vec![None; work.len()];
     for (i, checked) in rx {
         results[i] = Some(checked?);
     }
     work.iter()
         .zip(results)
         .map(|(&(chapter, exercise), checked)| {
-            let checked = checked.ok_or_else(|| {
+            let (checked, public) = checked.ok_or_else(|| {
                 format!("exercise {} was never graded (a worker died)", exercise.id)
             })?;
-            Ok(ExerciseReport::new(chapter, exercise, checked))
+            Ok(crate::private::report(
+                chapter,
+                exercise,
+                checked,
+                public.as_ref(),
+            ))
         })
         .collect()
 }
@@ -413,6 +431,33 @@ pub fn check_isolated_on(
     check_isolated_with(exe, &[], chapter, exercise, source, limits, target)
 }
 
+/// Runs the check of `exercise` on the emulator in a child process of `exe` (with the
+/// environment variables `env`) under the course's public seed, whatever seed this grader
+/// draws from: the child is started without [`course::draw::PRIVATE_SEED_ENV`]. Under a
+/// private seed, the public case a sealed failure offers to replay ([`crate::private`]).
+/// `Err` only when the child cannot be started.
+pub fn check_public(
+    exe: &std::path::Path,
+    env: &[(String, std::ffi::OsString)],
+    chapter: &'static Chapter,
+    exercise: &'static Exercise,
+    source: KernelSource,
+    limits: &Limits,
+) -> Result<Outcome, String> {
+    let mut cmd = child_command(
+        exe,
+        env,
+        chapter,
+        exercise,
+        source,
+        limits,
+        &Target::Emulator,
+    );
+    cmd.env_remove(course::draw::PRIVATE_SEED_ENV);
+    let checked = run_child(cmd, limits.exercise_timeout() + CHILD_GRACE)?;
+    Ok(checked.unwrap_or_else(|| exercise_timed_out(limits)))
+}
+
 /// [`check_isolated_on`] with the environment variables `env` set for the child.
 fn check_isolated_with(
     exe: &std::path::Path,
@@ -423,6 +468,21 @@ fn check_isolated_with(
     limits: &Limits,
     target: &Target,
 ) -> Result<Outcome, String> {
+    let cmd = child_command(exe, env, chapter, exercise, source, limits, target);
+    let checked = run_child(cmd, limits.exercise_timeout() + CHILD_GRACE)?;
+    Ok(checked.unwrap_or_else(|| exercise_timed_out(limits)))
+}
+
+/// The command of a child that runs the check of `exercise` on `target` ([`CHILD_COMMAND`]).
+fn child_command(
+    exe: &std::path::Path,
+    env: &[(String, std::ffi::OsString)],
+    chapter: &'static Chapter,
+    exercise: &'static Exercise,
+    source: KernelSource,
+    limits: &Limits,
+    target: &Target,
+) -> Command {
     let mut cmd = Command::new(exe);
     cmd.envs(env.iter().map(|(k, v)| (k, v)));
     cmd.arg(CHILD_COMMAND)
@@ -430,8 +490,7 @@ fn check_isolated_with(
         .arg(exercise.id)
         .args(["--device", target.key()]);
     limit_args(&mut cmd, source, limits);
-    let checked = run_child(cmd, limits.exercise_timeout() + CHILD_GRACE)?;
-    Ok(checked.unwrap_or_else(|| exercise_timed_out(limits)))
+    cmd
 }
 
 /// The arguments every child of the grader takes (whose kernels, the limits), and the

@@ -20,6 +20,8 @@
 //!   is killed with its process and costs only its exercise).
 //! - [`manifest`]: the tamper check, SHA-256 of every course file except the student's.
 //! - [`report`]: the scored report, the one data model every format renders.
+//! - [`private`]: under a private seed, every exercise's line sealed: nothing drawn from
+//!   the seed (an input, a size, an expected answer, kernel output) reaches a report.
 //! - [`render`]: the four formats.
 //!
 //! Scoring is all or nothing per exercise: an exercise earns its points (from the
@@ -37,6 +39,7 @@ pub mod collect;
 pub mod engine;
 pub mod gradebook;
 pub mod manifest;
+pub mod private;
 pub mod regrade;
 pub mod render;
 pub mod report;

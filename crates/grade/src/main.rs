@@ -70,8 +70,10 @@ struct RunArgs {
     student: Option<PathBuf>,
     /// Draw every check's inputs (values, sizes, host functions' arguments) from this
     /// private seed, any text, instead of the course's public one: answers keyed to the
-    /// public inputs fail. Never printed; the report says a private seed was used. Also
-    /// from the environment variable COURSE_GRADE_SEED (a CI secret) or --seed-file.
+    /// public inputs fail. Never printed, nor anything drawn from it (an input, a size, an
+    /// expected answer, kernel output): a failure shows its status, kind and hint, and the
+    /// public seed's case when that fails the same way. Also from the environment variable
+    /// COURSE_GRADE_SEED (a CI secret) or --seed-file.
     #[arg(
         long,
         value_name = "TEXT",

@@ -644,7 +644,7 @@ pub fn registry_rs(r: &Records, kernels: &std::collections::BTreeSet<String>) ->
                 .any(|k| kernels.contains(k));
         let _ = writeln!(
             out,
-            "    course::Exercise {{\n        id: {},\n        title: {},\n        kernels: {},\n        points: {},\n        hints: {},\n        hints_by_failure: &[{}],\n        launches: {launches},\n        needs: {},\n        book: {},\n        check: checks::ex_{},\n    }},",
+            "    course::Exercise {{\n        id: {},\n        title: {},\n        kernels: {},\n        points: {},\n        hints: {},\n        hints_by_failure: &[{}],\n        launches: {launches},\n        needs: {},\n        book: {},\n        checks: {},\n        check: checks::ex_{},\n    }},",
             lit(&e.id),
             lit(&e.title),
             lits(&e.kernels),
@@ -653,6 +653,7 @@ pub fn registry_rs(r: &Records, kernels: &std::collections::BTreeSet<String>) ->
             failures.join(", "),
             lits(&e.needs),
             lit(&format!("{}/{}", r.id, e.book)),
+            lit(&e.checks),
             e.id.replace('.', "_"),
         );
     }
