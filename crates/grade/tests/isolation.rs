@@ -76,7 +76,7 @@ fn grade_class(class: &Path, out: &Path, budget_s: u64) -> Duration {
 }
 
 fn report(out: &Path, name: &str) -> String {
-    std::fs::read_to_string(out.join(name).join("grade.json"))
+    std::fs::read_to_string(out.join("submissions").join(name).join("grade.json"))
         .unwrap_or_else(|e| panic!("{name}'s report: {e}"))
 }
 

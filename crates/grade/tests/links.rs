@@ -136,7 +136,7 @@ fn a_linked_submission_is_refused_alone_and_in_a_class() {
             .to_string()
     };
     let in_class: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out.join("bob/grade.json")).expect("bob's report"),
+        &std::fs::read_to_string(out.join("submissions/bob/grade.json")).expect("bob's report"),
     )
     .expect("JSON");
     assert_eq!(
@@ -145,7 +145,7 @@ fn a_linked_submission_is_refused_alone_and_in_a_class() {
     );
     for (name, _) in &linked {
         let line = row(name);
-        match std::fs::read_to_string(out.join(name).join("grade.json")) {
+        match std::fs::read_to_string(out.join("submissions").join(name).join("grade.json")) {
             Ok(text) => refused(&serde_json::from_str(&text).expect("JSON"), name),
             Err(_) => assert!(line.contains("symbolic link"), "{name}: {line}"),
         }
