@@ -10,7 +10,7 @@
 
 mod clones;
 
-use clones::{replace_region, root};
+use clones::{Platform, replace_region, root, run_platform};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -335,23 +335,11 @@ fn the_platform_scripts_fallback_is_json_for_any_text() {
     }
     let gs = dir.join("gradescope");
     loose(&gs.join("submission"));
-    let out = Command::new("bash")
-        .arg(root().join("crates/grade/platforms/gradescope/run_autograder"))
-        .env("AUTOGRADER_ROOT", &gs)
-        .env("AUTOGRADER_SOURCE", root())
-        .env("GRADE", &fake_grade)
-        .output()
-        .expect("bash runs");
+    let (out, _) = run_platform(Platform::Gradescope, &gs, &fake_grade, None);
     assert!(out.status.success());
     let pl = dir.join("prairielearn");
     std::fs::create_dir_all(pl.join("student")).expect("a folder");
-    let out2 = Command::new("bash")
-        .arg(root().join("crates/grade/platforms/prairielearn/run.sh"))
-        .env("GRADE_ROOT", &pl)
-        .env("COURSE", root())
-        .env("GRADE", &fake_grade)
-        .output()
-        .expect("bash runs");
+    let (out2, _) = run_platform(Platform::PrairieLearn, &pl, &fake_grade, None);
     assert!(out2.status.success());
     for file in [
         gs.join("results/results.json"),
@@ -381,21 +369,17 @@ fn loose(dir: &Path) {
 fn gradescope_s_run_autograder_grades_a_fake_root() {
     let fake = scratch("gradescope");
     loose(&fake.join("submission"));
-    let script = root().join("crates/grade/platforms/gradescope/run_autograder");
-    let out = Command::new("bash")
-        .arg(&script)
-        .env("AUTOGRADER_ROOT", &fake)
-        .env("AUTOGRADER_SOURCE", root())
-        .env("GRADE", env!("CARGO_BIN_EXE_grade"))
-        .env("COURSE_GRADE_SEED", "gradescope-secret-seed")
-        .output()
-        .expect("bash runs");
+    let (out, text) = run_platform(
+        Platform::Gradescope,
+        &fake,
+        Path::new(env!("CARGO_BIN_EXE_grade")),
+        Some("gradescope-secret-seed"),
+    );
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = std::fs::read_to_string(fake.join("results/results.json")).expect("results.json");
     assert!(
         !text.contains("gradescope-secret-seed"),
         "the seed is printed"
@@ -425,14 +409,12 @@ fn prairielearn_s_run_sh_grades_a_fake_root() {
         student.join("ch09.rs"),
     )
     .expect("copied");
-    let out = Command::new("bash")
-        .arg(root().join("crates/grade/platforms/prairielearn/run.sh"))
-        .env("GRADE_ROOT", &fake)
-        .env("COURSE", root())
-        .env("GRADE", env!("CARGO_BIN_EXE_grade"))
-        .env_remove("COURSE_GRADE_SEED")
-        .output()
-        .expect("bash runs");
+    let (out, _) = run_platform(
+        Platform::PrairieLearn,
+        &fake,
+        Path::new(env!("CARGO_BIN_EXE_grade")),
+        None,
+    );
     assert!(
         out.status.success(),
         "{}",

@@ -7,10 +7,15 @@
 
 mod clones;
 
-use clones::{exercise, grade_raw, root};
+use clones::{Platform, exercise, grade_raw, root, run_platform};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// This test binary's grader.
+fn grader() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_grade"))
+}
 
 /// The exercises these tests grade: one of each chapter.
 const IDS: [&str; 2] = ["5.1", "9.3"];
@@ -166,20 +171,12 @@ fn the_platform_scripts_refuse_a_linked_submission() {
     let fake = dir.join("gradescope");
     std::fs::create_dir_all(fake.join("submission/kernels")).expect("a folder");
     symlink(bob.join("kernels/src"), fake.join("submission/kernels/src")).expect("a link");
-    let out = Command::new("bash")
-        .arg(root().join("crates/grade/platforms/gradescope/run_autograder"))
-        .env("AUTOGRADER_ROOT", &fake)
-        .env("AUTOGRADER_SOURCE", root())
-        .env("GRADE", env!("CARGO_BIN_EXE_grade"))
-        .env_remove("COURSE_GRADE_SEED")
-        .output()
-        .expect("bash runs");
+    let (out, text) = run_platform(Platform::Gradescope, &fake, grader(), None);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = std::fs::read_to_string(fake.join("results/results.json")).expect("results.json");
     let results: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     assert_eq!(results["score"].as_f64(), Some(0.0), "{results}");
     assert!(text.contains("symbolic link"), "{text}");
@@ -191,20 +188,12 @@ fn the_platform_scripts_refuse_a_linked_submission() {
         fake.join("student/ch09.rs"),
     )
     .expect("a link");
-    let out = Command::new("bash")
-        .arg(root().join("crates/grade/platforms/prairielearn/run.sh"))
-        .env("GRADE_ROOT", &fake)
-        .env("COURSE", root())
-        .env("GRADE", env!("CARGO_BIN_EXE_grade"))
-        .env_remove("COURSE_GRADE_SEED")
-        .output()
-        .expect("bash runs");
+    let (out, text) = run_platform(Platform::PrairieLearn, &fake, grader(), None);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = std::fs::read_to_string(fake.join("results/results.json")).expect("results.json");
     let results: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     assert_eq!(results["score"].as_f64(), Some(0.0), "{results}");
     assert!(text.contains("symbolic link"), "{text}");

@@ -113,3 +113,43 @@ pub fn exercise<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::
         .find(|e| e["id"] == id)
         .unwrap_or_else(|| panic!("exercise {id} in {report}"))
 }
+
+/// A platform's grading script of this course (`crates/grade/platforms/`).
+#[derive(Clone, Copy, Debug)]
+pub enum Platform {
+    /// Gradescope's `run_autograder`: the fake root holds `submission/`, writes `results/`.
+    Gradescope,
+    /// PrairieLearn's `run.sh`: the fake root holds `student/`, writes `results/`.
+    PrairieLearn,
+}
+
+/// Runs `platform`'s script against the fake root `fake`, with the grader binary `grade`
+/// and the private seed `seed` (none: the variable removed); its output, and the
+/// `results/results.json` it wrote, read back as text.
+pub fn run_platform(
+    platform: Platform,
+    fake: &Path,
+    grade: &Path,
+    seed: Option<&str>,
+) -> (std::process::Output, String) {
+    let (script, root_var, course_var) = match platform {
+        Platform::Gradescope => (
+            "gradescope/run_autograder",
+            "AUTOGRADER_ROOT",
+            "AUTOGRADER_SOURCE",
+        ),
+        Platform::PrairieLearn => ("prairielearn/run.sh", "GRADE_ROOT", "COURSE"),
+    };
+    let mut cmd = Command::new("bash");
+    cmd.arg(root().join("crates/grade/platforms").join(script))
+        .env(root_var, fake)
+        .env(course_var, root())
+        .env("GRADE", grade)
+        .env_remove("COURSE_GRADE_SEED");
+    if let Some(s) = seed {
+        cmd.env("COURSE_GRADE_SEED", s);
+    }
+    let out = cmd.output().expect("bash runs");
+    let results = std::fs::read_to_string(fake.join("results/results.json")).unwrap_or_default();
+    (out, results)
+}
