@@ -454,8 +454,7 @@ pub fn check_public(
         &Target::Emulator,
     );
     cmd.env_remove(course::draw::PRIVATE_SEED_ENV);
-    let checked = run_child(cmd, limits.exercise_timeout() + CHILD_GRACE)?;
-    Ok(checked.unwrap_or_else(|| exercise_timed_out(limits)))
+    run_checked(cmd, limits)
 }
 
 /// [`check_isolated_on`] with the environment variables `env` set for the child.
@@ -468,7 +467,15 @@ fn check_isolated_with(
     limits: &Limits,
     target: &Target,
 ) -> Result<Outcome, String> {
-    let cmd = child_command(exe, env, chapter, exercise, source, limits, target);
+    run_checked(
+        child_command(exe, env, chapter, exercise, source, limits, target),
+        limits,
+    )
+}
+
+/// Runs a check's child `cmd` within the exercise's time limit (and a grace): its
+/// outcome, or the wall clock's "not graded" when it ran past.
+fn run_checked(cmd: Command, limits: &Limits) -> Result<Outcome, String> {
     let checked = run_child(cmd, limits.exercise_timeout() + CHILD_GRACE)?;
     Ok(checked.unwrap_or_else(|| exercise_timed_out(limits)))
 }
