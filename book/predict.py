@@ -14,6 +14,8 @@ on the same page outside a fold: in its prose, a table or a quoted run. An item 
 as written, at word boundaries (`13` does not match `130` or `1.3`), across line breaks. `-` says the box has
 nothing to hide: its answer is a function the exercise's test checks. Pages are checked
 as generated (book/src); the comment is written in the page's template when it has one.
+A chapter's introduction (its index.md) comes before all of its boxes: its figure of every
+step's speed (figures/*throughput*.svg) must be in a fold.
 
     python3 book/predict.py --check    exit 1 and list every box without a named answer,
                                        every item its fold does not say, and every item
@@ -58,8 +60,19 @@ def boxes(text):
     return out
 
 
-def problems_of(text):
+#: A figure of every step's speed (figures/*throughput*.svg).
+SPEED_FIGURE = re.compile(r"!\[[^\]]*\]\([^)]*throughput[^)]*\.svg\)")
+
+
+def problems_of(text, index=False):
     problems = []
+    if index:
+        # A chapter's introduction comes before every box of its sections: its figure of
+        # the steps' speeds must be folded.
+        outside = FOLD.sub("", text)
+        for m in SPEED_FIGURE.finditer(outside):
+            problems.append((outside.count("\n", 0, m.start()) + 1,
+                             "a chapter's introduction shows every step's speed outside a fold"))
     for line, box, fold, above in boxes(text):
         m = ANSWER.search(fold or "")
         if not m:
@@ -86,6 +99,10 @@ EXAMPLES = [
     ("> **Predict:** how many?\n\n<details>\n<!-- answer: 14 -->\n13.\n</details>\n", 1),
     ("9.9 is 23× faster.\n\n> **Predict the speed:** how much?\n\n<details>\n<!-- answer: 23× -->\n23×\n</details>\n", 1),
 ]
+INDEX_EXAMPLES = [
+    ("# Ch\n\n![speed](../figures/ch09-throughput-u8.svg)\n", 1),
+    ("# Ch\n\n<details>\n\n![speed](../figures/ch09-throughput-u8.svg)\n\n</details>\n", 0),
+]
 
 
 def main():
@@ -95,6 +112,9 @@ def main():
     for page, want in EXAMPLES:
         if len(problems_of(page)) != want:
             sys.exit(f"predict.py self-test: {len(problems_of(page))} problems, not {want}, in {page!r}")
+    for page, want in INDEX_EXAMPLES:
+        if len(problems_of(page, index=True)) != want:
+            sys.exit(f"predict.py self-test: not {want} problems in the index {page!r}")
     found, count = [], 0
     for dirpath, _, files in sorted(os.walk(SRC)):
         for f in sorted(files):
@@ -102,7 +122,7 @@ def main():
                 path = os.path.join(dirpath, f)
                 text = open(path, encoding="utf-8").read()
                 count += len(boxes(text))
-                for line, what in problems_of(text):
+                for line, what in problems_of(text, index=f == "index.md"):
                     found.append(f"{os.path.relpath(path, ROOT)}:{line}: {what}")
     for p in found:
         print(p, file=sys.stderr)
