@@ -42,19 +42,17 @@ def item_re(item):
 
 
 def boxes(text):
-    """(line, box, fold or None, text above the box outside folds) for each box of a page."""
+    """(line, box, fold or None, text above the box with its folds blanked) for each box of
+    a page: the text above keeps its length, so a position in it is one of the page."""
     folds = [(m.start(), m.end()) for m in FOLD.finditer(text)]
     out = []
     for b in BOX.finditer(text):
         if any(s <= b.start() < e for s, e in folds):
             continue  # a box inside a fold is part of an answer
-        above, pos = "", 0
+        above = text[:b.start()]
         for s, e in folds:
-            if s >= b.start():
-                break
-            above += text[pos:s]
-            pos = e
-        above += text[pos:b.start()]
+            if s < b.start():
+                above = above[:s] + re.sub(r"[^\n]", " ", above[s:e]) + above[e:]
         fold = next((text[s:e] for s, e in folds if s >= b.end()), None)
         out.append((text.count("\n", 0, b.start()) + 1, b.group(0), fold, above))
     return out
@@ -69,7 +67,7 @@ def problems_of(text, index=False):
     if index:
         # A chapter's introduction comes before every box of its sections: its figure of
         # the steps' speeds must be folded.
-        outside = FOLD.sub("", text)
+        outside = FOLD.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
         for m in SPEED_FIGURE.finditer(outside):
             problems.append((outside.count("\n", 0, m.start()) + 1,
                              "a chapter's introduction shows every step's speed outside a fold"))
