@@ -8,7 +8,8 @@ its kernels or a reader's GPU targets, needs or is built for another compute cap
 "ptxas for sm_90", "modelled on an NVIDIA H100, sm_90") are not claims of what the course
 targets and pass.
 
-    python3 book/claims.py --check    exit 1 and list every such sentence of book/src
+    python3 book/claims.py --check    exit 1 and list every such sentence of book/src and
+                                      of the README
                                       (CI runs this after the book is generated)
 """
 import argparse
@@ -102,12 +103,12 @@ def main():
     if not self_test():
         sys.exit(1)
     problems = []
-    for dirpath, _, files in os.walk(SRC):
-        for f in sorted(files):
-            if f.endswith(".md"):
-                path = os.path.join(dirpath, f)
-                for sentence, what in wrong_claims(open(path, encoding="utf-8").read()):
-                    problems.append(f"{os.path.relpath(path, ROOT)}: {what}, not {TARGET} (sm_70): {sentence}")
+    paths = [os.path.join(ROOT, "README.md")]
+    for dirpath, _, files in sorted(os.walk(SRC)):
+        paths += [os.path.join(dirpath, f) for f in sorted(files) if f.endswith(".md")]
+    for path in paths:
+        for sentence, what in wrong_claims(open(path, encoding="utf-8").read()):
+            problems.append(f"{os.path.relpath(path, ROOT)}: {what}, not {TARGET} (sm_70): {sentence}")
     for p in problems:
         print(p, file=sys.stderr)
     if problems:
