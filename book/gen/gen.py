@@ -590,15 +590,31 @@ def sass_mix(kernel_cell):
     table of notes/fastest-limit-2026-11-26/README.md whose kernel cell starts so."""
     row = next(r for r in note_table(LIMIT_README, SASS_MIX_HEAD) if r[0].startswith(kernel_cell))
     return int(row[1]), float(row[2].split(':')[0].split(' ')[0])
+# 9.9 as it is now on an H200 (notes/bench-h200-2026-11-28/): the bench of build 126b356 at
+# 1 GiB, and the size sweep of the same day on the same GPU (its sizes/ folder; named so that
+# newest_sweep, which picks the H100 sweeps the sizes table shows, does not take it).
+H200_NOW = 'notes/bench-h200-2026-11-28/bench.json'
+H200_NOW_SIZES = 'notes/bench-h200-2026-11-28/sizes/u8-sizes.json'
+def h200_now():
+    """9.9 on the H200 now, as the pages state it: 'NVIDIA H200, 2026-11-28, build 126b356:
+    9.9 reads 4425 to 4434 GB/s, 98.9 to 99.1 % of its read kernel's 4473 GB/s on every
+    input, 2.04× CUB on uniform bytes, 1.23× to 1.45× on the others'."""
+    f = H200_NOW
+    skewed = [bench('histo_fastest', i, file=f) / bench('cub', i, file=f) for i in INPUTS[1:]]
+    return (f"{span_of([bench('histo_fastest', i, file=f) for i in INPUTS], 0)} GB/s, "
+            f"{span_of([bench('histo_fastest', i, field='pct_read_bw', file=f) for i in INPUTS])} % of "
+            f"its read kernel's {read_bw(f)} GB/s on every input, "
+            f"{ratio('histo_fastest', 'cub', file=f)}× CUB on uniform bytes and "
+            f"{span_of(skewed, 2).replace(' to ', '× to ')}× on the others")
+def h200_now_sizes():
+    """'1.40×, 1.32×, ... and 1.00×' (9.9's time over the read kernel's) and the sizes
+    '1, 4, ... and 4095 MiB' of the H200's size sweep."""
+    t = size_times(H200_NOW_SIZES)
+    join = lambda v: ', '.join(v[:-1]) + ' and ' + v[-1]
+    return join([f'{b / r:.2f}×' for m, r, k, b, c in t]), join([str(m) for m, r, k, b, c in t]) + ' MiB'
 def h200_scale(file=VARIANTS_NOW):
     """How many times the H100 run's read bandwidth the H200's is."""
     return bench_header('read_bw_gbps', H200) / bench_header('read_bw_gbps', file)
-def h200_new_runs():
-    """Runs of the new kernel on an H200 that the pages do not quote yet: a `limit-*` run
-    under notes/ (the name gpu-limit-profile.sh gives them). 9.9's page says the H200 run
-    is pending, which generation checks."""
-    import glob
-    return sorted(glob.glob(os.path.join(ROOT, 'notes', '**', 'limit-*'), recursive=True))
 def yardsticks_table(files=(BENCH, H200)):
     """The yardsticks of the chapter's kernels as a markdown table, one column per GPU (one
     run each, named in the header): the read kernel, the copy, CUB and torch.bincount."""
@@ -906,7 +922,7 @@ def fill(text):
            'MANY_BINS': MANY_BINS, 'MANY_INPUTS': MANY_INPUTS, 'NCU_917': NCU_917, 'many_bins_table': many_bins_table,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,
-           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'noted': noted, 'noted_num': noted_num, 'SEEDS': SEEDS, 'excerpt': excerpt, 'row_c': row_c, 'LATENCY': LATENCY, 'NCU_96': NCU_96, 'GRID_SHORT': GRID_SHORT, 'COLD_L2': COLD_L2, 'COMMIT_PROBE': COMMIT_PROBE, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'SAME_GRID_DIR': SAME_GRID_DIR, 'same_grid_speedup': same_grid_speedup, 'same_grid_times': same_grid_times, 'same_grid_launch': same_grid_launch, 'times_how': times_how, 'WARP_AGG': WARP_AGG, 'wa_ncu': wa_ncu, 'wa_ncu_said': wa_ncu_said, 'wa_table': wa_table, 'sass_loop': sass_loop, 'sass_loop_text': sass_loop_text, 'stall_at': stall_at, 'spaced': spaced, 'yardsticks_table': yardsticks_table, 'LIMIT': LIMIT, 'LIMIT_README': LIMIT_README, 'VARIANTS_NOW': VARIANTS_NOW, 'NCU_BEFORE': NCU_BEFORE, 'NCU_AFTER': NCU_AFTER, 'ncu_num': ncu_num, 'PIPES': PIPES, 'before_after_table': before_after_table, 'h200_scale': h200_scale, 'note_table': note_table, 'sass_mix': sass_mix, 'h200_new_runs': h200_new_runs, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
+           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'noted': noted, 'noted_num': noted_num, 'SEEDS': SEEDS, 'excerpt': excerpt, 'row_c': row_c, 'LATENCY': LATENCY, 'NCU_96': NCU_96, 'GRID_SHORT': GRID_SHORT, 'COLD_L2': COLD_L2, 'COMMIT_PROBE': COMMIT_PROBE, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'SAME_GRID_DIR': SAME_GRID_DIR, 'same_grid_speedup': same_grid_speedup, 'same_grid_times': same_grid_times, 'same_grid_launch': same_grid_launch, 'times_how': times_how, 'WARP_AGG': WARP_AGG, 'wa_ncu': wa_ncu, 'wa_ncu_said': wa_ncu_said, 'wa_table': wa_table, 'sass_loop': sass_loop, 'sass_loop_text': sass_loop_text, 'stall_at': stall_at, 'spaced': spaced, 'yardsticks_table': yardsticks_table, 'LIMIT': LIMIT, 'LIMIT_README': LIMIT_README, 'VARIANTS_NOW': VARIANTS_NOW, 'NCU_BEFORE': NCU_BEFORE, 'NCU_AFTER': NCU_AFTER, 'ncu_num': ncu_num, 'PIPES': PIPES, 'before_after_table': before_after_table, 'h200_scale': h200_scale, 'note_table': note_table, 'sass_mix': sass_mix, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
            'XEON_ENGEL_RATIO': XEON_ENGEL_RATIO, 'MULA_PUBLISHED': MULA_PUBLISHED, 'XEON_MULA_PAIRS': XEON_MULA_PAIRS, 'XEON_MULA_4096': XEON_MULA_4096, 'XEON_MULA_RATIO': XEON_MULA_RATIO, 'engel_cached_ratios': engel_cached_ratios, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
