@@ -142,7 +142,7 @@ fn locate(folder: String, path: PathBuf) -> Submission {
     }
     let mut hits = Vec::new();
     let mut seen = Vec::new();
-    search(&path, &path, 1, &mut hits, &mut seen);
+    search(&path, 1, &mut hits, &mut seen);
     match hits.as_slice() {
         [one] => {
             let at = one
@@ -196,9 +196,9 @@ fn locate(folder: String, path: PathBuf) -> Submission {
 }
 
 /// The folders below `dir` (down to [`SEARCH_DEPTH`]) that hold `kernels/src`, into `hits`;
-/// what `top` holds (its entries' relative paths, for a row's reason), into `seen`. Hidden
+/// what the first level holds (its entries' names, for a row's reason), into `seen`. Hidden
 /// folders, build output (`target`) and links are not entered.
-fn search(top: &Path, dir: &Path, depth: usize, hits: &mut Vec<PathBuf>, seen: &mut Vec<String>) {
+fn search(dir: &Path, depth: usize, hits: &mut Vec<PathBuf>, seen: &mut Vec<String>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -217,7 +217,7 @@ fn search(top: &Path, dir: &Path, depth: usize, hits: &mut Vec<PathBuf>, seen: &
         if is_submission(&p) {
             hits.push(p);
         } else if depth < SEARCH_DEPTH {
-            search(top, &p, depth + 1, hits, seen);
+            search(&p, depth + 1, hits, seen);
         }
     }
 }

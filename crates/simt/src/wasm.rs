@@ -363,7 +363,6 @@ impl WasmModule {
         let limits = LaneLimits {
             fuel,
             memory_bytes: host_memory(input.len()),
-            ..LaneLimits::default()
         };
         let export = format!("__gpu_host_{name}");
         let mut lane = self
