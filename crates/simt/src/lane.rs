@@ -252,7 +252,7 @@ pub fn print(text: &str) {
     });
 }
 
-/// Whether the running launch's output is past [`OUTPUT_LIMIT`] (a print then keeps
+/// Whether the running launch's output is past its limit (64 KiB: a print then keeps
 /// nothing, and need not read its text); `false` outside a launch.
 pub fn printing_is_full() -> bool {
     in_launch() && OUTPUT.with(|o| o.borrow().1 >= OUTPUT_LIMIT)
