@@ -199,6 +199,29 @@ fn global_without_copies(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, num_bin
     }
 }
 
+/// 9.4 without the barrier before the commit: a block adds its copy to copy 0 while
+/// its threads are still counting into it (a student's kernel).
+#[kernel]
+fn global_commit_without_barrier(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, num_bins: u32) {
+    let block = thread::block_idx_x();
+    let private = block * num_bins;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        histo.atomic_add(private + byte_bin(data.load(i), num_bins), 1);
+        i += thread::grid_stride_x();
+    }
+    if block > 0 {
+        let mut bin = thread::thread_idx_x();
+        while bin < num_bins {
+            let count = histo.load(private + bin);
+            if count > 0 {
+                histo.atomic_add(bin, count);
+            }
+            bin += thread::block_dim_x();
+        }
+    }
+}
+
 #[test]
 fn global_privatization_needs_per_block_copies() {
     expect(
@@ -211,6 +234,32 @@ fn global_privatization_needs_per_block_copies() {
         ),
         Status::WrongTechnique,
         "private copy",
+    );
+}
+
+#[test]
+fn a_commit_before_the_barrier_is_a_wrong_commit() {
+    let out = run(
+        "9.4",
+        Kernels {
+            histo_private_global: global_commit_without_barrier::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect(out.clone(), Status::WrongResult, "wrong");
+    assert_eq!(out.kind.as_deref(), Some("commit"), "{out:?}");
+    assert!(
+        out.details
+            .iter()
+            .any(|d| d.contains("private copy is right")),
+        "{:?}",
+        out.details
+    );
+    let e = ch09::CHAPTER.exercise("9.4").unwrap();
+    let first = e.first_hint(e.failure_of(&out));
+    assert!(
+        first.contains("barrier") && first.contains("once"),
+        "{first}"
     );
 }
 
@@ -507,6 +556,62 @@ fn aggregate_no_final_flush(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     solutions::ch09::store_output(bins, histo);
 }
 
+/// 9.7 with the last run flushed whether or not the thread counted anything: a thread
+/// with no element flushes `NO_BIN` (a student's kernel).
+#[kernel]
+fn aggregate_flushes_no_bin(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    solutions::ch09::init_private_bins(bins, histo.len());
+    let (mut run_bin, mut run_len) = (NO_BIN, 0u32);
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let bin = byte_bin(data.load(i), histo.len());
+        if bin == run_bin {
+            run_len += 1;
+        } else {
+            if run_len > 0 {
+                bins.atomic_add(run_bin, run_len);
+            }
+            run_bin = bin;
+            run_len = 1;
+        }
+        i += thread::grid_stride_x();
+    }
+    bins.atomic_add(run_bin, run_len);
+    solutions::ch09::store_output(bins, histo);
+}
+
+/// Asserts that `out` is a write past the end of a buffer, of the course's kind, whose
+/// first hint is about an index past the bins (not about threads without an element).
+fn expect_write_past_the_bins(out: Outcome, index: &str) {
+    expect(out.clone(), Status::OutOfBounds, index);
+    assert_eq!(out.kind.as_deref(), Some("out_of_bounds_write"), "{out:?}");
+    let e = ch09::CHAPTER.exercise(out.exercise).unwrap();
+    let first = e.first_hint(e.failure_of(&out));
+    assert_eq!(
+        Some(first),
+        course::hints::course_hint(course::hints::OUT_OF_BOUNDS_WRITE)
+    );
+    assert!(
+        first.contains("no bin") && first.contains("off by one"),
+        "{first}"
+    );
+}
+
+#[test]
+fn a_flushed_sentinel_is_a_write_past_the_bins() {
+    expect_write_past_the_bins(
+        run(
+            "9.7",
+            Kernels {
+                histo_aggregate: aggregate_flushes_no_bin::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        &format!("index {NO_BIN} is out of bounds"),
+    );
+}
+
 #[test]
 fn aggregation_must_aggregate_and_flush() {
     expect(
@@ -599,6 +704,51 @@ fn lane_columns_one_vector_at_a_time(data: GlobalSlice<u8>, histo: GlobalSlice<u
         i += stride;
     }
     solutions::ch09::store_lane_columns(bins, histo);
+}
+
+/// 9.10 whose commit loop goes one bin too far (`bin <= num_bins`): lane 0 commits bin
+/// 5 of 5 (a student's kernel).
+#[kernel]
+fn registers_commit_one_bin_too_many(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+    let mut counts = [0u32; 16];
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let value = data.load(i);
+        for (bin, count) in counts.iter_mut().enumerate() {
+            *count += (value == bin as u32) as u32;
+        }
+        i += thread::grid_stride_x();
+    }
+    let mut bin = 0;
+    while bin <= histo.len() {
+        let mut total = counts
+            .iter()
+            .enumerate()
+            .fold(0, |p, (b, &c)| if b as u32 == bin { c } else { p });
+        let mut offset = 16;
+        while offset > 0 {
+            total += warp::warp_shuffle_down(warp::FULL_MASK, total, offset, 32);
+            offset /= 2;
+        }
+        if warp::lane_id() == 0 {
+            histo.atomic_add(bin, total);
+        }
+        bin += 1;
+    }
+}
+
+#[test]
+fn a_bin_count_off_by_one_is_a_write_past_the_bins() {
+    expect_write_past_the_bins(
+        run(
+            "9.10",
+            Kernels {
+                histo_registers: registers_commit_one_bin_too_many::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        "is out of bounds",
+    );
 }
 
 #[test]

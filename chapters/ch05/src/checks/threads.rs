@@ -156,12 +156,33 @@ pub(super) fn check_5_2(ctx: &mut Ctx) -> Checked {
         );
         let cfg = LaunchConfig::dims((grid.0, grid.1, 1), (block.0, block.1, 1));
         let run = launch::coords(ctx.dev, &ctx.k.write_coords_2d, cfg);
-        let run = ctx.launched(
-            &case,
-            run,
-            "is the row length grid_dim_x * block_dim_x, and is x the column?",
-        )?;
+        let oob = "is the row length grid_dim_x * block_dim_x, and is x the column?";
+        let run = run.map_err(|e| ctx.launch_error(&case, &e, oob))?;
         let expected = reference::coords_2d(grid, block);
+        // Before the race a row length other than the grid's width makes (two threads
+        // on one element): every written element is then where that row length puts it.
+        let width = grid.0 * block.0;
+        if run.out != expected
+            && let Some(row) = row_length_used(&run.out)
+            && row != width
+        {
+            return Err(ctx.on(&case)(
+                Outcome::failed(
+                    crate::failures::ROW_LENGTH,
+                    format!(
+                        "every written element (x, y) is at {row} * y + x: rows of {row} \
+                         elements, but the grid is {width} threads wide"
+                    ),
+                )
+                .detail(format!(
+                    "the grid's width in threads: {} blocks of {} threads in x",
+                    grid.0, block.0
+                )),
+            ));
+        }
+        if let Some(out) = course::findings_outcome(run.report.findings()) {
+            return Err(ctx.on(&case)(out));
+        }
         if let Some(why) = first_wrong(&expected, &run.out, unpack2) {
             return Err(ctx.on(&case)(
                 Outcome::fail(Status::WrongResult, why).detail(
@@ -205,6 +226,33 @@ pub(super) fn check_5_2(ctx: &mut Ctx) -> Checked {
         random_2d.0.1 * random_2d.1.1,
         ctx.technique_note()
     ))
+}
+
+/// The row length a 2-D coordinate output was written with, if one explains every
+/// written element: element `i` holding `(x, y)` with `y > 0` gives `(i - x) / y`, and
+/// every element must agree (`None` when they do not, or no row but the first is written).
+fn row_length_used(got: &[u32]) -> Option<u32> {
+    let mut row = None;
+    for (i, &v) in got.iter().enumerate() {
+        if v == UNWRITTEN {
+            continue;
+        }
+        let (x, y, i) = (v & 0xffff, v >> 16, i as u32);
+        if y == 0 {
+            if i != x {
+                return None;
+            }
+            continue;
+        }
+        if i < x || (i - x) % y != 0 {
+            return None;
+        }
+        let r = (i - x) / y;
+        if *row.get_or_insert(r) != r {
+            return None;
+        }
+    }
+    row
 }
 
 /// One store instruction per warp: each thread stores its element once.

@@ -206,19 +206,39 @@ pub(crate) fn check_9_4(ctx: &mut Ctx) -> Checked {
                 return Err(on(out));
             }
             let b = bins as usize;
-            compare(
+            // The private copies first: when every block's copy is right and copy 0 is
+            // not, what is wrong is the commit (a block that adds its copy before its
+            // threads are done, or adds a bin twice), not the counting.
+            let copies = reference::block_histograms(&case.data, bins, grid, block);
+            let wrong_copy = copies
+                .iter()
+                .enumerate()
+                .skip(1)
+                .find(|(blk, copy)| &run.bins[blk * b..(blk + 1) * b] != copy.as_slice());
+            let result = compare(
                 "bin",
                 &reference::byte_histogram(&case.data, bins),
                 &run.bins[..b],
-            )
-            .map_err(|o| on(o.detail("the result is block 0's copy: histo[0 .. num_bins]")))?;
-            let copies = reference::block_histograms(&case.data, bins, grid, block);
-            for (blk, copy) in copies.iter().enumerate().skip(1) {
+            );
+            if let Err(o) = result {
+                let o = o.detail("the result is block 0's copy: histo[0 .. num_bins]");
+                let o = if wrong_copy.is_none() && grid > 1 {
+                    o.detail(format!(
+                        "every other block's private copy is right: what went wrong is their \
+                         commit to copy 0 (blocks 1 to {})",
+                        grid - 1
+                    ))
+                    .of_kind(crate::failures::COMMIT)
+                } else {
+                    o
+                };
+                return Err(on(o));
+            }
+            if let Some((blk, copy)) = wrong_copy {
                 let got = &run.bins[blk * b..(blk + 1) * b];
-                if got != copy.as_slice() {
-                    let total: u32 = got.iter().sum();
-                    return Err(ctx
-                        .technique(
+                let total: u32 = got.iter().sum();
+                return Err(ctx
+                    .technique(
                         &name,
                         format!(
                             "block {blk}'s private copy (histo[{} ..]) holds {total} counts, not the {} elements block \
@@ -228,8 +248,7 @@ pub(crate) fn check_9_4(ctx: &mut Ctx) -> Checked {
                             copy.iter().sum::<u32>()
                         ),
                     )
-                        .of_kind(crate::failures::PRIVATE_COPY));
-                }
+                    .of_kind(crate::failures::PRIVATE_COPY));
             }
             launches += 1;
             if let Some(c) = counters(&run) {
