@@ -390,7 +390,7 @@ mod tests {
         for s in Status::ALL {
             assert_eq!(host.draw_command(s), None, "{s:?}");
         }
-        let mut out = Outcome::fail(Status::WrongResult, "1 of 256 bins are wrong");
+        let mut out = Outcome::fail(Status::WrongResult, "1 of 256 bins is wrong");
         out.exercise = "9.1";
         assert!(!host.failure_message(&out).contains("see it"));
     }

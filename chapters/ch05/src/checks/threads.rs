@@ -6,6 +6,7 @@ use crate::inputs::{random_len, values};
 use crate::launch::{self, one_per_thread};
 use crate::reference::{self, Access};
 use chapter::checking::exactly;
+use course::words::count;
 use course::{Outcome, Status, catch_host};
 use gpu_host::LaunchConfig;
 use solutions::ch05::{BLOCKS_PER_SM, SPMD_HALF, SPMD_N, UNWRITTEN};
@@ -34,12 +35,12 @@ fn mul_technique(
             .technique(
                 case,
                 format!(
-                    "{} store requests touching {} sectors, where one store per element from \
-                 consecutive threads makes {} requests and {} sectors",
-                    c.global_store_requests,
-                    c.global_store_sectors,
-                    expected.requests,
-                    expected.sectors
+                    "{} touching {}, where one store per element from consecutive threads \
+                     makes {} and {}",
+                    count(c.global_store_requests, "store request"),
+                    count(c.global_store_sectors, "sector"),
+                    count(expected.requests, "request"),
+                    count(expected.sectors, "sector")
                 ),
             )
             .detail("each element must be written once, by the thread that owns it"));
@@ -50,12 +51,12 @@ fn mul_technique(
         return Err(ctx.technique(
             case,
             format!(
-                "{} load requests touching {} sectors, where one load of b[i] and one of c[i] \
-                 per element make {} requests and {} sectors",
-                c.global_load_requests,
-                c.global_load_sectors,
-                2 * expected.requests,
-                2 * expected.sectors
+                "{} touching {}, where one load of b[i] and one of c[i] per element make {} \
+                 and {}",
+                count(c.global_load_requests, "load request"),
+                count(c.global_load_sectors, "sector"),
+                count(2 * expected.requests, "request"),
+                count(2 * expected.sectors, "sector")
             ),
         ));
     }
@@ -74,7 +75,7 @@ pub(super) fn check_5_1(ctx: &mut Ctx) -> Checked {
         let c = values(n, VALUE_LIMIT, seed + 1);
         let cfg = LaunchConfig::linear(1, n as u32);
         let run = launch::mul(ctx.dev, &ctx.k.mul_one_block, &b, &c, cfg);
-        let run = ctx.verify_output(case, run, "a", &reference::mul(&b, &c), "", exactly)?;
+        let run = ctx.verify_output(case, run, "a[]", &reference::mul(&b, &c), "", exactly)?;
         mul_technique(
             ctx,
             case,
@@ -100,7 +101,7 @@ pub(super) fn check_5_1(ctx: &mut Ctx) -> Checked {
         let cfg = LaunchConfig::linear(grid, block);
         let run = launch::mul(ctx.dev, &ctx.k.mul_blocks, &b, &c, cfg);
         let guard = if n % block as usize != 0 { GUARD } else { "" };
-        let run = ctx.verify_output(&case, run, "a", &reference::mul(&b, &c), guard, exactly)?;
+        let run = ctx.verify_output(&case, run, "a[]", &reference::mul(&b, &c), guard, exactly)?;
         mul_technique(
             ctx,
             &case,
@@ -265,9 +266,9 @@ fn stores_once(ctx: &Ctx, case: &str, run: &launch::Run) -> Result<(), Outcome> 
         return Err(ctx.technique(
             case,
             format!(
-                "{} store requests for {warps} warps: each thread should store its own \
-                 element exactly once",
-                c.global_store_requests
+                "{} for {}: each thread should store its own element exactly once",
+                count(c.global_store_requests, "store request"),
+                count(warps, "warp")
             ),
         ));
     }
@@ -335,7 +336,7 @@ pub(super) fn check_5_3(ctx: &mut Ctx) -> Checked {
             &c,
             LaunchConfig::linear(grid, block),
         );
-        let run = ctx.verify_output(&case, run, "a", &reference::mul(&b, &c), GUARD, exactly)?;
+        let run = ctx.verify_output(&case, run, "a[]", &reference::mul(&b, &c), GUARD, exactly)?;
         mul_technique(
             ctx,
             &case,
