@@ -40,6 +40,19 @@ fn expect(out: Outcome, status: Status, says: &str) {
 chapter::registry_tests!(ch09);
 
 #[test]
+fn the_strategy_pass_reason_ends_with_a_measurement() {
+    let out = run("9.16", REFERENCE);
+    assert!(out.passed(), "{}", out.reason);
+    let reason = out.reason.trim_end();
+    assert!(
+        !reason.ends_with(';') && !reason.contains(";;") && !reason.contains(": ;"),
+        "{reason}"
+    );
+    assert!(reason.contains("measured: 8 bins: "), "{reason}");
+    assert!(reason.contains("; 4096 bins: "), "{reason}");
+}
+
+#[test]
 fn the_reference_passes_through_check_with() {
     for id in ch09::progression::STEPS {
         chapter::check_tests::assert_passed(id, &run(id, REFERENCE));
