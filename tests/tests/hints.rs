@@ -185,3 +185,55 @@ fn the_answer_check_catches_an_answer() {
     let named = "Count with an atomic add on `histo` (`histo.atomic_add(bin, 1)`).";
     assert!(longest_shared(&tokens(named), &tokens(code)).len() <= MOST_SHARED);
 }
+
+/// The mistakes a student found answered by another kind's hint (issue 46) have kinds of
+/// their own, whose first hint answers them: a commit before the barrier (9.4), a write
+/// past the bins (9.7's sentinel, 9.10's bin count), a row length (5.2). The fixtures
+/// (`chapters/*/tests/fixtures.rs`) show each check names these kinds.
+#[test]
+fn each_mistake_found_has_its_own_hint() {
+    let find = |id: &str| {
+        course_tests::chapters()
+            .iter()
+            .flat_map(|c| c.exercises.iter())
+            .find(|e| e.id == id)
+            .unwrap_or_else(|| panic!("no exercise {id}"))
+    };
+    let cases: [(&str, Failure, &[&str]); 5] = [
+        (
+            "9.4",
+            Failure::named(Status::WrongResult, "commit"),
+            &["barrier", "once"],
+        ),
+        (
+            "9.7",
+            course::hints::OUT_OF_BOUNDS_WRITE,
+            &["no bin", "off by one"],
+        ),
+        (
+            "9.10",
+            course::hints::OUT_OF_BOUNDS_WRITE,
+            &["no bin", "off by one"],
+        ),
+        (
+            "5.2",
+            Failure::named(Status::WrongResult, "row_length"),
+            &["row", "width"],
+        ),
+        ("5.2", course::hints::OUT_OF_BOUNDS_WRITE, &["row length"]),
+    ];
+    for (id, kind, says) in cases {
+        let e = find(id);
+        assert!(
+            e.failures().contains(&kind),
+            "{id} lists no `{}`",
+            kind.key()
+        );
+        let first = e.first_hint(kind);
+        let whole = e.first_hint(Failure::status(kind.status));
+        assert_ne!(first, whole, "{id} `{}` gets its status's hint", kind.key());
+        for word in says {
+            assert!(first.contains(word), "{id} `{}`: {first}", kind.key());
+        }
+    }
+}

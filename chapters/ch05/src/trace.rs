@@ -129,6 +129,12 @@ mod tests {
             "{}",
             d.svg
         );
+        // The reads past the end that failed the launch are drawn, marked.
+        assert!(
+            d.svg.contains("past the end (index 100") && d.svg.contains("stroke-dasharray"),
+            "{}",
+            d.svg
+        );
         assert!(
             d.summary.contains("traced the failing launch"),
             "{}",

@@ -132,6 +132,14 @@ fn coords_block_width(out: GlobalSlice<u32>) {
     }
 }
 
+/// A row length one too long, with no guard: the last rows run past the output.
+#[kernel]
+fn coords_row_one_too_long(out: GlobalSlice<u32>) {
+    let (idx, idy) = thread::index_2d();
+    let row = thread::grid_dim_x() * thread::block_dim_x() + 1;
+    out.store(row * idy + idx, pack_xy(idx, idy));
+}
+
 #[test]
 fn indexing_mistakes() {
     let out = run(
@@ -142,6 +150,8 @@ fn indexing_mistakes() {
         },
     );
     expect(out, Status::WrongResult, "holds the coordinates of thread");
+    // Rows one block wide: threads of the next block land on this one's elements (a
+    // race), but what is wrong is the row length, and the failure says so.
     let out = run(
         "5.2",
         Kernels {
@@ -149,11 +159,27 @@ fn indexing_mistakes() {
             ..REFERENCE
         },
     );
-    assert!(
-        matches!(out.status, Status::WrongResult | Status::Race),
-        "{:?}: {}",
-        out.status,
-        out.reason
+    expect_kind(
+        out,
+        Status::WrongResult,
+        "row_length",
+        "rows of 32 elements, but the grid is 96 threads wide",
+        "how many elements does one row hold",
+    );
+    // Rows one element too long, unguarded: past the end of the output.
+    let out = run(
+        "5.2",
+        Kernels {
+            write_coords_2d: coords_row_one_too_long::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect_kind(
+        out,
+        Status::OutOfBounds,
+        "out_of_bounds_write",
+        "is out of bounds",
+        "row length",
     );
 }
 

@@ -78,28 +78,25 @@ pub fn all_distinct(seed: u64) -> Vec<u8> {
 /// real text, a hot bin, and uniform random (small and larger). Sizes stay small: the
 /// emulator runs every lane.
 pub fn byte_cases(seed: u64) -> Vec<Case<u8>> {
-    use course::draw::{n, seed_text};
+    use course::draw::n;
     let one = course::draw::between(0x0b17e, 200, 0, 255) as u8;
     let (random, zeros, runs, text, hot) = (n(1001), n(777), n(1500), n(1234), n(999));
     vec![
         // First an input spanning several warps and blocks: a missing barrier shows there
         // as a race at its line, where a one-warp input would only miscount.
         Case::new(
-            format!("uniform random bytes, n = {random}, {}", seed_text(seed)),
+            format!("uniform random bytes, n = {random}"),
             uniform(random, seed),
         ),
         Case::new("empty input (n = 0)", Vec::new()),
         Case::new(format!("one element (n = 1, byte {one})"), vec![one]),
         Case::new(format!("all zeros, n = {zeros}"), vec![0; zeros]),
         Case::new(
-            format!(
-                "the 256 byte values once each, shuffled, {}",
-                seed_text(seed + 1)
-            ),
+            "the 256 byte values once each, shuffled",
             all_distinct(seed + 1),
         ),
         Case::new(
-            format!("sorted runs, n = {runs}, {}", seed_text(seed + 2)),
+            format!("sorted runs, n = {runs}"),
             sorted_runs(runs, seed + 2),
         ),
         Case::new(
@@ -107,7 +104,7 @@ pub fn byte_cases(seed: u64) -> Vec<Case<u8>> {
             cycle(TEXT.as_bytes(), text),
         ),
         Case::new(
-            format!("90% zeros, n = {hot}, {}", seed_text(seed + 3)),
+            format!("90% zeros, n = {hot}"),
             bytes(&InputKind::Skew(90), hot, seed + 3),
         ),
     ]

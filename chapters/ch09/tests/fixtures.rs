@@ -33,11 +33,51 @@ fn expect(out: Outcome, status: Status, says: &str) {
         out.reason
     );
     chapter::check_tests::assert_hint_answers(&ch09::CHAPTER, &out);
+    assert_one_seed(&out);
+}
+
+/// A failure names one seed, the one that replays it (`COURSE_SEED=2009`): no input's
+/// description shows a seed of its own (9.9's "n = 4099, seed 6108" did).
+fn assert_one_seed(out: &Outcome) {
+    let text = format!("{}\n{}", out.reason, out.details.join("\n"));
+    let mut seeds: Vec<&str> = Vec::new();
+    for (i, _) in text
+        .match_indices("seed ")
+        .chain(text.match_indices("SEED="))
+    {
+        let digits = &text[i + 5..];
+        let end = digits
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(digits.len());
+        if end > 0 {
+            seeds.push(&digits[..end]);
+        }
+    }
+    seeds.sort_unstable();
+    seeds.dedup();
+    assert!(
+        seeds.len() <= 1,
+        "{}: seeds {seeds:?} in\n{text}",
+        out.exercise
+    );
 }
 
 // The registry's own tests: hints for the failures the reference can meet, a test and
 // a progression step for every exercise.
 chapter::registry_tests!(ch09);
+
+#[test]
+fn the_strategy_pass_reason_ends_with_a_measurement() {
+    let out = run("9.16", REFERENCE);
+    assert!(out.passed(), "{}", out.reason);
+    let reason = out.reason.trim_end();
+    assert!(
+        !reason.ends_with(';') && !reason.contains(";;") && !reason.contains(": ;"),
+        "{reason}"
+    );
+    assert!(reason.contains("measured: 8 bins: "), "{reason}");
+    assert!(reason.contains("; 4096 bins: "), "{reason}");
+}
 
 #[test]
 fn the_reference_passes_through_check_with() {
@@ -199,6 +239,29 @@ fn global_without_copies(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, num_bin
     }
 }
 
+/// 9.4 without the barrier before the commit: a block adds its copy to copy 0 while
+/// its threads are still counting into it (a student's kernel).
+#[kernel]
+fn global_commit_without_barrier(data: GlobalSlice<u8>, histo: GlobalSlice<u32>, num_bins: u32) {
+    let block = thread::block_idx_x();
+    let private = block * num_bins;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        histo.atomic_add(private + byte_bin(data.load(i), num_bins), 1);
+        i += thread::grid_stride_x();
+    }
+    if block > 0 {
+        let mut bin = thread::thread_idx_x();
+        while bin < num_bins {
+            let count = histo.load(private + bin);
+            if count > 0 {
+                histo.atomic_add(bin, count);
+            }
+            bin += thread::block_dim_x();
+        }
+    }
+}
+
 #[test]
 fn global_privatization_needs_per_block_copies() {
     expect(
@@ -211,6 +274,32 @@ fn global_privatization_needs_per_block_copies() {
         ),
         Status::WrongTechnique,
         "private copy",
+    );
+}
+
+#[test]
+fn a_commit_before_the_barrier_is_a_wrong_commit() {
+    let out = run(
+        "9.4",
+        Kernels {
+            histo_private_global: global_commit_without_barrier::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect(out.clone(), Status::WrongResult, "wrong");
+    assert_eq!(out.kind.as_deref(), Some("commit"), "{out:?}");
+    assert!(
+        out.details
+            .iter()
+            .any(|d| d.contains("private copy is right")),
+        "{:?}",
+        out.details
+    );
+    let e = ch09::CHAPTER.exercise("9.4").unwrap();
+    let first = e.first_hint(e.failure_of(&out));
+    assert!(
+        first.contains("barrier") && first.contains("once"),
+        "{first}"
     );
 }
 
@@ -507,6 +596,62 @@ fn aggregate_no_final_flush(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
     solutions::ch09::store_output(bins, histo);
 }
 
+/// 9.7 with the last run flushed whether or not the thread counted anything: a thread
+/// with no element flushes `NO_BIN` (a student's kernel).
+#[kernel]
+fn aggregate_flushes_no_bin(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    solutions::ch09::init_private_bins(bins, histo.len());
+    let (mut run_bin, mut run_len) = (NO_BIN, 0u32);
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let bin = byte_bin(data.load(i), histo.len());
+        if bin == run_bin {
+            run_len += 1;
+        } else {
+            if run_len > 0 {
+                bins.atomic_add(run_bin, run_len);
+            }
+            run_bin = bin;
+            run_len = 1;
+        }
+        i += thread::grid_stride_x();
+    }
+    bins.atomic_add(run_bin, run_len);
+    solutions::ch09::store_output(bins, histo);
+}
+
+/// Asserts that `out` is a write past the end of a buffer, of the course's kind, whose
+/// first hint is about an index past the bins (not about threads without an element).
+fn expect_write_past_the_bins(out: Outcome, index: &str) {
+    expect(out.clone(), Status::OutOfBounds, index);
+    assert_eq!(out.kind.as_deref(), Some("out_of_bounds_write"), "{out:?}");
+    let e = ch09::CHAPTER.exercise(out.exercise).unwrap();
+    let first = e.first_hint(e.failure_of(&out));
+    assert_eq!(
+        Some(first),
+        course::hints::course_hint(course::hints::OUT_OF_BOUNDS_WRITE)
+    );
+    assert!(
+        first.contains("no bin") && first.contains("off by one"),
+        "{first}"
+    );
+}
+
+#[test]
+fn a_flushed_sentinel_is_a_write_past_the_bins() {
+    expect_write_past_the_bins(
+        run(
+            "9.7",
+            Kernels {
+                histo_aggregate: aggregate_flushes_no_bin::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        &format!("index {NO_BIN} is out of bounds"),
+    );
+}
+
 #[test]
 fn aggregation_must_aggregate_and_flush() {
     expect(
@@ -599,6 +744,84 @@ fn lane_columns_one_vector_at_a_time(data: GlobalSlice<u8>, histo: GlobalSlice<u
         i += stride;
     }
     solutions::ch09::store_lane_columns(bins, histo);
+}
+
+/// 9.10 whose commit loop goes one bin too far (`bin <= num_bins`): lane 0 commits bin
+/// 5 of 5 (a student's kernel).
+#[kernel]
+fn registers_commit_one_bin_too_many(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+    let mut counts = [0u32; 16];
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let value = data.load(i);
+        for (bin, count) in counts.iter_mut().enumerate() {
+            *count += (value == bin as u32) as u32;
+        }
+        i += thread::grid_stride_x();
+    }
+    let mut bin = 0;
+    while bin <= histo.len() {
+        let mut total = counts
+            .iter()
+            .enumerate()
+            .fold(0, |p, (b, &c)| if b as u32 == bin { c } else { p });
+        let mut offset = 16;
+        while offset > 0 {
+            total += warp::warp_shuffle_down(warp::FULL_MASK, total, offset, 32);
+            offset /= 2;
+        }
+        if warp::lane_id() == 0 {
+            histo.atomic_add(bin, total);
+        }
+        bin += 1;
+    }
+}
+
+#[test]
+fn a_bin_count_off_by_one_is_a_write_past_the_bins() {
+    expect_write_past_the_bins(
+        run(
+            "9.10",
+            Kernels {
+                histo_registers: registers_commit_one_bin_too_many::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        "is out of bounds",
+    );
+}
+
+/// 9.9 right but on inputs whose tail past the last 16-byte vector is 3 bytes long (n =
+/// 4099, a size the check draws): there thread 0 counts one zero too many.
+#[kernel]
+fn fastest_wrong_on_a_3_byte_tail(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    use solutions::ch09::FastestPolicy;
+    let bins = dynamic_shared![u32];
+    solutions::ch09::init_private_bins(
+        bins,
+        FastestPolicy::BYTE_VALUES * FastestPolicy::LANE_COPIES,
+    );
+    solutions::ch09::consume_tiles(data, bins);
+    if data.len() % 16 == 3 && thread::index_1d() == 0 {
+        bins.atomic_add(lane_counter(0, warp::lane_id()), 1);
+    }
+    solutions::ch09::store_lane_columns(bins, histo);
+}
+
+#[test]
+fn a_failure_names_the_seed_that_replays_it() {
+    let out = run(
+        "9.9",
+        Kernels {
+            histo_fastest: fastest_wrong_on_a_3_byte_tail::KERNEL,
+            ..REFERENCE
+        },
+    );
+    assert!(!out.passed());
+    let all = out.details.join("\n");
+    assert!(all.contains("n = 4099"), "{all}");
+    assert!(all.contains("COURSE_SEED=2009"), "{all}");
+    assert_one_seed(&out);
 }
 
 #[test]

@@ -612,8 +612,9 @@ fn mismatch(
         let want = rest;
         let detail = match (want.first(), extra.first()) {
             (Some(&(bin, w)), _) => format!(
-                " (none of them added the weight {} of a {elem} of bin {bin})",
-                f32::from_bits(w as u32)
+                " (none of them added the weight {} of {} of bin {bin})",
+                f32::from_bits(w as u32),
+                course::words::with_article(elem)
             ),
             (None, Some(&(bin, w))) => format!(
                 " (one added {} to bin {bin}, the weight of no {elem} it loaded there)",
@@ -760,13 +761,13 @@ fn rounds(decl: &Follow, flow: &Flow, e: &Elements, out: &mut Followed) -> Resul
                 if vector > 0 && at + ev.size as u64 <= whole {
                     if ev.size as u64 != vector {
                         return Err(format!(
-                            "thread {} of block {} read input bytes {at} to {} with a {}-byte load (line {}): every \
+                            "thread {} of block {} read input bytes {at} to {} with {} load (line {}): every \
                              whole {vector}-byte vector of the input is read with one {vector}-byte load, in every \
                              round; only the {} bytes past the last whole vector are read one at a time",
                             ev.thread,
                             ev.block,
                             at + ev.size as u64 - 1,
-                            ev.size,
+                            course::words::with_article(&format!("{}-byte", ev.size)),
                             ev.line,
                             bytes - whole
                         ));

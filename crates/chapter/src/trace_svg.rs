@@ -80,6 +80,7 @@ fn panel(
     rows: u64,
     cells: &BTreeMap<(u64, u64), &str>,
     marks: &BTreeSet<(u64, u64)>,
+    past_end: &BTreeSet<(u64, u64)>,
 ) {
     let cw = PLOT_W / cols as f64;
     let rh = PLOT_H / rows as f64;
@@ -114,6 +115,17 @@ fn panel(
         let _ = writeln!(
             out,
             r##"<rect x="{:.1}" y="{:.1}" width="{w:.1}" height="{h:.1}" fill="none" stroke="#d7191c" stroke-width="1.5"/>"##,
+            LEFT + c as f64 * cw + (cw - w) / 2.0,
+            top + r as f64 * rh + (rh - h) / 2.0,
+        );
+    }
+    // Accesses past the end of the buffer (the row below its last element): a dashed
+    // black frame.
+    for &(c, r) in past_end {
+        let (w, h) = (cw.max(4.0), rh.max(4.0));
+        let _ = writeln!(
+            out,
+            r##"<rect x="{:.1}" y="{:.1}" width="{w:.1}" height="{h:.1}" fill="none" stroke="#000000" stroke-width="1.5" stroke-dasharray="2,1"/>"##,
             LEFT + c as f64 * cw + (cw - w) / 2.0,
             top + r as f64 * rh + (rh - h) / 2.0,
         );
@@ -243,6 +255,24 @@ pub fn render_svg(trace: &Trace, title: &str) -> String {
     for &b in &shown {
         let buf = trace.buffers[b];
         let (rows, per_row) = buckets(buf.len, MAX_ROWS);
+        // An access at an index at or past the buffer's length (memcheck's fault, traced
+        // before it stopped the launch) is drawn in a row of its own below the last
+        // element, framed: never folded into the last element's row.
+        let past: Vec<u64> = trace
+            .steps
+            .iter()
+            .filter(|s| s.buffer as usize == b)
+            .flat_map(|s| s.lanes.iter().map(|&(_, i)| i))
+            .filter(|&i| i >= buf.len)
+            .collect();
+        let row_of = |index: u64| {
+            if index >= buf.len {
+                rows
+            } else {
+                (index / per_row).min(rows - 1)
+            }
+        };
+        let mut past_cells: BTreeSet<(u64, u64)> = BTreeSet::new();
         let mut cells: BTreeMap<(u64, u64), &str> = BTreeMap::new();
         let mut kinds: Vec<AccessKind> = Vec::new();
         // Stores of one step by several lanes to one element: all but one are lost.
@@ -257,9 +287,10 @@ pub fn render_svg(trace: &Trace, title: &str) -> String {
             let colour = WARP_COLOURS[(warp % 32) as usize];
             for &(_, index) in &s.lanes {
                 // The first access to a cell keeps it: earlier warps stay visible.
-                cells
-                    .entry((col, (index / per_row).min(rows - 1)))
-                    .or_insert(colour);
+                cells.entry((col, row_of(index))).or_insert(colour);
+                if index >= buf.len {
+                    past_cells.insert((col, rows));
+                }
             }
             if s.kind == AccessKind::Store {
                 let mut per_index: BTreeMap<u64, u64> = BTreeMap::new();
@@ -268,7 +299,7 @@ pub fn render_svg(trace: &Trace, title: &str) -> String {
                 }
                 for (index, n) in per_index.into_iter().filter(|&(_, n)| n > 1) {
                     lost += n - 1;
-                    lost_cells.insert((col, (index / per_row).min(rows - 1)));
+                    lost_cells.insert((col, row_of(index)));
                 }
             }
         }
@@ -279,6 +310,20 @@ pub fn render_svg(trace: &Trace, title: &str) -> String {
             let _ = write!(
                 title,
                 "; red frames: {lost} updates lost (lanes of one warp storing to one bin in one step)"
+            );
+        }
+        if let Some(&lowest) = past.iter().min() {
+            let n = past.len();
+            let _ = write!(
+                title,
+                "; dashed frames, in the row below the last element: {n} {} past the end (index {lowest}{}, the buffer has {} elements)",
+                if n == 1 { "access" } else { "accesses" },
+                if past.iter().any(|&i| i != lowest) {
+                    " and above"
+                } else {
+                    ""
+                },
+                buf.len
             );
         }
         let x = format!("warp step of the launch{}", per_label(per_col, "steps"));
@@ -299,9 +344,10 @@ pub fn render_svg(trace: &Trace, title: &str) -> String {
             &y,
             ends,
             cols,
-            rows,
+            rows + u64::from(!past.is_empty()),
             &cells,
             &lost_cells,
+            &past_cells,
         );
         top += PLOT_H + PANEL_GAP;
     }
@@ -352,6 +398,7 @@ pub fn render_svg(trace: &Trace, title: &str) -> String {
             acols,
             rows,
             &cells,
+            &BTreeSet::new(),
             &BTreeSet::new(),
         );
         top += PLOT_H + PANEL_GAP;
@@ -571,6 +618,49 @@ mod tests {
         let svg = render_svg(&u, "fine");
         assert!(
             !svg.contains("lost") && svg.contains(">element</text>"),
+            "{svg}"
+        );
+    }
+
+    /// An access past the end (5.1's unguarded threads) is drawn in a row of its own
+    /// below the buffer, framed, and the title counts it; it once fell into the last
+    /// element's row, unmarked.
+    #[test]
+    fn accesses_past_the_end_are_drawn_and_marked() {
+        let mut t = one_warp();
+        // Lanes 0-7 of 8 elements, then lanes 8-11 at indices 8 to 11: past the end.
+        t.record(
+            1,
+            0,
+            0,
+            AccessKind::Load,
+            buf(8),
+            7,
+            (0..12).map(|l| (l, l as u64)).collect(),
+        );
+        let svg = render_svg(&t, "oob");
+        assert!(
+            svg.contains("4 accesses past the end (index 8 and above, the buffer has 8 elements)"),
+            "{svg}"
+        );
+        assert_eq!(svg.matches(r#"stroke-dasharray="2,1""#).count(), 1, "{svg}");
+        // Nine rows: eight elements and the row past the end.
+        let rh = PLOT_H / 9.0;
+        assert!(svg.contains(&format!(r#"height="{rh:.1}""#)), "{svg}");
+        // Within bounds: no frame, no row of its own.
+        let mut u = one_warp();
+        u.record(
+            1,
+            0,
+            0,
+            AccessKind::Load,
+            buf(8),
+            7,
+            (0..8).map(|l| (l, l as u64)).collect(),
+        );
+        let svg = render_svg(&u, "fine");
+        assert!(
+            !svg.contains("past the end") && !svg.contains("dasharray"),
             "{svg}"
         );
     }

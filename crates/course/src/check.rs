@@ -79,7 +79,9 @@ pub fn catch_host<R>(f: impl FnOnce() -> R) -> Result<R, Outcome> {
 /// details list the first few as `what[i]: expected E, got G`; the caller adds what the
 /// input was.
 ///
-/// `what` names an element for the student: `"bin"`, `"pixel"`, `"histo"`.
+/// `what` names an element for the student: a noun (`"bin"`, `"pixel"`: "3 of 256 bins
+/// are wrong (first: bin 5 ...)", "1 of 256 bins is wrong ...") or, ending in `[]`, the
+/// buffer the elements are of (`"a[]"`: "2 of 1000 elements of a are wrong (first: a[5] ...)").
 pub fn compare<T: PartialEq + Display>(
     what: &str,
     expected: &[T],
@@ -96,10 +98,26 @@ pub fn compare_by<T: Display>(
     got: &[T],
     same: impl Fn(usize, &T, &T) -> bool,
 ) -> Result<(), Outcome> {
+    // `what` is a noun ("bin": "3 of 256 bins are wrong (first: bin 5 ...)") or, ending
+    // in `[]`, a buffer's name ("a[]": "1 of 1000 elements of a is wrong (first: a[5] ...)").
+    let name = what.strip_suffix("[]");
+    let at = |i: usize| match name {
+        Some(name) => format!("{name}[{i}]"),
+        None => format!("{what} {i}"),
+    };
+    let of = |n: usize| match name {
+        Some(name) => format!("{} of {name}", crate::words::plural(n as u64, "element")),
+        None => crate::words::plural(n as u64, what),
+    };
     if expected.len() != got.len() {
         return Err(Outcome::fail(
             Status::WrongResult,
-            format!("expected {} {what}s, got {}", expected.len(), got.len()),
+            format!(
+                "expected {} {}, got {}",
+                expected.len(),
+                of(expected.len()),
+                got.len()
+            ),
         ));
     }
     let wrong: Vec<usize> = (0..expected.len())
@@ -111,17 +129,22 @@ pub fn compare_by<T: Display>(
     let mut out = Outcome::fail(
         Status::WrongResult,
         format!(
-            "{} of {} {what}s are wrong (first: {what} {first} expected {}, got {})",
+            "{} of {} {} {} wrong (first: {} expected {}, got {})",
             wrong.len(),
             expected.len(),
+            of(expected.len()),
+            if wrong.len() == 1 { "is" } else { "are" },
+            at(first),
             expected[first],
             got[first]
         ),
     );
     for &i in wrong.iter().take(5) {
         out = out.detail(format!(
-            "{what} {i}: expected {}, got {}",
-            expected[i], got[i]
+            "{}: expected {}, got {}",
+            at(i),
+            expected[i],
+            got[i]
         ));
     }
     if wrong.len() > 5 {
@@ -210,10 +233,24 @@ mod tests {
         );
         let len = compare("bin", &[1], &[1, 2]).unwrap_err();
         assert!(
-            len.reason.contains("expected 1 bins, got 2"),
+            len.reason.contains("expected 1 bin, got 2"),
             "{}",
             len.reason
         );
+        // One wrong of many: "is"; a buffer's name is not a noun ("999 of 1000 dsts").
+        let one = compare("bin", &[1, 2], &[1, 3]).unwrap_err();
+        assert!(
+            one.reason
+                .starts_with("1 of 2 bins is wrong (first: bin 1 ")
+        );
+        let dst = compare("dst[]", &[1, 2, 3], &[0, 0, 3]).unwrap_err();
+        assert!(
+            dst.reason
+                .starts_with("2 of 3 elements of dst are wrong (first: dst[0] expected 1, got 0)"),
+            "{}",
+            dst.reason
+        );
+        assert_eq!(dst.details[0], "dst[0]: expected 1, got 0");
         assert!(compare_by("bin", &[1.0f32], &[1.0001], |_, e, g| (e - g).abs() < 1e-3).is_ok());
     }
 

@@ -108,8 +108,9 @@ pub fn extra(salt: u64, count: usize, lo: u64, hi: u64) -> Vec<u64> {
     }
 }
 
-/// How an input's seed reads in its description: `seed 2010` under the public seed; under
-/// a private seed nothing that could lead to it.
+/// How a seed reads where no replay line names it (a check's failure names only the seed
+/// that replays it, `COURSE_SEED=2009`, so its inputs carry none): `seed 2010` under the
+/// public seed; under a private seed nothing that could lead to it.
 pub fn seed_text(seed: u64) -> String {
     if private_seed().is_some() {
         "drawn from the grader's private seed".to_string()

@@ -240,7 +240,8 @@ impl Exercise {
     /// `--trace`: which thread touched which element at each warp step, and the atomic
     /// contention per bin), for a failure a picture explains: a race, a wrong result or
     /// technique, a barrier error, an access out of bounds. `None` for the others (a stub,
-    /// a panic, a time-out, an error of the check).
+    /// a panic, a time-out, an error of the check), and for an exercise whose check
+    /// launches no kernel (host functions alone: nothing to trace).
     pub fn draw_command(&self, status: Status) -> Option<String> {
         let drawable = matches!(
             status,
@@ -251,7 +252,8 @@ impl Exercise {
                 | Status::OutOfBounds
         );
         let package = package_of(self.id)?;
-        drawable.then(|| {
+        // A check of host functions alone launches no kernel: there is nothing to trace.
+        (drawable && self.launches).then(|| {
             format!(
                 "cargo run -p {package} -- --kernels student --step {id} --trace {id}.svg \
                  (or key t in `cargo run -p learn`)",
@@ -369,6 +371,40 @@ mod tests {
         assert!(!test_filter("9.10").contains(&test_filter("9.1")));
         assert_eq!(super::package_of("9.5").as_deref(), Some("ch09"));
         assert_eq!(super::package_of("5.4").as_deref(), Some("ch05"));
+    }
+
+    #[test]
+    fn only_an_exercise_that_launches_offers_a_trace() {
+        use crate::{Exercise, Outcome, Status};
+        fn check(_: &mut gpu_host::Device, _: crate::KernelSource) -> Outcome {
+            Outcome::fail(Status::WrongResult, "unused")
+        }
+        let kernel = Exercise {
+            id: "9.4",
+            title: "privatization in global memory",
+            kernels: &["histo_private_global"],
+            points: 10,
+            hints: &[],
+            hints_by_failure: &[],
+            launches: true,
+            needs: &[],
+            book: "ch09/04-global-privatization.md",
+            check,
+        };
+        let trace = kernel.draw_command(Status::WrongResult).expect("a trace");
+        assert!(trace.contains("--trace 9.4.svg"), "{trace}");
+        // 9.1 and 5.3's grid rule are host functions: no kernel to trace.
+        let host = Exercise {
+            id: "9.1",
+            launches: false,
+            ..kernel
+        };
+        for s in Status::ALL {
+            assert_eq!(host.draw_command(s), None, "{s:?}");
+        }
+        let mut out = Outcome::fail(Status::WrongResult, "1 of 256 bins is wrong");
+        out.exercise = "9.1";
+        assert!(!host.failure_message(&out).contains("see it"));
     }
 
     #[test]

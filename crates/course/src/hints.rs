@@ -16,6 +16,11 @@ pub const UNINITIALISED_SHARED: Failure =
 pub const SHUFFLE_INACTIVE_LANE: Failure =
     Failure::named(Status::WrongResult, "shuffle_inactive_lane");
 
+/// A write or an atomic (not a read) at an index at or past the end of its buffer
+/// (memcheck): an index past the bins, such as a sentinel bin committed or a bin count off
+/// by one, rather than a thread with no element of its own reading past the input.
+pub const OUT_OF_BOUNDS_WRITE: Failure = Failure::named(Status::OutOfBounds, "out_of_bounds_write");
+
 /// The kernels do not build for the emulator's sandbox: a compile error, or what the
 /// sandbox refuses (the check could not run because of the student's code).
 pub const BUILD: Failure = Failure::named(Status::Error, "build");
@@ -37,9 +42,10 @@ pub const WALL_CLOCK: Failure = Failure::named(Status::Error, "wall_clock");
 /// The kinds of failure the course names itself (from the emulator's findings and the
 /// sandbox's build), by name: a chapter's records may give an exercise its own hint for
 /// one of them.
-pub const COURSE_KINDS: [Failure; 6] = [
+pub const COURSE_KINDS: [Failure; 7] = [
     UNINITIALISED_SHARED,
     SHUFFLE_INACTIVE_LANE,
+    OUT_OF_BOUNDS_WRITE,
     BUILD,
     DOES_NOT_COMPILE,
     SIGNATURE_CHANGED,
@@ -49,7 +55,7 @@ pub const COURSE_KINDS: [Failure; 6] = [
 /// The failures any exercise's check can meet besides its own (a launch or a host call
 /// fails, a finding of the emulator): every exercise lists them
 /// ([`Exercise::failures`](crate::Exercise::failures)).
-pub const ANY_CHECK: [Failure; 14] = [
+pub const ANY_CHECK: [Failure; 15] = [
     Failure::status(Status::WrongResult),
     UNINITIALISED_SHARED,
     SHUFFLE_INACTIVE_LANE,
@@ -57,6 +63,7 @@ pub const ANY_CHECK: [Failure; 14] = [
     Failure::status(Status::BarrierError),
     Failure::status(Status::Livelock),
     Failure::status(Status::OutOfBounds),
+    OUT_OF_BOUNDS_WRITE,
     Failure::status(Status::Panicked),
     Failure::status(Status::TimedOut),
     Failure::status(Status::Error),
@@ -120,7 +127,7 @@ pub fn course_hint(failure: Failure) -> Option<&'static str> {
 }
 
 /// The course's hints, by failure.
-const COURSE_HINTS: [(Failure, &str); 13] = [
+const COURSE_HINTS: [(Failure, &str); 14] = [
     (
         DOES_NOT_COMPILE,
         "Your answer to this exercise does not compile: fix the errors below (each names your \
@@ -182,6 +189,13 @@ const COURSE_HINTS: [(Failure, &str); 13] = [
         "A thread read or wrote past the end of a buffer (the report names the thread, the line \
          and the index): which threads have no element of their own, and which guard keeps \
          them from touching the buffers?",
+    ),
+    (
+        OUT_OF_BOUNDS_WRITE,
+        "A thread wrote (or added atomically) at an index at or past the end of the buffer it \
+         writes (the report names the index and the buffer's length): where does that index \
+         come from? A sentinel that means \"no bin\" committed as if it were a bin, a loop over \
+         the bins that goes one bin too far, a bin computed with a count that is off by one?",
     ),
     (
         Failure::status(Status::Panicked),

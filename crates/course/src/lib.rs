@@ -17,6 +17,7 @@ mod limits;
 mod outcome;
 pub mod regions;
 mod rng;
+pub mod words;
 
 pub use check::{catch_host, compare, compare_by, findings_outcome};
 pub use exercise::{

@@ -307,8 +307,21 @@ impl Outcome {
         let text = e.to_string();
         let mut lines = text.lines();
         let mut out = Outcome::fail(status, lines.next().unwrap_or_default());
-        if let LaunchError::Build { .. } = e {
-            out = out.of_kind(crate::hints::BUILD);
+        match e {
+            LaunchError::Build { .. } => out = out.of_kind(crate::hints::BUILD),
+            // memcheck's access is "__global__ read of size 4", "__shared__ write of size 4"
+            // or "atomicAdd on __global__": a write or an atomic past the end is an index
+            // past the output (its bins), not a read past the input.
+            LaunchError::MemoryFault {
+                kind: "out of bounds",
+                access,
+                index,
+                len,
+                ..
+            } if !access.contains(" read ") && index >= len => {
+                out = out.of_kind(crate::hints::OUT_OF_BOUNDS_WRITE)
+            }
+            _ => {}
         }
         for l in lines {
             out.details.push(l.trim().to_string());

@@ -1367,6 +1367,13 @@ fn a_missing_barrier_fails_even_where_the_schedule_gives_the_right_counts() {
     let e = exercise(&report, "9.4");
     assert_ne!(e["status"], "pass", "{e}");
     assert_eq!(e["points"]["earned"], 0, "{e}");
+    // Every block's private copy is right, copy 0 is not: the commit is what is wrong,
+    // and the hint asks about the barrier before it (issue 46: the first hint did not
+    // mention barriers).
+    assert_eq!(e["status"], "wrong_result", "{e}");
+    assert_eq!(e["kind"], "commit", "{e}");
+    let hint = e["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("barrier"), "{hint}");
     let other = exercise(&report, "9.3");
     assert_eq!(other["status"], "pass", "{other}");
 }

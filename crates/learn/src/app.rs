@@ -194,6 +194,9 @@ pub enum Event {
     Key(Key),
     /// A backend's answer to an effect (a reset, a trace, a solution): text to show.
     Message(String),
+    /// A key (or typed line) that names no command: it cancels what a key asked to
+    /// confirm (a quit, a reset), else the runner says it does not know it.
+    UnknownKey(String),
     /// A character of an exercise's number typed in the list (`9`, `.`, `4`; a
     /// backspace, `'\u{8}'`, takes one back), for Enter to open.
     Typed(char),
@@ -400,11 +403,13 @@ impl App {
         // A reset is confirmed by the very next key; any other key cancels it (a check
         // finishing in between does not).
         let confirming = match event {
-            Event::Key(_) | Event::Typed(_) | Event::Open(_) => self.confirm_reset.take(),
+            Event::Key(_) | Event::UnknownKey(_) | Event::Typed(_) | Event::Open(_) => {
+                self.confirm_reset.take()
+            }
             _ => self.confirm_reset.clone(),
         };
         let quitting = match event {
-            Event::Key(_) | Event::Typed(_) | Event::Open(_) => {
+            Event::Key(_) | Event::UnknownKey(_) | Event::Typed(_) | Event::Open(_) => {
                 std::mem::take(&mut self.confirm_quit)
             }
             _ => self.confirm_quit,
@@ -628,6 +633,15 @@ impl App {
             }
             Event::Message(text) => {
                 self.message = Some(text);
+                Vec::new()
+            }
+            Event::UnknownKey(key) => {
+                // Any other key cancels a confirmation, as Esc does: no "unknown key".
+                self.message = Some(if confirming.is_some() || quitting {
+                    "cancelled".into()
+                } else {
+                    format!("unknown key `{key}`")
+                });
                 Vec::new()
             }
         }

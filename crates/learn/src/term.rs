@@ -63,7 +63,7 @@ pub fn event_of(line: &str) -> Option<Event> {
     match Key::parse(line) {
         Some(k) => Some(Event::Key(k)),
         None if t.is_empty() => Some(Event::Key(Key::Enter)),
-        None => Some(Event::Message(format!("unknown key `{}`", line.trim()))),
+        None => Some(Event::UnknownKey(t.to_string())),
     }
 }
 
@@ -127,9 +127,6 @@ mod tests {
         assert_eq!(event_of(" Q \n"), Some(Event::Key(Key::Quit)));
         assert_eq!(event_of("   "), Some(Event::Key(Key::Enter)));
         assert_eq!(event_of("9.4"), Some(Event::Open("9.4".into())));
-        assert_eq!(
-            event_of("x"),
-            Some(Event::Message("unknown key `x`".into()))
-        );
+        assert_eq!(event_of("x"), Some(Event::UnknownKey("x".into())));
     }
 }

@@ -449,6 +449,17 @@ fn esc_steps_back_from_the_list_and_never_quits() {
         drive(&mut app, &mut fake, Event::Key(Key::Quit)),
         "asks again"
     );
+    // Another key, one that names no command, cancels the quit as Esc does: no
+    // "unknown key" for it.
+    assert!(drive(&mut app, &mut fake, Event::UnknownKey("x".into())));
+    assert_eq!(app.message(), Some("cancelled"));
+    assert!(drive(&mut app, &mut fake, Event::UnknownKey("x".into())));
+    assert_eq!(app.message(), Some("unknown key `x`"));
+    assert!(drive(&mut app, &mut fake, Event::Key(Key::Quit)));
+    assert!(
+        !drive(&mut app, &mut fake, Event::Key(Key::Quit)),
+        "the cancelled quit asked again, and q q quits"
+    );
     assert_eq!(Key::parse("b"), Some(Key::Back));
 }
 

@@ -237,8 +237,11 @@ impl fmt::Display for WaitSite {
         } else if self.spinning {
             write!(
                 f,
-                "{who} {} spin{s}, repeating a {} at {}",
-                self.threads, self.what, self.site
+                "{who} {} spin{s}, repeating {} {} at {}",
+                self.threads,
+                article(&self.what),
+                self.what,
+                self.site
             )
         } else {
             write!(
@@ -655,4 +658,39 @@ pub fn ranges(ids: &[u32]) -> String {
         i += 1;
     }
     out.join(", ")
+}
+
+/// The indefinite article for an operation's name: "an" before a vowel (`an atomicCAS on
+/// __global__`), "a" otherwise (`a __global__ read of size 4`); underscores are skipped.
+fn article(what: &str) -> &'static str {
+    match what.trim_start_matches('_').chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u' | 'A' | 'E' | 'I' | 'O' | 'U') => "an",
+        _ => "a",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spin_names_its_operation_with_its_article() {
+        let spin = |what: &str, threads: &str| {
+            WaitSite {
+                what: what.to_string(),
+                site: "kernels/src/ch09.rs:40:9".into(),
+                threads: threads.to_string(),
+                spinning: true,
+            }
+            .to_string()
+        };
+        assert_eq!(
+            spin("atomicCAS on __global__", "0-31"),
+            "threads 0-31 spin, repeating an atomicCAS on __global__ at kernels/src/ch09.rs:40:9"
+        );
+        assert_eq!(
+            spin("__global__ read of size 4", "3"),
+            "thread 3 spins, repeating a __global__ read of size 4 at kernels/src/ch09.rs:40:9"
+        );
+    }
 }

@@ -52,7 +52,9 @@ fn expect(
     if got == want {
         Ok(())
     } else {
-        Err(ctx.technique(case, format!("{got} {what}, expected {want}: {why}")))
+        // `what` is plural ("load requests"): one is "1 load request".
+        let got = course::words::count_of(got, what);
+        Err(ctx.technique(case, format!("{got}, expected {want}: {why}")))
     }
 }
 

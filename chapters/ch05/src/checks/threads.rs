@@ -6,6 +6,7 @@ use crate::inputs::{random_len, values};
 use crate::launch::{self, one_per_thread};
 use crate::reference::{self, Access};
 use chapter::checking::exactly;
+use course::words::count;
 use course::{Outcome, Status, catch_host};
 use gpu_host::LaunchConfig;
 use solutions::ch05::{BLOCKS_PER_SM, SPMD_HALF, SPMD_N, UNWRITTEN};
@@ -34,12 +35,12 @@ fn mul_technique(
             .technique(
                 case,
                 format!(
-                    "{} store requests touching {} sectors, where one store per element from \
-                 consecutive threads makes {} requests and {} sectors",
-                    c.global_store_requests,
-                    c.global_store_sectors,
-                    expected.requests,
-                    expected.sectors
+                    "{} touching {}, where one store per element from consecutive threads \
+                     makes {} and {}",
+                    count(c.global_store_requests, "store request"),
+                    count(c.global_store_sectors, "sector"),
+                    count(expected.requests, "request"),
+                    count(expected.sectors, "sector")
                 ),
             )
             .detail("each element must be written once, by the thread that owns it"));
@@ -50,12 +51,12 @@ fn mul_technique(
         return Err(ctx.technique(
             case,
             format!(
-                "{} load requests touching {} sectors, where one load of b[i] and one of c[i] \
-                 per element make {} requests and {} sectors",
-                c.global_load_requests,
-                c.global_load_sectors,
-                2 * expected.requests,
-                2 * expected.sectors
+                "{} touching {}, where one load of b[i] and one of c[i] per element make {} \
+                 and {}",
+                count(c.global_load_requests, "load request"),
+                count(c.global_load_sectors, "sector"),
+                count(2 * expected.requests, "request"),
+                count(2 * expected.sectors, "sector")
             ),
         ));
     }
@@ -74,7 +75,7 @@ pub(super) fn check_5_1(ctx: &mut Ctx) -> Checked {
         let c = values(n, VALUE_LIMIT, seed + 1);
         let cfg = LaunchConfig::linear(1, n as u32);
         let run = launch::mul(ctx.dev, &ctx.k.mul_one_block, &b, &c, cfg);
-        let run = ctx.verify_output(case, run, "a", &reference::mul(&b, &c), "", exactly)?;
+        let run = ctx.verify_output(case, run, "a[]", &reference::mul(&b, &c), "", exactly)?;
         mul_technique(
             ctx,
             case,
@@ -100,7 +101,7 @@ pub(super) fn check_5_1(ctx: &mut Ctx) -> Checked {
         let cfg = LaunchConfig::linear(grid, block);
         let run = launch::mul(ctx.dev, &ctx.k.mul_blocks, &b, &c, cfg);
         let guard = if n % block as usize != 0 { GUARD } else { "" };
-        let run = ctx.verify_output(&case, run, "a", &reference::mul(&b, &c), guard, exactly)?;
+        let run = ctx.verify_output(&case, run, "a[]", &reference::mul(&b, &c), guard, exactly)?;
         mul_technique(
             ctx,
             &case,
@@ -156,12 +157,33 @@ pub(super) fn check_5_2(ctx: &mut Ctx) -> Checked {
         );
         let cfg = LaunchConfig::dims((grid.0, grid.1, 1), (block.0, block.1, 1));
         let run = launch::coords(ctx.dev, &ctx.k.write_coords_2d, cfg);
-        let run = ctx.launched(
-            &case,
-            run,
-            "is the row length grid_dim_x * block_dim_x, and is x the column?",
-        )?;
+        let oob = "is the row length grid_dim_x * block_dim_x, and is x the column?";
+        let run = run.map_err(|e| ctx.launch_error(&case, &e, oob))?;
         let expected = reference::coords_2d(grid, block);
+        // Before the race a row length other than the grid's width makes (two threads
+        // on one element): every written element is then where that row length puts it.
+        let width = grid.0 * block.0;
+        if run.out != expected
+            && let Some(row) = row_length_used(&run.out)
+            && row != width
+        {
+            return Err(ctx.on(&case)(
+                Outcome::failed(
+                    crate::failures::ROW_LENGTH,
+                    format!(
+                        "every written element (x, y) is at {row} * y + x: rows of {row} \
+                         elements, but the grid is {width} threads wide"
+                    ),
+                )
+                .detail(format!(
+                    "the grid's width in threads: {} blocks of {} threads in x",
+                    grid.0, block.0
+                )),
+            ));
+        }
+        if let Some(out) = course::findings_outcome(run.report.findings()) {
+            return Err(ctx.on(&case)(out));
+        }
         if let Some(why) = first_wrong(&expected, &run.out, unpack2) {
             return Err(ctx.on(&case)(
                 Outcome::fail(Status::WrongResult, why).detail(
@@ -207,6 +229,33 @@ pub(super) fn check_5_2(ctx: &mut Ctx) -> Checked {
     ))
 }
 
+/// The row length a 2-D coordinate output was written with, if one explains every
+/// written element: element `i` holding `(x, y)` with `y > 0` gives `(i - x) / y`, and
+/// every element must agree (`None` when they do not, or no row but the first is written).
+fn row_length_used(got: &[u32]) -> Option<u32> {
+    let mut row = None;
+    for (i, &v) in got.iter().enumerate() {
+        if v == UNWRITTEN {
+            continue;
+        }
+        let (x, y, i) = (v & 0xffff, v >> 16, i as u32);
+        if y == 0 {
+            if i != x {
+                return None;
+            }
+            continue;
+        }
+        if i < x || (i - x) % y != 0 {
+            return None;
+        }
+        let r = (i - x) / y;
+        if *row.get_or_insert(r) != r {
+            return None;
+        }
+    }
+    row
+}
+
 /// One store instruction per warp: each thread stores its element once.
 fn stores_once(ctx: &Ctx, case: &str, run: &launch::Run) -> Result<(), Outcome> {
     let Some(c) = counters(run) else {
@@ -217,9 +266,9 @@ fn stores_once(ctx: &Ctx, case: &str, run: &launch::Run) -> Result<(), Outcome> 
         return Err(ctx.technique(
             case,
             format!(
-                "{} store requests for {warps} warps: each thread should store its own \
-                 element exactly once",
-                c.global_store_requests
+                "{} for {}: each thread should store its own element exactly once",
+                count(c.global_store_requests, "store request"),
+                count(warps, "warp")
             ),
         ));
     }
@@ -287,7 +336,7 @@ pub(super) fn check_5_3(ctx: &mut Ctx) -> Checked {
             &c,
             LaunchConfig::linear(grid, block),
         );
-        let run = ctx.verify_output(&case, run, "a", &reference::mul(&b, &c), GUARD, exactly)?;
+        let run = ctx.verify_output(&case, run, "a[]", &reference::mul(&b, &c), GUARD, exactly)?;
         mul_technique(
             ctx,
             &case,

@@ -240,7 +240,7 @@ pub(super) fn check_5_5(ctx: &mut Ctx) -> Checked {
         }
         for (s, run) in runs {
             let run = ctx.launched(&case, Ok(run), "")?;
-            course::compare("dst", &expected, &run.out)
+            course::compare("dst[]", &expected, &run.out)
                 .map_err(|o| ctx.on(&format!("{case}, {}", order_name(s)))(o))?;
         }
     }

@@ -178,10 +178,16 @@ pub(crate) fn status_key(status: Status) -> String {
         .unwrap_or_default()
 }
 
-/// A failure's `message`: the status, then the reason (once, if the reason already
-/// starts with the status, as "timed out: …" does).
+/// A failure's `message`: the status, a colon, then the reason (the status once, if the
+/// reason already starts with it and a colon, as "timed out: …" does; "racecheck: …" and
+/// "livelock in block …" do not, and get theirs).
 fn junit_message(e: &ExerciseReport) -> String {
-    if e.outcome.reason.starts_with(&e.status_label) {
+    let labelled = e
+        .outcome
+        .reason
+        .strip_prefix(&e.status_label)
+        .is_some_and(|rest| rest.starts_with(':'));
+    if labelled {
         e.outcome.reason.clone()
     } else {
         format!("{}: {}", e.status_label, e.outcome.reason)
