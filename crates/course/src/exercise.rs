@@ -389,6 +389,7 @@ mod tests {
             launches: true,
             needs: &[],
             book: "ch09/04-global-privatization.md",
+            checks: "copy 0 holds the result.",
             check,
         };
         let trace = kernel.draw_command(Status::WrongResult).expect("a trace");
