@@ -385,13 +385,25 @@ pub(crate) fn check_9_15(ctx: &mut Ctx) -> Checked {
             launches += 1;
             let Some(c) = counters(&run) else { continue };
             let n = case.n() as u64;
-            if c.global_atomic_lanes != n + c.cas_failures {
+            // Failed and same-value CAS attempts change nothing and are counted apart: the
+            // elements must be exactly the successful swaps, and no other atomic may count.
+            if c.cas_successes != n {
                 return Err(ctx.technique(
                     &name,
                     format!(
-                        "{} global atomic lanes, {} of them failed CAS attempts, for {n} elements: each element takes \
-                         failed attempts plus exactly one successful atomic_cas",
-                        c.global_atomic_lanes, c.cas_failures
+                        "{} successful atomic_cas swaps for {n} elements: each element must be added by exactly one \
+                         atomic_cas that succeeds (retry with the value a failed one returned until it does)",
+                        c.cas_successes
+                    ),
+                ));
+            }
+            if c.atomic_lanes() != c.cas_successes {
+                return Err(ctx.technique(
+                    &name,
+                    format!(
+                        "{} atomics other than a successful atomic_cas changed memory: the counter may be changed \
+                         only by atomic_cas",
+                        c.atomic_lanes() - c.cas_successes
                     ),
                 ));
             }
@@ -430,7 +442,8 @@ pub(crate) fn check_9_15(ctx: &mut Ctx) -> Checked {
         .map(|(n, f)| format!("; {f} failed CAS attempts for {n} increments of one bin"))
         .unwrap_or_default();
     Ok(format!(
-        "{launches} launches right{contended}; predictions match the emulator{}",
+        "{launches} launches right, each element added by one successful atomic_cas and no other atomic \
+         changing memory{contended}; predictions match the emulator{}",
         ctx.technique_note()
     ))
 }
