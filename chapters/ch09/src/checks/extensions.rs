@@ -186,7 +186,10 @@ pub(crate) fn check_9_12(ctx: &mut Ctx) -> Checked {
                 })?;
                 launches += 1;
                 if let Some(c) = counters(&run) {
-                    privatized(ctx, &name, c, case.n() as u64, grid, bins)?;
+                    // An add of a zero weight changes nothing and is not counted: one shared
+                    // atomic per element of nonzero weight.
+                    let weighted = weights.iter().filter(|&&w| w != 0.0).count() as u64;
+                    privatized(ctx, &name, c, weighted, grid, bins)?;
                 }
                 flow::follow(
                     ctx,
@@ -387,6 +390,15 @@ pub(crate) fn check_9_15(ctx: &mut Ctx) -> Checked {
             let n = case.n() as u64;
             // Failed and same-value CAS attempts change nothing and are counted apart: the
             // elements must be exactly the successful swaps, and no other atomic may count.
+            if c.cas_successes == 0 && c.cas_failures == 0 && n > 0 {
+                return Err(ctx
+                    .technique(
+                        &name,
+                        "no atomic_cas swapped and no CAS attempt failed: build the add from atomic_cas in a retry \
+                         loop (atomic_add itself never fails)",
+                    )
+                    .of_kind(crate::failures::NO_CAS_RETRY));
+            }
             if c.cas_successes != n {
                 return Err(ctx.technique(
                     &name,
