@@ -619,11 +619,11 @@ fn a_cas_that_cannot_succeed_beside_an_atomic_add_is_not_a_cas_add() {
 }
 
 /// 9.10 where, when its lanes have few values (at most 6 each), each lane loads all of
-/// them first, packs them 5 bits each into one word and shuffles that to lane 0, which
-/// counts the warp's values alone; longer inputs are counted right. Every shuffle comes
-/// after the lane's last load, so only the warp's collectives give it away.
+/// them first and shuffles them one by one to lane 0, which counts the warp's values
+/// alone; longer inputs are counted right. Every shuffle comes after the lane's last
+/// load, so only the warp's collectives give it away.
 #[kernel]
-fn registers_packed_to_lane_0(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+fn registers_gathered_after_loading(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
     let num_bins = histo.len();
     let lane = warp::lane_id();
     let stride = thread::grid_stride_x();
@@ -632,19 +632,16 @@ fn registers_packed_to_lane_0(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
     let mut counts = [0u32; REGISTER_BINS as usize];
     let mut i = thread::index_1d();
     if rounds <= 6 {
-        let mut packed = 0x3fff_ffffu32;
+        let mut values = [u32::MAX; 6];
         let mut k = 0;
         while i < data.len() {
-            let value = data.load(i);
-            let field = if value < num_bins { value } else { 31 };
-            packed = (packed & !(31 << (5 * k))) | (field << (5 * k));
+            values[k] = data.load(i);
             k += 1;
             i += stride;
         }
         for l in 0..32 {
-            let p = warp::warp_shuffle_idx(warp::FULL_MASK, packed, l, 32);
-            for f in 0..6 {
-                let v = (p >> (5 * f)) & 31;
+            for &value in &values {
+                let v = warp::warp_shuffle_idx(warp::FULL_MASK, value, l, 32);
                 for (bin, count) in counts.iter_mut().enumerate() {
                     *count += (v == bin as u32) as u32;
                 }
@@ -685,15 +682,15 @@ fn registers_packed_to_lane_0(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
 }
 
 #[test]
-fn a_lane_counting_its_warps_packed_values_is_the_wrong_technique() {
+fn a_lane_counting_its_warps_values_after_their_loads_is_the_wrong_technique() {
     wrong_technique(
         run(
             "9.10",
             Kernels {
-                histo_registers: registers_packed_to_lane_0::KERNEL,
+                histo_registers: registers_gathered_after_loading::KERNEL,
                 ..REFERENCE
             },
         ),
-        &["more warp collectives than one 5-shuffle reduction per bin and warp"],
+        &["more warp collectives than a 5-shuffle reduction of each of 16 counters per warp"],
     );
 }
