@@ -388,9 +388,10 @@ fn sliced_counted_by_thread_0(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
     }
 }
 
-/// The reason of a `Vec` bypass: thread 0 of a block loaded elements its atomics never
-/// counted.
-const VEC_SAYS: [&str; 2] = ["thread 0 of block", "issued by the thread that loaded it"];
+/// The reason of a `Vec` bypass: its adds of zero change nothing, so the counters show no
+/// shared atomic that counted (before no-op atomics were counted apart, the follower
+/// caught these: thread 0 loaded elements its atomics never counted).
+const VEC_SAYS: [&str; 2] = ["0 shared and", "shared atomic"];
 
 #[test]
 fn one_thread_counting_behind_dummy_atomics_is_the_wrong_technique_in_every_extension() {
@@ -528,4 +529,168 @@ fn a_bug_in_9_10_or_9_14_costs_those_exercises_not_9_16() {
     chapter::check_tests::assert_passed("9.16", &run("9.16", broken));
     assert_eq!(run("9.10", broken).status, Status::WrongResult);
     assert_eq!(run("9.14", broken).status, Status::WrongResult);
+}
+
+// Atomics that change nothing (issue point 3) -----------------------------------------
+
+/// 9.14 where each thread counts its own values in a `Vec`, adds each distinct value's
+/// count once, and pads with adds of zero up to one shared atomic per element.
+#[kernel]
+fn u32_shared_padded_with_zero_adds(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+    let bins = dynamic_shared![u32];
+    let num_bins = histo.len();
+    init_private_bins(bins, num_bins);
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    let mut counts: Vec<(u32, u32)> = Vec::new();
+    let mut elements = 0u32;
+    while i < data.len() {
+        let value = data.load(i);
+        if value < num_bins {
+            elements += 1;
+            match counts.iter_mut().find(|(v, _)| *v == value) {
+                Some((_, c)) => *c += 1,
+                None => counts.push((value, 1)),
+            }
+        }
+        i += stride;
+    }
+    for &(value, c) in &counts {
+        bins.atomic_add(value, c);
+    }
+    for _ in counts.len() as u32..elements {
+        bins.atomic_add(0, 0);
+    }
+    thread::sync_threads();
+    let mut bin = thread::thread_idx_x();
+    while bin < num_bins {
+        let c = bins.load(bin);
+        if c > 0 {
+            histo.atomic_add(bin, c);
+        }
+        bin += thread::block_dim_x();
+    }
+}
+
+/// 9.15 with `atomic_add` doing the add and a compare-and-swap that can never succeed
+/// (no retry loop) to show failed CAS attempts.
+#[kernel]
+fn cas_that_cannot_succeed(data: GlobalSlice<u8>, histo: GlobalSlice<u32>) {
+    let num_bins = histo.len();
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let bin = byte_bin(data.load(i), num_bins);
+        histo.atomic_add(bin, 1);
+        histo.atomic_cas(bin, u32::MAX, 0);
+        i += stride;
+    }
+}
+
+#[test]
+fn zero_adds_padding_a_per_thread_count_are_not_one_atomic_per_element() {
+    wrong_technique(
+        run(
+            "9.14",
+            Kernels {
+                histo_u32_shared: u32_shared_padded_with_zero_adds::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        &["one shared atomic per counted element"],
+    );
+}
+
+#[test]
+fn a_cas_that_cannot_succeed_beside_an_atomic_add_is_not_a_cas_add() {
+    wrong_technique(
+        run(
+            "9.15",
+            Kernels {
+                histo_cas: cas_that_cannot_succeed::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        &[
+            "0 successful atomic_cas swaps",
+            "exactly one atomic_cas that succeeds",
+        ],
+    );
+}
+
+/// 9.10 where, when its lanes have few values (at most 6 each), each lane loads all of
+/// them first and shuffles them one by one to lane 0, which counts the warp's values
+/// alone; longer inputs are counted right. Every shuffle comes after the lane's last
+/// load, so only the warp's collectives give it away.
+#[kernel]
+fn registers_gathered_after_loading(data: GlobalSlice<u32>, histo: GlobalSlice<u32>) {
+    let num_bins = histo.len();
+    let lane = warp::lane_id();
+    let stride = thread::grid_stride_x();
+    let first = thread::index_1d() - lane;
+    let rounds = data.len().saturating_sub(first).div_ceil(stride);
+    let mut counts = [0u32; REGISTER_BINS as usize];
+    let mut i = thread::index_1d();
+    if rounds <= 6 {
+        let mut values = [u32::MAX; 6];
+        let mut k = 0;
+        while i < data.len() {
+            values[k] = data.load(i);
+            k += 1;
+            i += stride;
+        }
+        for l in 0..32 {
+            for &value in &values {
+                let v = warp::warp_shuffle_idx(warp::FULL_MASK, value, l, 32);
+                for (bin, count) in counts.iter_mut().enumerate() {
+                    *count += (v == bin as u32) as u32;
+                }
+            }
+        }
+        if lane == 0 {
+            for (bin, &count) in counts.iter().enumerate().take(num_bins as usize) {
+                if count > 0 {
+                    histo.atomic_add(bin as u32, count);
+                }
+            }
+        }
+        return;
+    }
+    while i < data.len() {
+        let value = data.load(i);
+        for (bin, count) in counts.iter_mut().enumerate() {
+            *count += (value == bin as u32) as u32;
+        }
+        i += stride;
+    }
+    let mut bin = 0;
+    while bin < num_bins {
+        let mut total = counts.iter().enumerate().fold(
+            0,
+            |picked, (b, &c)| if b as u32 == bin { c } else { picked },
+        );
+        let mut offset = 16;
+        while offset > 0 {
+            total += warp::warp_shuffle_down(warp::FULL_MASK, total, offset, 32);
+            offset /= 2;
+        }
+        if lane == 0 && total > 0 {
+            histo.atomic_add(bin, total);
+        }
+        bin += 1;
+    }
+}
+
+#[test]
+fn a_lane_counting_its_warps_values_after_their_loads_is_the_wrong_technique() {
+    wrong_technique(
+        run(
+            "9.10",
+            Kernels {
+                histo_registers: registers_gathered_after_loading::KERNEL,
+                ..REFERENCE
+            },
+        ),
+        &["more warp collectives than a 5-shuffle reduction of each of 16 counters per warp"],
+    );
 }

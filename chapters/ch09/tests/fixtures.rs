@@ -503,7 +503,10 @@ fn the_technique_checks_follow_the_data() {
             },
         ),
         Status::WrongTechnique,
-        "through an atomic_add issued by the thread that loaded it",
+        // Its `atomic_add(0, 0)`s change nothing, so the counters no longer show one shared
+        // atomic per element (before, the follower caught it: "through an atomic_add
+        // issued by the thread that loaded it").
+        "one shared atomic_add per counted element",
     );
     expect(
         run(

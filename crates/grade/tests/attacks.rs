@@ -749,8 +749,8 @@ fn a_kernel_prints_for_the_student_and_no_check_reads_it() {
 
 #[test]
 fn counting_in_one_thread_behind_dummy_atomics_is_the_wrong_technique() {
-    // 9.5 with the counters of the right kernel: one shared atomic per element (of zero,
-    // on bin 0) and at most one global atomic per bin and block; but thread 0 loads its
+    // 9.5 with what were the counters of the right kernel: one shared atomic per element
+    // (of zero, on bin 0: a no-op, so no longer counted) and at most one global atomic per bin and block; but thread 0 loads its
     // whole block's bytes, counts them in a `Vec` and commits that.
     let body = r#"    let bins = shared_array![u32; STATIC_BINS as usize];
     let num_bins = histo.len();
@@ -789,7 +789,10 @@ fn counting_in_one_thread_behind_dummy_atomics_is_the_wrong_technique() {
         "9.5",
         "9.3",
         "wrong_technique",
-        "must reach its bin through an atomic_add issued by the thread that loaded it",
+        // Its `atomic_add(0, 0)`s change nothing, so the counters show no shared atomic
+        // that counted (before no-ops were counted apart, the follower caught it: "must
+        // reach its bin through an atomic_add issued by the thread that loaded it").
+        "one shared atomic_add per counted element",
     );
 }
 

@@ -49,8 +49,14 @@ pub struct Counters {
     /// Global atomic warp instructions (`l1tex__t_requests_pipe_lsu_mem_global_op_atom`,
     /// plus the `red` variant).
     pub global_atomic_requests: u64,
-    /// Lanes that performed a global atomic: one per element for a per-element atomic.
+    /// Lanes whose global atomic could change memory: one per element for a per-element
+    /// atomic. An atomic that changed nothing (an add of zero, a failed compare-and-swap)
+    /// is not counted here but in [`global_atomic_noop_lanes`](Self::global_atomic_noop_lanes).
     pub global_atomic_lanes: u64,
+    /// Lanes whose global atomic could not change memory (an add of 0 or ±0.0, a failed or
+    /// same-value compare-and-swap, an exchange, min, max or bitwise op that left the word
+    /// as it was): shown as such, never evidence of a technique.
+    pub global_atomic_noop_lanes: u64,
     /// Distinct addresses of global atomics, summed over requests.
     pub global_atomic_addresses: u64,
     /// Global atomic updates that had to wait behind another lane on the same address
@@ -63,8 +69,12 @@ pub struct Counters {
     /// load and a compare-and-swap (each round's load is a shared load request, with its
     /// bank conflicts).
     pub shared_atomic_requests: u64,
-    /// Lanes that performed a shared atomic.
+    /// Lanes whose shared atomic could change memory (no-ops are counted apart, as for
+    /// [`global_atomic_lanes`](Self::global_atomic_lanes)).
     pub shared_atomic_lanes: u64,
+    /// Lanes whose shared atomic could not change memory (see
+    /// [`global_atomic_noop_lanes`](Self::global_atomic_noop_lanes)).
+    pub shared_atomic_noop_lanes: u64,
     /// Distinct addresses of shared atomics, summed over requests.
     pub shared_atomic_addresses: u64,
     /// Shared atomic updates serialized behind another lane on the same address.
@@ -89,6 +99,9 @@ pub struct Counters {
     pub shared_atomic_max_bank_ways: u64,
     /// `atomicCAS` lanes whose compare failed (the retries of a CAS loop).
     pub cas_failures: u64,
+    /// `atomicCAS` lanes whose compare succeeded and whose new value differs from the old:
+    /// the swaps that changed memory, one per element of a CAS-built add.
+    pub cas_successes: u64,
     /// Warp collective instructions (shuffle, vote, match, syncwarp, activemask).
     pub warp_collectives: u64,
     /// Block-wide barriers released (`__syncthreads`), counted once per block.
@@ -123,11 +136,13 @@ impl Counters {
         self.max_bank_ways = self.max_bank_ways.max(o.max_bank_ways);
         self.global_atomic_requests += o.global_atomic_requests;
         self.global_atomic_lanes += o.global_atomic_lanes;
+        self.global_atomic_noop_lanes += o.global_atomic_noop_lanes;
         self.global_atomic_addresses += o.global_atomic_addresses;
         self.global_atomic_serialized += o.global_atomic_serialized;
         self.global_atomic_max_depth = self.global_atomic_max_depth.max(o.global_atomic_max_depth);
         self.shared_atomic_requests += o.shared_atomic_requests;
         self.shared_atomic_lanes += o.shared_atomic_lanes;
+        self.shared_atomic_noop_lanes += o.shared_atomic_noop_lanes;
         self.shared_atomic_addresses += o.shared_atomic_addresses;
         self.shared_atomic_serialized += o.shared_atomic_serialized;
         self.shared_atomic_max_depth = self.shared_atomic_max_depth.max(o.shared_atomic_max_depth);
@@ -136,6 +151,7 @@ impl Counters {
             .shared_atomic_max_bank_ways
             .max(o.shared_atomic_max_bank_ways);
         self.cas_failures += o.cas_failures;
+        self.cas_successes += o.cas_successes;
         self.warp_collectives += o.warp_collectives;
         self.barriers += o.barriers;
         self.constant_load_requests += o.constant_load_requests;
@@ -212,7 +228,7 @@ impl Counters {
         }
     }
 
-    /// All atomics, global and shared, counted per lane.
+    /// All atomics that could change memory, global and shared, counted per lane.
     pub fn atomic_lanes(&self) -> u64 {
         self.global_atomic_lanes + self.shared_atomic_lanes
     }

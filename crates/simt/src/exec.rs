@@ -64,6 +64,18 @@ fn distinct(v: &mut [u64]) -> u64 {
     n
 }
 
+/// Whether an atomic of `op` with operand `val` could not change memory whatever the
+/// word held: an add or subtract of zero (`0`, or `+0.0`/`-0.0` for `f32`). Other ops are
+/// judged by their result ([`apply`]'s new bits against the old).
+fn zero_operand(ty: AtomicType, op: AtomicOp, val: u64) -> bool {
+    matches!(op, AtomicOp::Add | AtomicOp::Sub)
+        && match ty {
+            AtomicType::U32 | AtomicType::I32 => val as u32 == 0,
+            AtomicType::U64 => val == 0,
+            AtomicType::F32 => val as u32 & 0x7fff_ffff == 0,
+        }
+}
+
 /// Applies an atomic to `old`: the new bits and whether a CAS failed.
 fn apply(ty: AtomicType, op: AtomicOp, old: u64, val: u64, cmp: u64) -> (u64, bool) {
     use AtomicOp::*;
@@ -542,6 +554,8 @@ impl Exec<'_> {
         let mut addrs: Small<u64, 32> = Small::default();
         let mut words: Small<(u64, u64), 64> = Small::default();
         let mut cas_failures = 0;
+        let mut cas_successes = 0;
+        let mut noops = 0u64;
         for (k, &li) in group.iter().enumerate() {
             let Op::Atomic {
                 base,
@@ -593,6 +607,16 @@ impl Exec<'_> {
             if failed {
                 cas_failures += 1;
             }
+            // An `f32` add of a nonzero operand counts even when it rounds to no change (a
+            // tiny weight on a large sum); anything else counts only if it changed the word.
+            let noop = zero_operand(ty, aop, value)
+                || (new == old
+                    && !(ty == AtomicType::F32 && matches!(aop, AtomicOp::Add | AtomicOp::Sub)));
+            if noop {
+                noops += 1;
+            } else if aop == AtomicOp::Cas {
+                cas_successes += 1;
+            }
             if new != old {
                 self.progress = true;
             }
@@ -619,11 +643,13 @@ impl Exec<'_> {
         }
         let c = self.c();
         c.cas_failures += cas_failures;
+        c.cas_successes += cas_successes;
         match space {
             Space::Constant => unreachable!("exec_op refuses writes to constant memory"),
             Space::Global => {
                 c.global_atomic_requests += 1;
-                c.global_atomic_lanes += lanes;
+                c.global_atomic_lanes += lanes - noops;
+                c.global_atomic_noop_lanes += noops;
                 c.global_atomic_addresses += n;
                 c.global_atomic_serialized += lanes - n;
                 c.global_atomic_max_depth = c.global_atomic_max_depth.max(d);
@@ -661,7 +687,8 @@ impl Exec<'_> {
                     self.c().shared_atomic_requests += 1;
                 }
                 let c = self.c();
-                c.shared_atomic_lanes += lanes;
+                c.shared_atomic_lanes += lanes - noops;
+                c.shared_atomic_noop_lanes += noops;
                 c.shared_atomic_addresses += n;
                 c.shared_atomic_serialized += lanes - n;
                 c.shared_atomic_max_depth = c.shared_atomic_max_depth.max(d);

@@ -90,7 +90,10 @@ fn u32_atomics_apply_in_lane_order() {
     let c = r.counters().unwrap();
     assert_eq!(c.cas_failures, 31, "31 lanes found 1 where they expected 0");
     assert_eq!(c.global_atomic_requests, 13);
-    assert_eq!(c.global_atomic_lanes, 13 * 32);
+    // Every lane's atomic is a request's lane; those that left the word as it was (the 31
+    // failed CASes, mins and maxes that kept the old value, ...) are no-ops.
+    assert_eq!(c.global_atomic_lanes + c.global_atomic_noop_lanes, 13 * 32);
+    assert_eq!(c.global_atomic_noop_lanes, 60);
     assert_eq!(c.global_atomic_addresses, 13);
     assert_eq!(c.global_atomic_serialized, 13 * 31);
     assert_eq!(c.global_atomic_max_depth, 32);
@@ -385,8 +388,9 @@ fn shared_atomics_are_counted_apart_from_global_ones() {
             add.shared_atomic_serialized,
             add.shared_atomic_max_depth,
         ),
-        (2, 64, 16, 48, 4)
+        (2, 63, 16, 48, 4)
     );
+    assert_eq!(add.shared_atomic_noop_lanes, 1, "thread 0 adds 0");
     let sub = e.line(SRC.file, SRC.line("sh-sub")).unwrap();
     assert_eq!(
         (
@@ -407,8 +411,9 @@ fn shared_atomics_are_counted_apart_from_global_ones() {
             c.shared_atomic_serialized,
             c.shared_atomic_max_depth
         ),
-        (4, 96, 18, 78, 16)
+        (4, 95, 18, 78, 16)
     );
+    assert_eq!(c.shared_atomic_noop_lanes, 1);
     assert_eq!(
         (
             c.global_atomic_requests,
@@ -419,7 +424,7 @@ fn shared_atomics_are_counted_apart_from_global_ones() {
         ),
         (1, 8, 8, 0, 1)
     );
-    assert_eq!(c.atomic_lanes(), 104);
+    assert_eq!(c.atomic_lanes(), 103);
     let commit = e.line(SRC.file, SRC.line("commit")).unwrap();
     assert_eq!(commit.global_atomic_lanes, 8);
     assert_eq!(commit.shared_load_requests, 1);
@@ -453,8 +458,11 @@ fn a_cas_retry_loop_terminates_with_a_known_number_of_retries() {
     let cas = emu(&r).line(SRC.file, SRC.line("cas")).unwrap();
     assert_eq!(
         (cas.global_atomic_requests, cas.global_atomic_lanes),
-        (32, 528)
+        (32, 32)
     );
+    // The failed attempts changed nothing: no-ops, not lanes; each lane's swap succeeded once.
+    assert_eq!(cas.global_atomic_noop_lanes, 496);
+    assert_eq!(cas.cas_successes, 32);
 
     // Two warps: warp 0's CAS goes first in each round and changes the value, so all of
     // warp 1's fail until warp 0 is done (32 rounds x 32), then warp 1 alone: 496 again.
@@ -782,4 +790,43 @@ fn zeroing_global_bins_inside_the_kernel_is_reported_as_a_race() {
         "no race reported: {:?}",
         e.findings
     );
+}
+
+/// Atomics that cannot change memory: an add of zero, a CAS whose compare fails, a CAS to
+/// the same value, an `f32` add of `-0.0`; beside them one real add.
+#[kernel]
+fn noop_atomics(a: GlobalSlice<u32>, f: GlobalSlice<f32>) {
+    a.atomic_add(0, 0);
+    a.atomic_cas(1, 12345, 7);
+    let old = a.load(2);
+    a.atomic_cas(2, old, old);
+    f.atomic_add(0, -0.0);
+    a.atomic_add(3, 1);
+}
+
+#[test]
+fn atomics_that_change_nothing_are_counted_as_noops_not_as_lanes() {
+    let mut dev = device();
+    let a = dev.alloc::<u32>(4).unwrap();
+    let f = dev.alloc::<f32>(1).unwrap();
+    let r = dev
+        .launch(
+            &noop_atomics::KERNEL,
+            LaunchConfig::linear(1, 32),
+            (a.slice(), f.slice()),
+        )
+        .unwrap();
+    assert_eq!(dev.download(&a).unwrap(), vec![0, 0, 0, 32]);
+    let c = r.counters().unwrap();
+    assert_eq!(
+        c.global_atomic_requests, 5,
+        "requests still count every atomic"
+    );
+    assert_eq!(
+        c.global_atomic_lanes, 32,
+        "only the add of 1 changes memory"
+    );
+    assert_eq!(c.global_atomic_noop_lanes, 4 * 32);
+    assert_eq!(c.cas_failures, 32);
+    assert_eq!(c.cas_successes, 0, "a same-value swap changes nothing");
 }

@@ -177,7 +177,10 @@ pub(crate) fn check_9_12(ctx: &mut Ctx) -> Checked {
                 })?;
                 launches += 1;
                 if let Some(c) = counters(&run) {
-                    privatized(ctx, &name, c, case.n() as u64, grid, bins)?;
+                    // An add of a zero weight changes nothing and is not counted: one shared
+                    // atomic per element of nonzero weight.
+                    let weighted = weights.iter().filter(|&&w| w != 0.0).count() as u64;
+                    privatized(ctx, &name, c, weighted, grid, bins)?;
                 }
                 flow::follow(
                     ctx,
@@ -376,13 +379,34 @@ pub(crate) fn check_9_15(ctx: &mut Ctx) -> Checked {
             launches += 1;
             let Some(c) = counters(&run) else { continue };
             let n = case.n() as u64;
-            if c.global_atomic_lanes != n + c.cas_failures {
+            // Failed and same-value CAS attempts change nothing and are counted apart: the
+            // elements must be exactly the successful swaps, and no other atomic may count.
+            if c.cas_successes == 0 && c.cas_failures == 0 && n > 0 {
+                return Err(ctx
+                    .technique(
+                        &name,
+                        "no atomic_cas swapped and no CAS attempt failed: build the add from atomic_cas in a retry \
+                         loop (atomic_add itself never fails)",
+                    )
+                    .of_kind(crate::failures::NO_CAS_RETRY));
+            }
+            if c.cas_successes != n {
                 return Err(ctx.technique(
                     &name,
                     format!(
-                        "{} global atomic lanes, {} of them failed CAS attempts, for {n} elements: each element takes \
-                         failed attempts plus exactly one successful atomic_cas",
-                        c.global_atomic_lanes, c.cas_failures
+                        "{} successful atomic_cas swaps for {n} elements: each element must be added by exactly one \
+                         atomic_cas that succeeds (retry with the value a failed one returned until it does)",
+                        c.cas_successes
+                    ),
+                ));
+            }
+            if c.atomic_lanes() != c.cas_successes {
+                return Err(ctx.technique(
+                    &name,
+                    format!(
+                        "{} atomics other than a successful atomic_cas changed memory: the counter may be changed \
+                         only by atomic_cas",
+                        c.atomic_lanes() - c.cas_successes
                     ),
                 ));
             }
@@ -421,7 +445,8 @@ pub(crate) fn check_9_15(ctx: &mut Ctx) -> Checked {
         .map(|(n, f)| format!("; {f} failed CAS attempts for {n} increments of one bin"))
         .unwrap_or_default();
     Ok(format!(
-        "{launches} launches right{contended}; predictions match the emulator{}",
+        "{launches} launches right, each element added by one successful atomic_cas and no other atomic \
+         changing memory{contended}; predictions match the emulator{}",
         ctx.technique_note()
     ))
 }
