@@ -81,7 +81,7 @@ pub fn catch_host<R>(f: impl FnOnce() -> R) -> Result<R, Outcome> {
 ///
 /// `what` names an element for the student: a noun (`"bin"`, `"pixel"`: "3 of 256 bins
 /// are wrong (first: bin 5 ...)", "1 of 256 bins is wrong ...") or, ending in `[]`, the
-/// buffer the elements are of (`"a[]"`: "2 of 1000 elements of a are wrong (first: a[5] ...)").
+/// buffer the elements are of (`"a[]"`: `2 of 1000 elements of a are wrong (first: a[5] ...)`).
 pub fn compare<T: PartialEq + Display>(
     what: &str,
     expected: &[T],
