@@ -78,9 +78,17 @@ pub fn check(root: &Path, scratch: &Path) -> Result<(), String> {
     std::fs::create_dir_all(original.join("target"))
         .map_err(|e| format!("cannot create {}: {e}", original.display()))?;
     copy_course(root, &original)?;
+    // Only what cargo reuses (the compiled dependencies, their build scripts' output and
+    // fingerprints): not the incremental caches, the tests' scratch folders or the
+    // binaries, which would make each copy of the course many GiB.
     let seed = root.join("target").join("debug");
-    if seed.is_dir() {
-        copy_keeping_times(&seed, &original.join("target").join("debug"))?;
+    let debug = original.join("target").join("debug");
+    std::fs::create_dir_all(&debug)
+        .map_err(|e| format!("cannot create {}: {e}", debug.display()))?;
+    for part in ["deps", "build", ".fingerprint"] {
+        if seed.join(part).is_dir() {
+            copy_keeping_times(&seed.join(part), &debug.join(part))?;
+        }
     }
     let own = original.join("target");
     let first = build(&original, &own)?;
