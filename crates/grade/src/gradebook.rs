@@ -13,6 +13,12 @@
 
 use crate::class::Graded;
 
+/// The gradebook's own columns before the exercises' (see the module docs).
+pub const LEADING: [&str; 3] = ["name", "folder", "kernels_at"];
+
+/// The gradebook's own columns after the exercises'.
+pub const TRAILING: [&str; 5] = ["total", "possible", "ignored", "ignored_edits", "error"];
+
 /// The most characters of one gradebook field (a spreadsheet's cell holds 32 767).
 pub const CELL_LIMIT: usize = 32_000;
 
@@ -44,13 +50,9 @@ pub fn field(text: &str) -> String {
 
 /// The gradebook of `graded`, with a column per exercise of `ids` (in that order).
 pub fn csv(graded: &[Graded], ids: &[&str]) -> String {
-    let mut header = vec![
-        "name".to_string(),
-        "folder".to_string(),
-        "kernels_at".to_string(),
-    ];
+    let mut header: Vec<String> = LEADING.map(String::from).to_vec();
     header.extend(ids.iter().map(|id| field(id)));
-    header.extend(["total", "possible", "ignored", "ignored_edits", "error"].map(String::from));
+    header.extend(TRAILING.map(String::from));
     let mut out = header.join(",");
     out.push('\n');
     for g in graded {

@@ -84,17 +84,10 @@ impl Book {
 
 /// The columns that are an exercise's points (all but the gradebook's own).
 fn exercise_columns(columns: &[String]) -> impl Iterator<Item = &String> {
-    const OWN: [&str; 8] = [
-        "name",
-        "folder",
-        "kernels_at",
-        "total",
-        "possible",
-        "ignored",
-        "ignored_edits",
-        "error",
-    ];
-    columns.iter().filter(|c| !OWN.contains(&c.as_str()))
+    use crate::gradebook::{LEADING, TRAILING};
+    columns
+        .iter()
+        .filter(|c| !LEADING.contains(&c.as_str()) && !TRAILING.contains(&c.as_str()))
 }
 
 /// What changed from the gradebook `old` to `new` (both CSV text): `changes.csv`'s text
