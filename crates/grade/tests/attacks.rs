@@ -619,6 +619,86 @@ fn a_loop_in_registers_names_the_line_and_the_loop_it_spins_after() {
     );
 }
 
+/// 9.10's commit, as the reference writes it: each counter picked out with compile-time
+/// indices, reduced by its warp, committed by lane 0.
+const COMMIT_9_10: &str = r#"
+    let mut bin = 0;
+    while bin < num_bins {
+        let mut total =
+            counts.iter().enumerate().fold(0, |p, (b, &c)| if b as u32 == bin { c } else { p });
+        let mut offset = 16;
+        while offset > 0 {
+            total += warp::warp_shuffle_down(warp::FULL_MASK, total, offset, 32);
+            offset /= 2;
+        }
+        if warp::lane_id() == 0 && total > 0 {
+            histo.atomic_add(bin, total);
+        }
+        bin += 1;
+    }"#;
+
+#[test]
+fn counters_indexed_at_run_time_are_local_memory_not_registers() {
+    // Right results, no shared memory, one commit per bin and warp: every counter of
+    // 9.10 but one, the array indexed by the loaded value (local memory on a GPU).
+    let counting = r#"    let num_bins = histo.len();
+    let mut counts = [0u32; REGISTER_BINS as usize];
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let value = data.load(i);
+        if value < REGISTER_BINS {
+            counts[value as usize] += 1;
+        }
+        i += stride;
+    }"#;
+    // Counted as the reference counts, committed by a run-time index in a loop that
+    // ends at the bin count (a value the kernel reads): local memory too.
+    let commit = r#"    let num_bins = histo.len();
+    let mut counts = [0u32; REGISTER_BINS as usize];
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        let value = data.load(i);
+        for (bin, count) in counts.iter_mut().enumerate() {
+            *count += (value == bin as u32) as u32;
+        }
+        i += stride;
+    }
+    let mut bin = 0;
+    while bin < num_bins {
+        let mut total = counts[bin as usize];
+        let mut offset = 16;
+        while offset > 0 {
+            total += warp::warp_shuffle_down(warp::FULL_MASK, total, offset, 32);
+            offset /= 2;
+        }
+        if warp::lane_id() == 0 && total > 0 {
+            histo.atomic_add(bin, total);
+        }
+        bin += 1;
+    }"#;
+    for (name, body) in [
+        ("local-counting", format!("{counting}{COMMIT_9_10}")),
+        ("local-commit", commit.to_string()),
+    ] {
+        let dir = student(name, "ch09.rs", "9.10", &body);
+        let (report, _) = grade(&dir, &["9.10", "9.14"]);
+        let e = exercise(&report, "9.10");
+        assert_eq!(e["status"], "wrong_technique", "{name}: {e}");
+        let reason = e["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains("local memory"), "{name}: {reason}");
+        assert!(
+            e["hint"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("compile-time index"),
+            "{name}: the hint answers local memory: {e}"
+        );
+        assert_eq!(exercise(&report, "9.14")["status"], "pass", "{name}");
+    }
+}
+
 #[test]
 fn a_host_function_that_never_returns_is_timed_out() {
     // 9.16 is host code: a loop whose condition never changes.

@@ -573,8 +573,10 @@ const OWN: &[(&str, &str, &str)] = &[
 ];
 
 /// A second student's choices where the checks count most exactly: half the warps on
-/// the even elements and half on the odd ones (5.4), rounds a grid apart (5.6), a local
-/// array indexed at run time (9.10), the blocks of one slice next to each other (9.17),
+/// the even elements and half on the odd ones (5.4), rounds a grid apart (5.6), counters
+/// bumped under a branch and a commit that stops at the bin count (9.10; `counts[v]`, an
+/// array indexed at run time, is local memory and fails: `attacks.rs`), the blocks of one
+/// slice next to each other (9.17),
 /// and more. `(file, function, body)`.
 const OWN_2: &[(&str, &str, &str)] = &[
     (
@@ -709,13 +711,19 @@ const OWN_2: &[(&str, &str, &str)] = &[
     let mut i = thread::index_1d();
     while i < data.len() {
         let v = data.load(i);
-        if v < 16 {
-            counts[v as usize] += 1;
+        for (b, c) in counts.iter_mut().enumerate() {
+            if v == b as u32 {
+                *c += 1;
+            }
         }
         i += thread::grid_stride_x();
     }
-    for b in 0..histo.len().min(16) {
-        let mut total = counts[b as usize];
+    for (b, &c) in counts.iter().enumerate() {
+        let b = b as u32;
+        if b >= histo.len() {
+            break;
+        }
+        let mut total = c;
         for offset in [16, 8, 4, 2, 1] {
             total += warp::warp_shuffle_down(warp::FULL_MASK, total, offset, 32);
         }

@@ -117,6 +117,11 @@ pub struct Counters {
     pub constant_serialized: u64,
     /// The most distinct addresses of one constant load request: 1 = a broadcast.
     pub constant_max_addresses: u64,
+    /// Loads and stores in the kernel's code that reach an array on the thread's own
+    /// stack at an offset computed from data (or in a loop that ends on data): on a GPU
+    /// that array lives in local memory, not registers. Counted in the code once per
+    /// launch, not per execution ([`crate::local_memory`]); no Nsight Compute metric.
+    pub local_memory_sites: u64,
 }
 
 impl Counters {
@@ -157,6 +162,7 @@ impl Counters {
         self.constant_load_requests += o.constant_load_requests;
         self.constant_serialized += o.constant_serialized;
         self.constant_max_addresses = self.constant_max_addresses.max(o.constant_max_addresses);
+        self.local_memory_sites = self.local_memory_sites.max(o.local_memory_sites);
     }
 
     /// The counters under the names of the Nsight Compute metrics they model, for the

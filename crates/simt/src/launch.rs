@@ -40,6 +40,23 @@ pub fn launch(
         });
     }
     spec.validate()?;
+    let local_sites = match &kernel {
+        KernelBody::Wasm { module, kernel, .. } => module.local_memory_sites(kernel).len() as u64,
+        KernelBody::Native(_) => 0,
+    };
+    launch_counted(mem, spec, kernel, config).map(|mut r| {
+        r.counters.local_memory_sites = local_sites;
+        r
+    })
+}
+
+/// [`launch`] with the counters of its lanes' operations only.
+fn launch_counted(
+    mem: &mut GlobalMemory,
+    spec: &LaunchSpec,
+    kernel: KernelBody,
+    config: &Config,
+) -> Result<LaunchReport, LaunchError> {
     crate::lane::install_panic_hook();
     let last_seen = Arc::new(LastSeen::default());
     let Some(limit) = config.watchdog else {

@@ -54,6 +54,7 @@ mod invalid_calls;
 pub mod kernel_output;
 pub mod lane;
 pub mod launch;
+pub mod local_memory;
 pub mod memory;
 pub mod meter;
 pub mod op;

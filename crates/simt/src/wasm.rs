@@ -85,6 +85,9 @@ pub struct WasmModule {
     /// Where the module's constants lie in a lane's memory ([`crate::rodata`]): a
     /// pooled lane's restore skips them.
     read_only: Vec<std::ops::Range<usize>>,
+    /// Each kernel's loads and stores of a run-time-indexed stack array
+    /// ([`crate::local_memory`]), kernels with none absent.
+    local_sites: FxHashMap<String, Vec<crate::local_memory::LocalSite>>,
 }
 
 impl std::fmt::Debug for WasmModule {
@@ -257,6 +260,7 @@ impl WasmModule {
             shared_bytes: Mutex::new(FxHashMap::default()),
             statics: Mutex::new(None),
             read_only: crate::rodata::read_only_ranges(wasm),
+            local_sites: crate::local_memory::sites_by_kernel(wasm),
         }))
     }
 
@@ -268,6 +272,12 @@ impl WasmModule {
     /// The export that runs kernel `kernel` in one lane.
     pub fn kernel_export(kernel: &str) -> String {
         format!("__gpu_kernel_{kernel}")
+    }
+
+    /// The loads and stores of kernel `kernel`'s code that index an array on its stack
+    /// at a data-dependent offset: what a GPU keeps in local memory.
+    pub fn local_memory_sites(&self, kernel: &str) -> &[crate::local_memory::LocalSite] {
+        self.local_sites.get(kernel).map_or(&[], Vec::as_slice)
     }
 
     /// Does the module export kernel `kernel`?

@@ -18,6 +18,7 @@ pub(super) fn value_cases(seed: u64, bins: u32) -> Vec<Case<u32>> {
     let mut rng = Rng::new(seed);
     let wide = bins + bins / 8 + 3;
     let (sorted_n, random, zeros, last, none) = (n(1500), n(4099), n(777), n(500), n(100));
+    let many = n(20_011);
     let one = course::draw::between(0x1001 + bins as u64, 0, 0, bins as u64 - 1) as u32;
     let mut sorted: Vec<u32> = (0..sorted_n)
         .map(|_| rng.below(bins as u64) as u32)
@@ -45,6 +46,16 @@ pub(super) fn value_cases(seed: u64, bins: u32) -> Vec<Case<u32>> {
                 .collect(),
         ),
         Case::new(format!("sorted values, n = {sorted_n}"), sorted),
+        // Dozens of values per thread on the checks' small grids: a kernel whose
+        // collectives grow with its input (values moved to another lane to be counted,
+        // however tightly packed) exceeds any per-warp bound a reduction keeps.
+        Case::new(
+            format!("uniform random values below {bins}, n = {many} (many per thread)"),
+            {
+                let mut r = Rng::new(seed + 200);
+                (0..many).map(|_| r.below(bins as u64) as u32).collect()
+            },
+        ),
     ]
 }
 
