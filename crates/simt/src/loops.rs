@@ -2,10 +2,10 @@
 //! the check's work budget, the step budget, the spin detector).
 //!
 //! A lane that loops in registers makes no device call, so the emulator cannot see where
-//! it is from its calls. Before a module is compiled, [`instrument`] rewrites it: each
-//! `loop` head sets a global the module exports ([`LOOP_GLOBAL`]) to the loop's number, so
+//! it is from its calls. Before a module is compiled, `instrument` rewrites it: each
+//! `loop` head sets a global the module exports (`__simt_loop`) to the loop's number, so
 //! that the global names the innermost loop the lane last started an iteration of. A table
-//! ([`Loops`]) maps each number to the loop's place in the sources: its file, line and
+//! (`Loops`) maps each number to the loop's place in the sources: its file, line and
 //! function, read from the module's line tables (the course builds the sandbox's modules
 //! with `debug = "line-tables-only"`), and what its body does (a device call, a change of
 //! any variable), from which a report's hint is chosen. The cost is two instructions per
@@ -530,6 +530,78 @@ mod tests {
         );
         assert_eq!(short_name("<core::fmt::Formatter>::pad"), "pad");
         assert_eq!(short_name("fold::<usize, f<u8>::{closure#0}>"), "fold");
+    }
+
+    /// A module of two functions, each one loop: `f`'s changes nothing (`loop br 0 end`),
+    /// `g`'s adds one to a global on every iteration.
+    fn two_loops() -> Vec<u8> {
+        let mut m = b"\0asm\x01\0\0\0".to_vec();
+        m.extend([1, 4, 1, 0x60, 0, 0]); // type: () -> ()
+        m.extend([3, 3, 2, 0, 0]); // two functions of that type
+        m.extend([6, 6, 1, 0x7f, 1, 0x41, 0, 0x0b]); // a mutable i32 global
+        m.extend([7, 9, 2, 1, b'f', 0, 0, 1, b'g', 0, 1]); // exports f and g
+        let f = [0, 0x03, 0x40, 0x0c, 0, 0x0b, 0x0b];
+        let g = [
+            0, 0x03, 0x40, 0x23, 0, 0x41, 1, 0x6a, 0x24, 0, 0x0c, 0, 0x0b, 0x0b,
+        ];
+        m.extend([10, (3 + f.len() + g.len()) as u8, 2, f.len() as u8]);
+        m.extend(f);
+        m.push(g.len() as u8);
+        m.extend(g);
+        m
+    }
+
+    #[test]
+    fn each_loop_head_sets_its_number_where_the_lane_stops() {
+        let module = two_loops();
+        let (code, loops) = instrument(&module);
+        assert!(matches!(code, Cow::Owned(_)), "the module was rewritten");
+        wasmparser::validate(&code).expect("the rewritten module is valid");
+        let (f, g) = (
+            loops.get(1).expect("f's loop"),
+            loops.get(2).expect("g's loop"),
+        );
+        assert!(f.endless() && !f.changes && !f.device_calls, "{f:?}");
+        assert!(!g.endless() && g.changes && !g.device_calls, "{g:?}");
+        assert_eq!(loops.get(0), None, "0 is no loop");
+
+        let mut config = wasmi::Config::default();
+        config.consume_fuel(true);
+        let engine = wasmi::Engine::new(&config);
+        let module = wasmi::Module::new(&engine, &code[..]).expect("compiles");
+        let mut store = wasmi::Store::new(&engine, ());
+        let linker = wasmi::Linker::<()>::new(&engine);
+        let instance = linker
+            .instantiate_and_start(&mut store, &module)
+            .expect("instantiates");
+        let global = instance.get_global(&store, LOOP_GLOBAL).expect("exported");
+        for (name, id) in [("f", 1), ("g", 2)] {
+            store.set_fuel(1000).expect("fuel");
+            let run = instance
+                .get_typed_func::<(), ()>(&store, name)
+                .expect("the export");
+            let e = run.call(&mut store, ()).expect_err("an endless loop");
+            assert_eq!(e.as_trap_code(), Some(wasmi::TrapCode::OutOfFuel));
+            assert_eq!(
+                global.get(&store).i32(),
+                Some(id),
+                "stopped in {name}'s loop"
+            );
+        }
+    }
+
+    #[test]
+    fn a_module_without_globals_runs_as_it_was() {
+        let mut m = two_loops();
+        // Drop the global section: the module is left as it was, with no loops.
+        let at = m
+            .windows(2)
+            .position(|w| w == [6, 6])
+            .expect("the global section");
+        m.drain(at..at + 8);
+        let (code, loops) = instrument(&m);
+        assert!(matches!(code, Cow::Borrowed(_)));
+        assert_eq!(loops.get(1), None);
     }
 
     #[test]

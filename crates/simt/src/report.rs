@@ -323,7 +323,7 @@ pub enum LaunchError {
         in_loop: Option<LoopPlace>,
         /// The loop of the code the lane was running when it stopped, when its module's
         /// loops are known ([`crate::loops`]): where it is, not where it last called.
-        at: Option<CodeLoop>,
+        at: Option<Box<CodeLoop>>,
     },
     /// The check's work budget ([`WorkBudget`](crate::meter::WorkBudget) of
     /// [`Config::meter`](crate::Config::meter)) ran out: its launches and host calls
@@ -342,7 +342,7 @@ pub enum LaunchError {
         /// The loop that call was in, if the lane had looped ([`LoopPlace`]).
         in_loop: Option<LoopPlace>,
         /// The loop of the code that thread was running, when known ([`crate::loops`]).
-        at: Option<CodeLoop>,
+        at: Option<Box<CodeLoop>>,
     },
     /// A sandboxed lane trapped: a stack overflow, an allocation past the lane's memory, an
     /// integer division by zero, ... The other lanes, the launch's memory and the process
@@ -723,5 +723,44 @@ mod tests {
             spin("__global__ read of size 4", "3"),
             "thread 3 spins, repeating a __global__ read of size 4 at kernels/src/ch09.rs:40:9"
         );
+    }
+
+    #[test]
+    fn a_lane_out_of_fuel_is_named_in_its_loop_before_its_last_call() {
+        let spin = CodeLoop {
+            file: "kernels/src/ch09.rs".into(),
+            line: 716,
+            function: "consume_tiles".into(),
+            device_calls: false,
+            changes: false,
+        };
+        let e = |at: Option<CodeLoop>| {
+            LaunchError::FuelExhausted {
+                thread: ThreadRef {
+                    block: [0; 3],
+                    thread: [0; 3],
+                },
+                fuel: 10,
+                site: "kernels/src/ch09.rs:321:5".into(),
+                in_loop: None,
+                at: at.map(Box::new),
+            }
+            .to_string()
+        };
+        let text = e(Some(spin.clone()));
+        assert!(
+            text.contains(
+                "without reaching a device call, in the loop at kernels/src/ch09.rs:716 (fn \
+                 `consume_tiles`), whose iterations change nothing, so it never ends; its last \
+                 device call was at kernels/src/ch09.rs:321:5"
+            ),
+            "{text}"
+        );
+        let long = CodeLoop {
+            changes: true,
+            ..spin
+        };
+        assert!(e(Some(long)).contains("(fn `consume_tiles`), which makes no device call;"));
+        assert!(e(None).contains("(a loop that never touches memory?)"));
     }
 }

@@ -680,7 +680,7 @@ impl<'m> Exec<'m> {
                 fuel,
                 site,
                 in_loop: self.loop_of(li),
-                at: self.code_loop(li),
+                at: self.code_loop(li).map(Box::new),
             }),
             Err(LaneFailure::Budget(budget, site)) => Err(LaunchError::WorkBudgetExceeded {
                 work: Work::Instructions,
@@ -688,7 +688,7 @@ impl<'m> Exec<'m> {
                 thread: Some(thread),
                 site,
                 in_loop: self.loop_of(li),
-                at: self.code_loop(li),
+                at: self.code_loop(li).map(Box::new),
             }),
             Err(LaneFailure::Trap(what, site)) => Err(LaunchError::LaneTrap { thread, what, site }),
         }
@@ -729,7 +729,7 @@ impl<'m> Exec<'m> {
                     .map(|r| fmt_site(r.site))
                     .unwrap_or_default(),
                 in_loop: self.loop_of(li),
-                at: self.code_loop(li),
+                at: self.code_loop(li).map(Box::new),
             });
         }
         self.steps += 1;
