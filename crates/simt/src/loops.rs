@@ -3,8 +3,10 @@
 //!
 //! A lane that loops in registers makes no device call, so the emulator cannot see where
 //! it is from its calls. Before a module is compiled, `instrument` rewrites it: each
-//! `loop` head sets a global the module exports (`__simt_loop`) to the loop's number, so
-//! that the global names the innermost loop the lane last started an iteration of. A table
+//! `loop` head of the course's code sets a global the module exports (`__simt_loop`) to
+//! the loop's number, so that the global names the innermost loop the lane last started
+//! an iteration of (a loop of the standard library's or the `gpu` crate's code is named by
+//! the course's loop it was called from). A table
 //! (`Loops`) maps each number to the loop's place in the sources: its file, line and
 //! function, read from the module's line tables (the course builds the sandbox's modules
 //! with `debug = "line-tables-only"`), and what its body does (a device call, a change of
@@ -267,16 +269,11 @@ fn rewrite(wasm: &[u8]) -> Option<(Vec<u8>, Loops)> {
     let global = p.imported_globals + p.defined_globals;
     let mut loops = Vec::new();
     let mut heads: Vec<Probes> = Vec::new();
-    let mut code = Vec::new();
-    uleb(&mut code, p.bodies.len() as u64);
+    // Where each loop's first instruction starts in the module (after `loop` and its type).
+    let mut inserts: Vec<usize> = Vec::new();
     for body in &p.bodies {
-        let range = body.range();
-        let bytes = &wasm[range.clone()];
-        let mut out = Vec::with_capacity(bytes.len() + 16);
-        let mut copied = range.start;
         let mut stack: Vec<Frame> = Vec::new();
         let mut ops = body.get_operators_reader().ok()?;
-        // The locals' declarations come first: copied with the code before the first loop.
         while !ops.eof() {
             let (op, at) = ops.read_with_offset().ok()?;
             let after = ops.original_position();
@@ -289,13 +286,7 @@ fn rewrite(wasm: &[u8]) -> Option<(Vec<u8>, Loops)> {
             let inner = stack.last_mut();
             match &op {
                 Operator::Loop { .. } => {
-                    let id = loops.len() + 1;
-                    out.extend_from_slice(&wasm[copied..after]);
-                    copied = after;
-                    out.push(0x41); // i32.const id
-                    sleb(&mut out, id as i64);
-                    out.push(0x24); // global.set
-                    uleb(&mut out, u64::from(global));
+                    inserts.push(after);
                     heads.push(Probes {
                         head: (after - p.code_start) as u64,
                         back: None,
@@ -308,7 +299,7 @@ fn rewrite(wasm: &[u8]) -> Option<(Vec<u8>, Loops)> {
                         changes: false,
                     });
                     stack.push(Frame {
-                        id: Some(id),
+                        id: Some(loops.len()),
                         calls: false,
                         changes: false,
                     });
@@ -348,11 +339,36 @@ fn rewrite(wasm: &[u8]) -> Option<(Vec<u8>, Loops)> {
                 };
             }
         }
+    }
+    place(&mut loops, &heads, &p);
+
+    // With line tables, only the loops of the course's code are numbered: a lane in a
+    // loop of the standard library or of the `gpu` crate is named in the loop of the
+    // course's code it was called from (the last head it passed).
+    let placed = loops.iter().any(|l| !l.file.is_empty());
+    let mut code = Vec::new();
+    uleb(&mut code, p.bodies.len() as u64);
+    let mut next = 0;
+    for body in &p.bodies {
+        let range = body.range();
+        let mut out = Vec::with_capacity(range.len() + 16);
+        let mut copied = range.start;
+        while let Some(&at) = inserts.get(next).filter(|&&at| at < range.end) {
+            next += 1;
+            if placed && loops[next - 1].file.is_empty() {
+                continue;
+            }
+            out.extend_from_slice(&wasm[copied..at]);
+            copied = at;
+            out.push(0x41); // i32.const <number>
+            sleb(&mut out, next as i64);
+            out.push(0x24); // global.set
+            uleb(&mut out, u64::from(global));
+        }
         out.extend_from_slice(&wasm[copied..range.end]);
         uleb(&mut code, out.len() as u64);
         code.extend_from_slice(&out);
     }
-    place(&mut loops, &heads, &p);
 
     let global_entry = [0x7f, 0x01, 0x41, 0x00, 0x0b]; // mut i32 = i32.const 0
     let mut export_entry = Vec::new();
