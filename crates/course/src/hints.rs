@@ -21,6 +21,19 @@ pub const SHUFFLE_INACTIVE_LANE: Failure =
 /// by one, rather than a thread with no element of its own reading past the input.
 pub const OUT_OF_BOUNDS_WRITE: Failure = Failure::named(Status::OutOfBounds, "out_of_bounds_write");
 
+/// Threads spin on shared memory (the spin detector): they repeat a read or an atomic of a
+/// `__shared__` word that no thread of their block still running will change.
+pub const SHARED_SPIN: Failure = Failure::named(Status::Livelock, "shared_spin");
+
+/// A lane was stopped (its fuel, the check's work budget) in a loop whose iterations
+/// change nothing and make no device call: once entered, it never ends (`while i < n {}`).
+pub const ENDLESS_LOOP: Failure = Failure::named(Status::TimedOut, "endless_loop");
+
+/// A lane was stopped in a loop that makes no device call but changes its variables: a
+/// loop of arithmetic that runs far longer than the exercise needs, or never reaches its
+/// bound.
+pub const LONG_LOOP: Failure = Failure::named(Status::TimedOut, "long_loop");
+
 /// The kernels do not build for the emulator's sandbox: a compile error, or what the
 /// sandbox refuses (the check could not run because of the student's code).
 pub const BUILD: Failure = Failure::named(Status::Error, "build");
@@ -42,10 +55,13 @@ pub const WALL_CLOCK: Failure = Failure::named(Status::Error, "wall_clock");
 /// The kinds of failure the course names itself (from the emulator's findings and the
 /// sandbox's build), by name: a chapter's records may give an exercise its own hint for
 /// one of them.
-pub const COURSE_KINDS: [Failure; 7] = [
+pub const COURSE_KINDS: [Failure; 10] = [
     UNINITIALISED_SHARED,
     SHUFFLE_INACTIVE_LANE,
+    SHARED_SPIN,
     OUT_OF_BOUNDS_WRITE,
+    ENDLESS_LOOP,
+    LONG_LOOP,
     BUILD,
     DOES_NOT_COMPILE,
     SIGNATURE_CHANGED,
@@ -55,17 +71,20 @@ pub const COURSE_KINDS: [Failure; 7] = [
 /// The failures any exercise's check can meet besides its own (a launch or a host call
 /// fails, a finding of the emulator): every exercise lists them
 /// ([`Exercise::failures`](crate::Exercise::failures)).
-pub const ANY_CHECK: [Failure; 15] = [
+pub const ANY_CHECK: [Failure; 18] = [
     Failure::status(Status::WrongResult),
     UNINITIALISED_SHARED,
     SHUFFLE_INACTIVE_LANE,
     Failure::status(Status::Race),
     Failure::status(Status::BarrierError),
     Failure::status(Status::Livelock),
+    SHARED_SPIN,
     Failure::status(Status::OutOfBounds),
     OUT_OF_BOUNDS_WRITE,
     Failure::status(Status::Panicked),
     Failure::status(Status::TimedOut),
+    ENDLESS_LOOP,
+    LONG_LOOP,
     Failure::status(Status::Error),
     BUILD,
     DOES_NOT_COMPILE,
@@ -127,7 +146,7 @@ pub fn course_hint(failure: Failure) -> Option<&'static str> {
 }
 
 /// The course's hints, by failure.
-const COURSE_HINTS: [(Failure, &str); 14] = [
+const COURSE_HINTS: [(Failure, &str); 17] = [
     (
         DOES_NOT_COMPILE,
         "Your answer to this exercise does not compile: fix the errors below (each names your \
@@ -183,6 +202,26 @@ const COURSE_HINTS: [(Failure, &str); 14] = [
          never sees a change. What must change for your loop to end, and can a thread that is \
          still running change it? A failed compare-and-swap returns the value it found: is that \
          the value your next try expects?",
+    ),
+    (
+        SHARED_SPIN,
+        "Some threads spin re-reading shared memory (the report names the line and the loop): \
+         the word they wait on can only be changed by a thread of their own block. Is that \
+         thread waiting at a barrier, or for the spinning threads in turn? Threads of a block \
+         wait for each other at `sync_threads()`, not in a loop on a shared flag.",
+    ),
+    (
+        ENDLESS_LOOP,
+        "The loop the report names changes nothing from one iteration to the next (no \
+         variable, no memory), so once a thread enters it, it never leaves: which variable \
+         should its body move toward the bound its condition tests?",
+    ),
+    (
+        LONG_LOOP,
+        "The loop the report names makes no device call and was still running when the \
+         check's count ran out: does its variable move toward its bound on every iteration \
+         (not past it, not wrapping around), and does it run only as many iterations as the \
+         exercise needs?",
     ),
     (
         Failure::status(Status::OutOfBounds),

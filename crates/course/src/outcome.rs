@@ -321,6 +321,23 @@ impl Outcome {
             } if !access.contains(" read ") && index >= len => {
                 out = out.of_kind(crate::hints::OUT_OF_BOUNDS_WRITE)
             }
+            LaunchError::FuelExhausted { at: Some(at), .. }
+            | LaunchError::WorkBudgetExceeded { at: Some(at), .. }
+                if !at.device_calls =>
+            {
+                out = out.of_kind(if at.endless() {
+                    crate::hints::ENDLESS_LOOP
+                } else {
+                    crate::hints::LONG_LOOP
+                })
+            }
+            LaunchError::Deadlock { waits, .. }
+                if waits
+                    .iter()
+                    .any(|w| w.spinning && w.what.contains("__shared__")) =>
+            {
+                out = out.of_kind(crate::hints::SHARED_SPIN)
+            }
             _ => {}
         }
         for l in lines {

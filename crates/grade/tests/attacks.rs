@@ -585,7 +585,7 @@ fn hint_of(id: &str, status: course::Status) -> &'static str {
 }
 
 #[test]
-fn a_loop_in_registers_names_the_line_and_the_loop_it_spins_after() {
+fn a_loop_in_registers_names_its_own_line_not_the_loop_it_spins_after() {
     // 9.10's counting loop, right on its first turn; on its second, a loop over the bins
     // whose index never moves: no device call until the fuel or the work budget stops it.
     let body = r#"    let num_bins = histo.len();
@@ -599,7 +599,7 @@ fn a_loop_in_registers_names_the_line_and_the_loop_it_spins_after() {
         }
         turns += 1;
         let bin = 0u32;
-        while turns > 1 && bin < num_bins {}
+        while turns > 1 && bin < num_bins {} // MARK
         i += stride;
     }"#;
     let dir = student("register-loop", "ch09.rs", "9.10", body);
@@ -608,14 +608,21 @@ fn a_loop_in_registers_names_the_line_and_the_loop_it_spins_after() {
     assert_eq!(e["status"], "timed_out", "{e}");
     let reason = e["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("its last device call"), "{reason}");
+    let line = line_of(&dir, "// MARK");
     assert!(
-        reason.contains("in iteration 2 of the loop whose device calls are at lines"),
+        reason.contains(&format!(
+            "in the loop at kernels/src/ch09.rs:{line} (fn `histo_registers`), whose \
+             iterations change nothing"
+        )),
         "{reason}"
     );
     assert_eq!(
         e["hint"],
-        hint_of("9.10", course::Status::TimedOut),
-        "the hint that answers a loop"
+        ch09::CHAPTER
+            .exercise("9.10")
+            .expect("an exercise")
+            .first_hint(course::hints::ENDLESS_LOOP),
+        "the hint that answers a loop that changes nothing"
     );
 }
 
@@ -1286,4 +1293,134 @@ fn a_submission_failing_pass_after_pass_costs_at_most_one_budget() {
         "{report}"
     );
     assert!(took.as_secs() < 20 + 60, "two builds took {took:?}");
+}
+
+/// The body of the first answer region of function `name` in the reference's ch09.rs.
+fn reference_region(name: &str) -> String {
+    let text = std::fs::read_to_string(root().join("solutions/src/ch09.rs")).expect("reference");
+    let from = text.find(&format!("fn {name}(")).expect("the function");
+    let begin = from + text[from..].find("// STUDENT-BEGIN").expect("a region");
+    let start = begin + text[begin..].find('\n').expect("a marker line") + 1;
+    let end = start + text[start..].find("    // STUDENT-END").expect("its end");
+    text[start..end].trim_end().to_string()
+}
+
+/// `body` with `lines` inserted after its first line containing `after`.
+fn inserted(body: &str, after: &str, lines: &str) -> String {
+    let at = body.find(after).expect("the anchor");
+    let eol = at + body[at..].find('\n').expect("a line after it") + 1;
+    format!("{}{lines}\n{}", &body[..eol], &body[eol..])
+}
+
+/// The line of the clone's `kernels/src/ch09.rs` that holds `mark`.
+fn line_of(dir: &Path, mark: &str) -> usize {
+    let text = std::fs::read_to_string(dir.join("kernels/src/ch09.rs")).expect("the clone");
+    1 + text
+        .lines()
+        .position(|l| l.contains(mark))
+        .unwrap_or_else(|| panic!("no line holds {mark}"))
+}
+
+#[test]
+fn a_lane_stopped_in_a_loop_is_named_at_that_loops_line_and_function() {
+    // Three mistakes, each in two exercises: a loop that spins in registers (its variable
+    // never moves: only the fuel or the check's budget stops it), a spin on a shared flag
+    // no thread sets (the spin detector), and a loop of arithmetic far longer than the
+    // exercise needs (the check's budget). 9.9's spin comes after device calls of another
+    // function, about 390 lines away: the report names the spin's own line.
+    let spin = "    let spin = 0u32;\n    while spin < data.len() {} // MARK endless";
+    let endless_9_3 = format!("{spin}-9.3{RIGHT_9_3}");
+    let endless_9_9 = format!("{spin}-9.9\n{}", reference_region("consume_tiles"));
+    let shared = "    while bins.load(0) == 0 {} // MARK shared";
+    let shared_9_5 = inserted(
+        &reference_region("histo_private_shared"),
+        "thread::sync_threads();",
+        &format!("{shared}-9.5"),
+    );
+    let shared_9_11 = inserted(
+        &reference_region("histo_rgb"),
+        "init_private_bins(",
+        &format!("{shared}-9.11"),
+    );
+    let long =
+        "        let mut spin = 0u32;\n        while spin < 10_000 + data.len() % 2 { // MARK long";
+    let long_end = "            spin = core::hint::black_box(spin + 1);\n        }";
+    let long_9_4 = inserted(
+        &reference_region("histo_private_global"),
+        "while i < data.len() {",
+        &format!("{long}-9.4\n{long_end}"),
+    );
+    let long_9_6 = inserted(
+        &reference_region("histo_coarse_contiguous"),
+        "while i < end {",
+        &format!("{long}-9.6\n{long_end}"),
+    );
+    let dir = clones::student_with(
+        "attack-stopped-loops",
+        &[
+            ("ch09.rs", "histo_atomic", &endless_9_3),
+            ("ch09.rs", "consume_tiles", &endless_9_9),
+            ("ch09.rs", "histo_private_shared", &shared_9_5),
+            ("ch09.rs", "histo_rgb", &shared_9_11),
+            ("ch09.rs", "histo_private_global", &long_9_4),
+            ("ch09.rs", "histo_coarse_contiguous", &long_9_6),
+        ],
+    );
+    let cases = [
+        (
+            "9.3",
+            "endless",
+            "histo_atomic",
+            "timed_out",
+            course::hints::ENDLESS_LOOP,
+        ),
+        (
+            "9.9",
+            "endless",
+            "consume_tiles",
+            "timed_out",
+            course::hints::ENDLESS_LOOP,
+        ),
+        (
+            "9.5",
+            "shared",
+            "histo_private_shared",
+            "livelock",
+            course::hints::SHARED_SPIN,
+        ),
+        (
+            "9.11",
+            "shared",
+            "histo_rgb",
+            "livelock",
+            course::hints::SHARED_SPIN,
+        ),
+        (
+            "9.4",
+            "long",
+            "histo_private_global",
+            "timed_out",
+            course::hints::LONG_LOOP,
+        ),
+        (
+            "9.6",
+            "long",
+            "histo_coarse_contiguous",
+            "timed_out",
+            course::hints::LONG_LOOP,
+        ),
+    ];
+    let ids: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    let (report, _) = grade(&dir, &ids);
+    for (id, mark, function, status, kind) in cases {
+        let e = exercise(&report, id);
+        let line = line_of(&dir, &format!("MARK {mark}-{id}"));
+        let text = format!("{} {}", e["reason"], e["details"]);
+        assert_eq!(e["status"], status, "{id}: {e}");
+        let place = format!("in the loop at kernels/src/ch09.rs:{line} (fn `{function}`)");
+        assert!(text.contains(&place), "{id} is not named {place}: {text}");
+        assert_eq!(e["kind"], kind.name.expect("a named kind"), "{id}: {e}");
+        let hint = course::hints::course_hint(kind).expect("the course's hint");
+        assert_eq!(e["hint"], hint, "{id}: the hint of its kind");
+    }
 }

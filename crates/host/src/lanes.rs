@@ -248,10 +248,11 @@ fn note_ignored(outline: &Outline) {
 /// The cargo profile of the sandbox's builds, as `--config` settings: optimised (the
 /// emulator interprets every instruction), incremental (a student's edit rebuilds one
 /// crate in about a second), and with the checks of a debug build, as the student's own
-/// `cargo test` had them natively (an overflow panics with its line).
+/// `cargo test` had them natively (an overflow panics with its line), and line tables (a
+/// lane stopped in a loop is reported at that loop's line: `simt::loops`).
 pub(crate) const PROFILE_SETTINGS: [&str; 7] = [
     "inherits=\"release\"",
-    "debug=0",
+    "debug=\"line-tables-only\"",
     "opt-level=2",
     "incremental=true",
     "overflow-checks=true",

@@ -271,10 +271,13 @@ pub struct FailureHint {
 /// The kinds of failure the course names itself (`course::hints::COURSE_KINDS`, from the
 /// emulator's findings), with their status: a record may give an exercise its own hint
 /// for one, and no constant is generated for them.
-pub const COURSE_KINDS: [(&str, &str); 7] = [
+pub const COURSE_KINDS: [(&str, &str); 10] = [
     ("wrong_result", "uninitialised_shared"),
     ("wrong_result", "shuffle_inactive_lane"),
+    ("livelock", "shared_spin"),
     ("out_of_bounds", "out_of_bounds_write"),
+    ("timed_out", "endless_loop"),
+    ("timed_out", "long_loop"),
     ("error", "build"),
     ("error", "does_not_compile"),
     ("error", "signature_changed"),

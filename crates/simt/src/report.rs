@@ -5,6 +5,7 @@
 //! what, and what to look at next.
 
 use crate::counters::{Counters, LineCounters};
+use crate::loops::CodeLoop;
 use serde::Serialize;
 use std::fmt;
 use std::time::Duration;
@@ -225,6 +226,10 @@ pub struct WaitSite {
     /// They are not blocked but spin: they keep repeating the same operation here,
     /// which never sees a change (a deadlock report).
     pub spinning: bool,
+    /// The loop of their code they were in, for spinning threads and those a step budget
+    /// stopped (sandboxed lanes only: [`crate::loops`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_loop: Option<CodeLoop>,
 }
 
 impl fmt::Display for WaitSite {
@@ -242,13 +247,24 @@ impl fmt::Display for WaitSite {
                 article(&self.what),
                 self.what,
                 self.site
-            )
+            )?;
+            self.write_loop(f)
         } else {
             write!(
                 f,
                 "{who} {} wait{s} in {} at {}",
                 self.threads, self.what, self.site
-            )
+            )?;
+            self.write_loop(f)
+        }
+    }
+}
+
+impl WaitSite {
+    fn write_loop(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.in_loop {
+            Some(l) => write!(f, ", {l}"),
+            None => Ok(()),
         }
     }
 }
@@ -305,6 +321,9 @@ pub enum LaunchError {
         /// The loop that call was in, as the emulator learned it from the lane's jumps
         /// back ([`LoopPlace`]), if the lane had looped.
         in_loop: Option<LoopPlace>,
+        /// The loop of the code the lane was running when it stopped, when its module's
+        /// loops are known ([`crate::loops`]): where it is, not where it last called.
+        at: Option<Box<CodeLoop>>,
     },
     /// The check's work budget ([`WorkBudget`](crate::meter::WorkBudget) of
     /// [`Config::meter`](crate::Config::meter)) ran out: its launches and host calls
@@ -322,6 +341,8 @@ pub enum LaunchError {
         site: SiteName,
         /// The loop that call was in, if the lane had looped ([`LoopPlace`]).
         in_loop: Option<LoopPlace>,
+        /// The loop of the code that thread was running, when known ([`crate::loops`]).
+        at: Option<Box<CodeLoop>>,
     },
     /// A sandboxed lane trapped: a stack overflow, an allocation past the lane's memory, an
     /// integer division by zero, ... The other lanes, the launch's memory and the process
@@ -478,16 +499,21 @@ impl fmt::Display for LaunchError {
                 fuel,
                 site,
                 in_loop,
+                at,
             } => {
                 write!(
                     f,
                     "timed out: {thread} ran {fuel} WebAssembly instructions without reaching a \
-                     device call (a loop that never touches memory?)"
+                     device call"
                 )?;
+                match at {
+                    Some(at) => write!(f, ", {at}")?,
+                    None => write!(f, " (a loop that never touches memory?)")?,
+                }
                 if !site.is_empty() {
                     write!(f, "; its last device call was at {site}")?;
                 }
-                if let Some(l) = in_loop {
+                if let (Some(l), None) = (in_loop, at) {
                     write!(f, ", {l}")?;
                 }
                 Ok(())
@@ -498,6 +524,7 @@ impl fmt::Display for LaunchError {
                 thread,
                 site,
                 in_loop,
+                at,
             } => {
                 let what = match work {
                     crate::meter::Work::Instructions => "WebAssembly instructions",
@@ -512,10 +539,13 @@ impl fmt::Display for LaunchError {
                 if let Some(t) = thread {
                     write!(f, "; {t} was running")?;
                 }
-                if !site.is_empty() {
-                    write!(f, ", its last device call at {site}")?;
+                match (at, site.is_empty()) {
+                    (Some(at), true) => write!(f, " {at}")?,
+                    (Some(at), false) => write!(f, " {at}; its last device call was at {site}")?,
+                    (None, false) => write!(f, ", its last device call at {site}")?,
+                    (None, true) => {}
                 }
-                if let Some(l) = in_loop {
+                if let (Some(l), None) = (in_loop, at) {
                     write!(f, ", {l}")?;
                 }
                 Ok(())
@@ -681,6 +711,7 @@ mod tests {
                 site: "kernels/src/ch09.rs:40:9".into(),
                 threads: threads.to_string(),
                 spinning: true,
+                in_loop: None,
             }
             .to_string()
         };
@@ -692,5 +723,44 @@ mod tests {
             spin("__global__ read of size 4", "3"),
             "thread 3 spins, repeating a __global__ read of size 4 at kernels/src/ch09.rs:40:9"
         );
+    }
+
+    #[test]
+    fn a_lane_out_of_fuel_is_named_in_its_loop_before_its_last_call() {
+        let spin = CodeLoop {
+            file: "kernels/src/ch09.rs".into(),
+            line: 716,
+            function: "consume_tiles".into(),
+            device_calls: false,
+            changes: false,
+        };
+        let e = |at: Option<CodeLoop>| {
+            LaunchError::FuelExhausted {
+                thread: ThreadRef {
+                    block: [0; 3],
+                    thread: [0; 3],
+                },
+                fuel: 10,
+                site: "kernels/src/ch09.rs:321:5".into(),
+                in_loop: None,
+                at: at.map(Box::new),
+            }
+            .to_string()
+        };
+        let text = e(Some(spin.clone()));
+        assert!(
+            text.contains(
+                "without reaching a device call, in the loop at kernels/src/ch09.rs:716 (fn \
+                 `consume_tiles`), whose iterations change nothing, so it never ends; its last \
+                 device call was at kernels/src/ch09.rs:321:5"
+            ),
+            "{text}"
+        );
+        let long = CodeLoop {
+            changes: true,
+            ..spin
+        };
+        assert!(e(Some(long)).contains("(fn `consume_tiles`), which makes no device call;"));
+        assert!(e(None).contains("(a loop that never touches memory?)"));
     }
 }

@@ -42,6 +42,7 @@ use crate::counters::{Counters, LineCounters};
 use crate::flow::{Collective, Flow, FlowEvent, FlowKind};
 use crate::hardware as hw;
 use crate::lane::{LaneCtx, Parked, Req, set_current, take_last_panic};
+use crate::loops::CodeLoop;
 use crate::memory::{GlobalMemory, SharedMemory};
 use crate::meter::Work;
 use crate::op::{Op, Space, wire};
@@ -679,6 +680,7 @@ impl<'m> Exec<'m> {
                 fuel,
                 site,
                 in_loop: self.loop_of(li),
+                at: self.code_loop(li).map(Box::new),
             }),
             Err(LaneFailure::Budget(budget, site)) => Err(LaunchError::WorkBudgetExceeded {
                 work: Work::Instructions,
@@ -686,9 +688,16 @@ impl<'m> Exec<'m> {
                 thread: Some(thread),
                 site,
                 in_loop: self.loop_of(li),
+                at: self.code_loop(li).map(Box::new),
             }),
             Err(LaneFailure::Trap(what, site)) => Err(LaunchError::LaneTrap { thread, what, site }),
         }
+    }
+
+    /// The loop of its code sandboxed lane `li` is in ([`crate::loops`]), if known.
+    #[cold]
+    fn code_loop(&self, li: usize) -> Option<crate::loops::CodeLoop> {
+        self.lanes[li].wasm.as_ref()?.code_loop()
     }
 
     /// Where lane `li` is in the loops the emulator learned, if it has looped.
@@ -720,6 +729,7 @@ impl<'m> Exec<'m> {
                     .map(|r| fmt_site(r.site))
                     .unwrap_or_default(),
                 in_loop: self.loop_of(li),
+                at: self.code_loop(li).map(Box::new),
             });
         }
         self.steps += 1;
@@ -733,7 +743,7 @@ impl<'m> Exec<'m> {
         if self.steps > self.config.step_budget {
             return Err(LaunchError::StepBudgetExceeded {
                 budget: self.config.step_budget,
-                waits: self.waits(|s| s != Status::Exited),
+                waits: self.waits_of(|s| s != Status::Exited, false, true),
                 block: self.block_idx,
             });
         }
@@ -1076,7 +1086,7 @@ impl<'m> Exec<'m> {
         }
         Err(LaunchError::Deadlock {
             block: self.block_idx,
-            waits: self.waits_of(|_| true, true),
+            waits: self.waits_of(|_| true, true, true),
         })
     }
 
@@ -1096,35 +1106,43 @@ impl<'m> Exec<'m> {
 
     /// Groups the lanes whose status passes `keep` by where they wait.
     fn waits(&self, keep: impl Fn(Status) -> bool) -> Vec<WaitSite> {
-        self.waits_of(keep, false)
+        self.waits_of(keep, false, false)
     }
 
-    /// As [`Self::waits`]; with `spinning`, running lanes are described as spinning.
-    fn waits_of(&self, keep: impl Fn(Status) -> bool, spinning: bool) -> Vec<WaitSite> {
-        type Key = (u8, u32, u32, String, String, bool);
+    /// As [`Self::waits`]; with `spinning`, running lanes are described as spinning; with
+    /// `loops`, each group names the loop of the code its lanes are in ([`crate::loops`]).
+    fn waits_of(
+        &self,
+        keep: impl Fn(Status) -> bool,
+        spinning: bool,
+        loops: bool,
+    ) -> Vec<WaitSite> {
+        type Key = (u8, u32, u32, String, String, bool, Option<CodeLoop>);
         let mut groups: BTreeMap<Key, Vec<u32>> = BTreeMap::new();
         for (li, l) in self.lanes.iter().enumerate() {
             if !keep(l.status) {
                 continue;
             }
             let key = match l.status {
-                Status::Exited => (1, 0, 0, String::new(), "exited".to_string(), false),
+                Status::Exited => (1, 0, 0, String::new(), "exited".to_string(), false, None),
                 status => {
                     let s = l.site();
                     let spins = spinning && status == Status::Ready;
                     let what = l.op().describe();
-                    (0, s.line(), s.column(), fmt_site(s), what, spins)
+                    let in_loop = if loops { self.code_loop(li) } else { None };
+                    (0, s.line(), s.column(), fmt_site(s), what, spins, in_loop)
                 }
             };
             groups.entry(key).or_default().push(li as u32);
         }
         groups
             .into_iter()
-            .map(|((_, _, _, site, what, spinning), ids)| WaitSite {
+            .map(|((_, _, _, site, what, spinning, in_loop), ids)| WaitSite {
                 what,
                 site,
                 threads: ranges(&ids),
                 spinning,
+                in_loop,
             })
             .collect()
     }

@@ -29,6 +29,7 @@
 //! restore therefore skips: see `rodata.rs`).
 
 use crate::lane::{self, LanePanic};
+use crate::loops::{CodeLoop, LOOP_GLOBAL, Loops};
 use crate::meter::Meter;
 use crate::op::wire;
 use crate::report::LaunchError;
@@ -88,6 +89,8 @@ pub struct WasmModule {
     /// Each kernel's loads and stores of a run-time-indexed stack array
     /// ([`crate::local_memory`]), kernels with none absent.
     local_sites: FxHashMap<String, Vec<crate::local_memory::LocalSite>>,
+    /// The module's loops, by the number its loop heads set ([`crate::loops`]).
+    loops: Arc<Loops>,
 }
 
 impl std::fmt::Debug for WasmModule {
@@ -212,6 +215,12 @@ pub(crate) struct WasmLane {
     /// module's constants.
     restore: Vec<std::ops::Range<usize>>,
     stack_pointer: Option<(wasmi::Global, wasmi::Val)>,
+    /// The global its loop heads set, and the module's table of loops ([`crate::loops`]).
+    loop_global: Option<wasmi::Global>,
+    loops: Arc<Loops>,
+    /// It ran out of fuel (its own, or its grant of the check's budget): it stopped in its
+    /// code, not at a device call.
+    out_of_fuel: bool,
     func: Option<TypedFunc<(), ()>>,
     /// The export `func` is (the next lane of the same kernel skips the lookup).
     export: String,
@@ -236,7 +245,8 @@ impl WasmModule {
         let mut config = WasmConfig::default();
         config.consume_fuel(true);
         let engine = Engine::new(&config);
-        let module = Module::new(&engine, wasm)
+        let (code, loops) = crate::loops::instrument(wasm);
+        let module = Module::new(&engine, &code[..])
             .map_err(|e| format!("{name}: not a WebAssembly module the emulator can run: {e}"))?;
         for import in module.imports() {
             if import.module() != "gpu" {
@@ -261,6 +271,7 @@ impl WasmModule {
             statics: Mutex::new(None),
             read_only: crate::rodata::read_only_ranges(wasm),
             local_sites: crate::local_memory::sites_by_kernel(wasm),
+            loops: Arc::new(loops),
         }))
     }
 
@@ -420,6 +431,10 @@ impl WasmModule {
                     LaneFailure::Trap("a result outside its memory".into(), String::new())
                 })
         })();
+        let in_loop = match result {
+            Err(LaneFailure::Fuel(..) | LaneFailure::Budget(..)) => lane.code_loop(),
+            _ => None,
+        };
         match result {
             Ok(bytes) => {
                 self.give_back(lane);
@@ -438,13 +453,14 @@ impl WasmModule {
                 })
             }
             Err(LaneFailure::Fuel(fuel, _)) => Err(timed_out(format!(
-                "timed out: `{name}` ran {fuel} WebAssembly instructions without returning (an \
-                 endless loop?)"
+                "timed out: `{name}` ran {fuel} WebAssembly instructions without returning{}",
+                in_loop.map_or(" (an endless loop?)".to_string(), |l| format!(", {l}"))
             ))),
             Err(LaneFailure::Budget(budget, _)) => Err(timed_out(format!(
                 "timed out: `{name}` ran past the check's work budget ({budget} WebAssembly \
                  instructions for all its launches and host calls together, a count: the same \
-                 on every machine; an endless loop?)"
+                 on every machine; an endless loop?){}",
+                in_loop.map_or(String::new(), |l| format!("; it was {l}"))
             ))),
             Err(LaneFailure::Trap(what, _)) => Err(plain(format!("`{name}` trapped: {what}"))),
         }
@@ -583,7 +599,11 @@ impl WasmModule {
             .get_global(&store, "__stack_pointer")
             .map(|g| (g, g.get(&store)));
         let initial_pages = memory.size(&store);
+        let loop_global = instance.get_global(&store, LOOP_GLOBAL);
         Ok(Box::new(WasmLane {
+            loop_global,
+            out_of_fuel: false,
+            loops: self.loops.clone(),
             store,
             instance,
             memory,
@@ -611,6 +631,20 @@ impl WasmLane {
         if let Some((g, v)) = &self.stack_pointer {
             let _ = g.set(&mut self.store, v.clone());
         }
+        if let Some(g) = self.loop_global {
+            let _ = g.set(&mut self.store, wasmi::Val::I32(0));
+        }
+        self.out_of_fuel = false;
+    }
+
+    /// The loop of its code the lane is in, if its module's loops are known
+    /// ([`crate::loops`]): the innermost loop it last started an iteration of. A lane
+    /// stopped at a device call (parked, or its budget checked there) has left any loop
+    /// that makes none, so such a loop is not where it is.
+    pub(crate) fn code_loop(&self) -> Option<CodeLoop> {
+        let id = self.loop_global?.get(&self.store).i32()?;
+        let l = self.loops.get(id)?;
+        (self.out_of_fuel || l.device_calls).then(|| l.clone())
     }
 
     /// Runs the lane's kernel to its end. Called on the lane's coroutine: device calls
@@ -636,6 +670,7 @@ impl WasmLane {
 
     /// What a trap of this lane means, with what its store recorded.
     fn failure(&mut self, e: wasmi::Error) -> LaneFailure {
+        self.out_of_fuel = e.as_trap_code() == Some(TrapCode::OutOfFuel);
         let data = self.store.data_mut();
         let site = data.last_site.map(fmt_site).unwrap_or_default();
         if let Some((message, location)) = data.panic.take() {

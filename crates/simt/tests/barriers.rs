@@ -18,6 +18,7 @@ fn wait(what: &str, site: &str, threads: &str) -> WaitSite {
         site: site.into(),
         threads: threads.into(),
         spinning: false,
+        in_loop: None,
     }
 }
 
@@ -178,6 +179,7 @@ fn a_spin_wait_on_a_thread_held_at_a_barrier_is_a_livelock() {
         .unwrap_err();
     let spin = WaitSite {
         spinning: true,
+        in_loop: None,
         ..wait("__global__ read of size 4", &SRC.site("spin", "load"), "0")
     };
     let bar = wait(
@@ -244,6 +246,7 @@ fn a_block_waiting_for_a_later_block_is_a_deadlock() {
         vec![
             WaitSite {
                 spinning: true,
+                in_loop: None,
                 ..wait(
                     "__global__ read of size 4",
                     &SRC.site("block-spin", "load"),
