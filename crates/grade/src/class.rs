@@ -305,7 +305,12 @@ pub fn discover_prepared(paths: &[PathBuf]) -> Result<Vec<Submission>, String> {
                 .map_err(|e| format!("--class {}: cannot read it: {e}", path.display()))?
                 .filter_map(|e| e.ok())
                 .map(|e| e.path())
-                .filter(|p| p.is_dir() && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
+                .filter(|p| {
+                    p.is_dir()
+                        && !p
+                            .file_name()
+                            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+                })
                 .collect()
         };
         here.sort();
@@ -317,7 +322,8 @@ pub fn discover_prepared(paths: &[PathBuf]) -> Result<Vec<Submission>, String> {
             rows.push(Submission {
                 name: safe_name(&folder),
                 problem: (!prepared(&p)).then(|| {
-                    "not a folder written by --prepare-gpu (no kernels.ptx, no error.txt)".to_string()
+                    "not a folder written by --prepare-gpu (no kernels.ptx, no error.txt)"
+                        .to_string()
                 }),
                 folder,
                 path: p,
@@ -513,7 +519,14 @@ fn check_gpu(
         o.jobs,
         target,
     )?;
-    crate::gpu_times::attach(&mut exercises, o.exe, &env, o.chapters, o.selection, &o.limits);
+    crate::gpu_times::attach(
+        &mut exercises,
+        o.exe,
+        &env,
+        o.chapters,
+        o.selection,
+        &o.limits,
+    );
     let paths = crate::report::machine_paths(o.root, Some(&sub.path));
     Ok(
         Report::new(KernelSource::Student, o.limits, o.chapters, exercises, None)

@@ -43,7 +43,8 @@ pub mod files {
 pub const TARGET: &str = "nvptx-students";
 
 /// How a refusal to grade on a GPU for want of the nightly starts.
-pub const NEEDS_NIGHTLY: &str = "grading on a GPU builds each submission's answers to PTX with the pinned nightly";
+pub const NEEDS_NIGHTLY: &str =
+    "grading on a GPU builds each submission's answers to PTX with the pinned nightly";
 
 /// The pinned nightly, checked to have what the PTX build needs; `Err` says which piece is
 /// missing and the command that installs it.

@@ -45,7 +45,11 @@ impl Eq for Gbps {}
 impl Gbps {
     /// `bytes` moved in `ns` nanoseconds; 0 for a launch too short to time.
     pub fn of(bytes: u64, ns: u64) -> Gbps {
-        Gbps(if ns == 0 { 0.0 } else { bytes as f64 / ns as f64 })
+        Gbps(if ns == 0 {
+            0.0
+        } else {
+            bytes as f64 / ns as f64
+        })
     }
 }
 
@@ -86,7 +90,11 @@ impl KernelTime {
                     .ratio()
                     .map(|r| format!(": {r:.2}x its time"))
                     .unwrap_or_default();
-                format!("reference {:.3} ms, {:.1} GB/s{ratio}", ns as f64 / 1e6, g.0)
+                format!(
+                    "reference {:.3} ms, {:.1} GB/s{ratio}",
+                    ns as f64 / 1e6,
+                    g.0
+                )
             }
             _ => "no reference launch on this input".to_string(),
         };
@@ -246,7 +254,10 @@ fn run(mut cmd: Command, limit: Duration) -> Option<Vec<KernelTime>> {
         }
     }
     let text = reader.join().ok()?;
-    let json = text.lines().rev().find_map(|l| l.strip_prefix(TIMES_PREFIX))?;
+    let json = text
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(TIMES_PREFIX))?;
     serde_json::from_str(json).ok()
 }
 
@@ -285,7 +296,10 @@ mod tests {
         assert_eq!(t[0].ratio(), Some(2.0));
         let line = t[0].line();
         assert!(line.contains("0.040 ms, 100.0 GB/s"), "{line}");
-        assert!(line.contains("reference 0.020 ms, 200.0 GB/s: 2.00x its time"), "{line}");
+        assert!(
+            line.contains("reference 0.020 ms, 200.0 GB/s: 2.00x its time"),
+            "{line}"
+        );
     }
 
     #[test]
@@ -296,7 +310,11 @@ mod tests {
             &[launch("histo", "solutions", 128, 1)],
         );
         assert_eq!(t[0].reference_ns, None);
-        assert!(t[0].line().contains("no reference launch"), "{}", t[0].line());
+        assert!(
+            t[0].line().contains("no reference launch"),
+            "{}",
+            t[0].line()
+        );
         let json = serde_json::to_string(&t).unwrap();
         assert_eq!(serde_json::from_str::<Vec<KernelTime>>(&json).unwrap(), t);
     }

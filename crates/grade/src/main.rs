@@ -530,7 +530,9 @@ fn run(args: &RunArgs) -> Result<(), String> {
         return prepare_gpu(args, &root, dir);
     }
     if args.prepared && args.device != DeviceArg::Gpu {
-        return Err("--prepared grades folders written by --prepare-gpu on a GPU: add --device gpu".into());
+        return Err(
+            "--prepared grades folders written by --prepare-gpu on a GPU: add --device gpu".into(),
+        );
     }
     if args.prepared && args.student.is_none() && args.class.is_empty() {
         return Err("--prepared names what --student or --class gives: add one".into());
@@ -574,7 +576,8 @@ fn run(args: &RunArgs) -> Result<(), String> {
     let mut outline = gpu_host::lanes::Outline::default();
     if let (Some(path), Target::Gpu { .. }) = (&args.student, &target) {
         let prepared = if args.prepared {
-            grade::gpu_build::Prepared::open(path).map_err(|e| format!("--student {}: {e}", path.display()))?
+            grade::gpu_build::Prepared::open(path)
+                .map_err(|e| format!("--student {}: {e}", path.display()))?
         } else {
             let src = student_src(path)?;
             eprintln!(
@@ -696,7 +699,11 @@ fn student_src(path: &std::path::Path) -> Result<PathBuf, String> {
 
 /// `--prepare-gpu DIR`: what grading `--student` (or every row of `--class`) on a GPU
 /// needs, built into `dir` ([`grade::gpu_build::prepare`]).
-fn prepare_gpu(args: &RunArgs, root: &std::path::Path, dir: &std::path::Path) -> Result<(), String> {
+fn prepare_gpu(
+    args: &RunArgs,
+    root: &std::path::Path,
+    dir: &std::path::Path,
+) -> Result<(), String> {
     if args.student.is_none() && args.class.is_empty() {
         return Err("--prepare-gpu builds what --student or --class gives: add one".into());
     }
@@ -722,13 +729,21 @@ fn prepare_gpu(args: &RunArgs, root: &std::path::Path, dir: &std::path::Path) ->
         eprintln!("grade: preparing {} into {}", row.folder, out.display());
         let prepared = match &row.problem {
             Some(why) => Err(why.clone()),
-            None => grade::gpu_build::prepare(&row.path.join("kernels").join("src"), root, &tc, &reference, &out),
+            None => grade::gpu_build::prepare(
+                &row.path.join("kernels").join("src"),
+                root,
+                &tc,
+                &reference,
+                &out,
+            ),
         };
         match prepared {
             Ok(_) => ok += 1,
             Err(why) => {
                 std::fs::create_dir_all(&out)
-                    .and_then(|()| std::fs::write(out.join(grade::gpu_build::files::ERROR), format!("{why}\n")))
+                    .and_then(|()| {
+                        std::fs::write(out.join(grade::gpu_build::files::ERROR), format!("{why}\n"))
+                    })
                     .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
             }
         }

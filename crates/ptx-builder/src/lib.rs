@@ -567,7 +567,12 @@ impl Builder {
     /// scratch workspace has no `[profile.ptx]`), `rustflags` are added to the target's
     /// (`--remap-path-prefix`, so no path of the machine is in a message), and the
     /// compiler's messages are captured into [`Error::BuildFailed`] instead of shown.
-    pub fn isolated(mut self, env: &[&str], profile_settings: &[&str], rustflags: &[String]) -> Self {
+    pub fn isolated(
+        mut self,
+        env: &[&str],
+        profile_settings: &[&str],
+        rustflags: &[String],
+    ) -> Self {
         self.isolated = Some(Isolated {
             env: env.iter().map(|s| s.to_string()).collect(),
             profile: profile_settings.iter().map(|s| s.to_string()).collect(),
