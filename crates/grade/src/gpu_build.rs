@@ -42,6 +42,9 @@ pub mod files {
 /// from the course's own nvptx build, shared by every submission (each its own crate name).
 pub const TARGET: &str = "nvptx-students";
 
+/// What the reason of an answer that compiles for the sandbox but not for the GPU says.
+pub const FOR_THE_GPU: &str = "for the GPU (nvptx64)";
+
 /// How a refusal to grade on a GPU for want of the nightly starts.
 pub const NEEDS_NIGHTLY: &str =
     "grading on a GPU builds each submission's answers to PTX with the pinned nightly";
@@ -111,8 +114,9 @@ pub fn build_ptx(
         if before.contains(&id) {
             continue;
         }
+        // Its first words stay the sandbox's (the tools tell the kind of failure by them).
         if let Some(first) = why.first_mut() {
-            *first = format!("on the GPU (nvptx64): {first}");
+            *first = first.replacen(": ", &format!(": {FOR_THE_GPU}: "), 1);
         }
         outline.broken.insert(id, why);
     }

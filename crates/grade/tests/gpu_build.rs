@@ -94,7 +94,12 @@ fn an_answer_only_the_sandbox_builds_is_put_back_for_both_judges() {
     )
     .expect("JSON");
     let why = outline["broken"]["5.1"][0].as_str().unwrap_or_default();
-    assert!(why.starts_with("on the GPU (nvptx64): "), "{outline}");
+    assert!(
+        why.starts_with(gpu_host::lane_build::DOES_NOT_COMPILE)
+            && why.contains(grade::gpu_build::FOR_THE_GPU)
+            && why.contains("`std`"),
+        "{outline}"
+    );
     let ptx = std::fs::read_to_string(out.join("kernels.ptx")).expect("the PTX");
     assert!(!ptx.contains("6221137"), "5.1 was put back whole");
 }

@@ -166,11 +166,22 @@ fn student_rows(
         HostData::U32(d) => emu.upload(d).map(Uploaded::U32),
     };
     let rehearsal_steps = steps_on(&mut emu, small.len_bytes() as usize);
-    let mut gpu: Option<(Device, Uploaded)> = None;
-    for s in steps_on(dev, data.len_bytes() as usize)
-        .into_iter()
-        .filter(wanted)
-    {
+    let open = || {
+        device::open_gpu(&[KernelSource::Student]).and_then(|mut d| {
+            let up = match data {
+                HostData::U8(x) => d.upload(x).map(Uploaded::U8),
+                HostData::U32(x) => d.upload(x).map(Uploaded::U32),
+            }?;
+            Ok((d, up))
+        })
+    };
+    let mut gpu = open();
+    // The launch shapes from the device that runs them (9.9's grid asks it for occupancy).
+    let steps = match &mut gpu {
+        Ok((sdev, _)) => steps_on(sdev, data.len_bytes() as usize),
+        Err(_) => steps_on(dev, data.len_bytes() as usize),
+    };
+    for s in steps.into_iter().filter(wanted) {
         let rehearsed = match (
             &small_up,
             rehearsal_steps.iter().find(|r| r.kernel == s.kernel),
@@ -198,33 +209,23 @@ fn student_rows(
             ));
             continue;
         }
-        if gpu.is_none() {
-            let opened = device::open_gpu(&[KernelSource::Student]).and_then(|mut d| {
-                let up = match data {
-                    HostData::U8(x) => d.upload(x).map(Uploaded::U8),
-                    HostData::U32(x) => d.upload(x).map(Uploaded::U32),
-                }?;
-                Ok((d, up))
-            });
-            match opened {
-                Ok(g) => gpu = Some(g),
-                Err(e) => {
-                    out.push((
-                        name(&s),
-                        s.step,
-                        Measured::Failed(format!("the GPU for your kernels: {}", first_line(&e))),
-                    ));
-                    continue;
-                }
-            }
+        if gpu.is_err() {
+            gpu = open();
         }
-        let Some((sdev, sup)) = gpu.as_mut() else {
-            continue;
+        let (sdev, sup) = match gpu.as_mut() {
+            Ok(g) => (&mut g.0, &g.1),
+            Err(e) => {
+                let why = format!("the GPU for your kernels: {}", first_line(e));
+                out.push((name(&s), s.step, Measured::Failed(why)));
+                continue;
+            }
         };
         let m = measure_step(sdev, &s, sup, expected, opts);
         if matches!(m, Measured::Failed(_)) {
             // Its context may be lost: the next step opens a fresh one.
-            gpu = None;
+            gpu = Err(LaunchError::NoDevice {
+                message: "closed after a failed launch".into(),
+            });
         }
         progress(&format!("{tag} {} {}: measured", s.step, name(&s)));
         out.push((name(&s), s.step, m));
