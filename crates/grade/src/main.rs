@@ -296,6 +296,11 @@ const AFTER_HELP: &str = "An instructor's commands, from a pristine checkout of 
         a class: gradebook.csv, summary.txt, and grades/submissions/<row>/ per row
   grade collect --roster roster.csv --into class --deadline 2026-12-01T23:59:00Z
         the final grade: every student's repository at its deadline commit, then --class
+  grade --class submissions/ --device gpu --out grades/
+        on a GPU (a grader built with --features cuda): each submission's answers built to
+        PTX with the pinned nightly, both judges, each passed kernel timed beside the reference
+  grade --class submissions/ --prepare-gpu gpu/       then, on a GPU machine without Rust:
+  grade --class gpu/ --prepared --device gpu --out grades/
   grade classroom50 --repository URL --ref COMMIT
         a platform: Classroom 50's autograder.py (Gradescope and PrairieLearn: the scripts
         in crates/grade/platforms/); each grades one submission with --student
