@@ -155,7 +155,7 @@ pub enum Error {
         source: io::Error,
     },
     /// The nvptx64 build of the package failed; cargo and rustc printed why (on standard
-    /// error, or in `messages` for a build that [captures](Builder::capture) them).
+    /// error, or in `messages` for an [isolated](Builder::isolated) build).
     BuildFailed {
         /// The package.
         package: String,
