@@ -105,7 +105,7 @@ pub struct Options {
     /// The command line, for the header.
     pub command: String,
     /// The student's kernels too (`--kernels student`): each step's kernel of
-    /// `kernels/src/ch09.rs` in a row beside the reference's ([`student_rows`]).
+    /// `kernels/src/ch09.rs` in a row beside the reference's, named with [`YOURS`].
     pub student: bool,
 }
 
