@@ -170,3 +170,23 @@ kernel_args!(
     (A, B, C, D, E, F, G, H, I, J, K),
     (A, B, C, D, E, F, G, H, I, J, K, L)
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A launch's bytes are its slices' (length times element size); scalars add none.
+    #[test]
+    fn a_launch_s_bytes_are_its_slices() {
+        // SAFETY: the handles are never dereferenced: only their lengths are read.
+        let (words, bytes) = unsafe {
+            (
+                GlobalSlice::<u32>::from_raw_parts(0x1000, 10),
+                GlobalSlice::<u8>::from_raw_parts(0x2000, 7),
+            )
+        };
+        assert_eq!((words, 3u32, bytes).bytes(), 47);
+        assert_eq!((5u64,).bytes(), 0);
+        assert_eq!(().bytes(), 0);
+    }
+}
