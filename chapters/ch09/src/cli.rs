@@ -218,6 +218,11 @@ pub struct BenchArgs {
     /// system's temporary directory].
     #[arg(long, value_name = "DIR")]
     pub tmp: Option<PathBuf>,
+    /// Whose kernels: the reference's alone, or yours too (`student`): each step's kernel
+    /// of kernels/src/ch09.rs in a row of its own beside the reference's, on the same input
+    /// (each first rehearsed on the emulator: one that would trap stays off the GPU).
+    #[arg(long, value_enum, default_value_t = chapter::app::KernelsArg::Reference)]
+    pub kernels: chapter::app::KernelsArg,
 }
 
 /// The most `u32` bins the bench takes: its inputs' values are drawn from 16 random bits.
@@ -317,6 +322,13 @@ impl BenchArgs {
             o.steps.clear();
         }
         o.same_grid = self.same_grid;
+        o.student = self.kernels == chapter::app::KernelsArg::Student;
+        if o.student && (self.variants || self.extensions || self.same_grid) {
+            return Err(
+                "--kernels student runs the steps: leave out --variants, --extensions and --same-grid"
+                    .into(),
+            );
+        }
         if self.extensions {
             if !o.dtypes.contains(&Dtype::U8) {
                 return Err(

@@ -46,6 +46,12 @@ pub unsafe trait KernelArg: Copy + Send + Sync + 'static {
     /// The argument from those words, in the lane.
     #[doc(hidden)]
     fn __from_words(next: &mut dyn FnMut() -> u64) -> Self;
+    /// The bytes of device memory the argument hands the kernel: a slice's length times
+    /// its element's size, 0 for a scalar.
+    #[doc(hidden)]
+    fn __bytes(&self) -> u64 {
+        0
+    }
 }
 
 macro_rules! kernel_arg {
@@ -103,6 +109,9 @@ unsafe impl<T: 'static> KernelArg for GlobalSlice<T> {
         // is checked by the emulator anyway.
         unsafe { GlobalSlice::from_raw_parts(addr, len) }
     }
+    fn __bytes(&self) -> u64 {
+        self.len() as u64 * core::mem::size_of::<T>() as u64
+    }
 }
 
 /// The tuple of a kernel's arguments.
@@ -111,6 +120,9 @@ pub trait KernelArgs: Copy + Send + Sync + 'static {
     fn param_ptrs(&self) -> Vec<*mut std::ffi::c_void>;
     /// The arguments as the words a sandboxed lane reads back, in order.
     fn words(&self) -> Vec<u64>;
+    /// The bytes of device memory the arguments hand the kernel (the slices' sizes): what
+    /// a launch's throughput is computed from where nothing better is known.
+    fn bytes(&self) -> u64;
     /// The arguments from those words, in the lane (what `#[kernel]`'s export calls).
     #[doc(hidden)]
     fn __from_words(next: &mut dyn FnMut() -> u64) -> Self;
@@ -130,6 +142,11 @@ macro_rules! kernel_args {
                 let mut out = Vec::new();
                 $($n.__words(&mut out);)*
                 out
+            }
+            #[allow(non_snake_case)]
+            fn bytes(&self) -> u64 {
+                let ($($n,)*) = self;
+                0 $(+ $n.__bytes())*
             }
             #[allow(unused_variables, clippy::unused_unit)]
             fn __from_words(next: &mut dyn FnMut() -> u64) -> Self {
@@ -153,3 +170,23 @@ kernel_args!(
     (A, B, C, D, E, F, G, H, I, J, K),
     (A, B, C, D, E, F, G, H, I, J, K, L)
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A launch's bytes are its slices' (length times element size); scalars add none.
+    #[test]
+    fn a_launch_s_bytes_are_its_slices() {
+        // SAFETY: the handles are never dereferenced: only their lengths are read.
+        let (words, bytes) = unsafe {
+            (
+                GlobalSlice::<u32>::from_raw_parts(0x1000, 10),
+                GlobalSlice::<u8>::from_raw_parts(0x2000, 7),
+            )
+        };
+        assert_eq!((words, 3u32, bytes).bytes(), 47);
+        assert_eq!((5u64,).bytes(), 0);
+        assert_eq!(().bytes(), 0);
+    }
+}

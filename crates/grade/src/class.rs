@@ -271,6 +271,70 @@ pub struct Options<'a> {
     pub formats: &'a [Format],
     /// The output folder.
     pub out: &'a Path,
+    /// Grading on a GPU instead of the emulator alone, if so.
+    pub gpu: Option<Gpu<'a>>,
+}
+
+/// How a class is graded on a GPU: one submission at a time (so that each one's kernel
+/// times are its own), each exercise in a child process of its own on both judges
+/// ([`crate::engine::grade_on`]), then its kernels timed ([`crate::gpu_times`]).
+#[derive(Clone, Debug)]
+pub struct Gpu<'a> {
+    /// The GPU.
+    pub target: crate::Target,
+    /// The toolchain and reference to build each submission with
+    /// ([`crate::gpu_build::prepare`]); `None` when the rows are folders that
+    /// `--prepare-gpu` wrote ([`discover_prepared`]).
+    pub build: Option<(&'a ptx_builder::Toolchain, &'a crate::gpu_build::Reference)>,
+}
+
+/// The rows of a class that `--prepare-gpu` wrote into each of `paths`: every folder
+/// directly under it (or the path itself when it holds a prepared submission), named as
+/// it was prepared.
+pub fn discover_prepared(paths: &[PathBuf]) -> Result<Vec<Submission>, String> {
+    let prepared = |p: &Path| {
+        p.join(crate::gpu_build::files::KERNELS_PTX).is_file()
+            || p.join(crate::gpu_build::files::ERROR).is_file()
+    };
+    let mut rows = Vec::new();
+    for path in paths {
+        let mut here: Vec<PathBuf> = if prepared(path) {
+            vec![path.clone()]
+        } else {
+            std::fs::read_dir(path)
+                .map_err(|e| format!("--class {}: cannot read it: {e}", path.display()))?
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.is_dir()
+                        && !p
+                            .file_name()
+                            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+                })
+                .collect()
+        };
+        here.sort();
+        for p in here {
+            let folder = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            rows.push(Submission {
+                name: safe_name(&folder),
+                problem: (!prepared(&p)).then(|| {
+                    "not a folder written by --prepare-gpu (no kernels.ptx, no error.txt)"
+                        .to_string()
+                }),
+                folder,
+                path: p,
+                found_at: None,
+            });
+        }
+    }
+    if rows.is_empty() {
+        return Err("--class --prepared: no prepared submission there".into());
+    }
+    Ok(rows)
 }
 
 /// One submission's result: its report, or why it could not be graded, and how long it
@@ -300,7 +364,9 @@ pub fn grade(submissions: &[Submission], o: &Options) -> Result<Vec<Graded>, Str
     let progress = Progress::new(submissions.len());
     let write_error: Mutex<Option<String>> = Mutex::new(None);
     std::thread::scope(|s| {
-        for _ in 0..o.jobs.clamp(1, submissions.len().max(1)) {
+        // On a GPU, one submission at a time: its checks and times have the GPU to themselves.
+        let lanes = if o.gpu.is_some() { 1 } else { o.jobs };
+        for _ in 0..lanes.clamp(1, submissions.len().max(1)) {
             s.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
@@ -344,6 +410,22 @@ fn grade_one(sub: &Submission, o: &Options) -> (Result<Report, String>, Duration
         return (Err(why.clone()), t.elapsed());
     }
     let src = sub.path.join("kernels").join("src");
+    if let Some(gpu) = &o.gpu {
+        let prepared = match gpu.build {
+            None => crate::gpu_build::Prepared::open(&sub.path),
+            Some((tc, reference)) => own_folder(&sub.path)
+                .and_then(|()| gpu_host::sources::own_folders(&src))
+                .and_then(|()| {
+                    let dir = crate::gpu_build::scratch_dir(&src, o.root);
+                    crate::gpu_build::prepare(&src, o.root, tc, reference, &dir)
+                }),
+        };
+        let build = t.elapsed();
+        return (
+            prepared.and_then(|p| check_gpu(sub, o, &gpu.target, &p)),
+            build,
+        );
+    }
     if let Err(why) = own_folder(&sub.path).and_then(|()| gpu_host::sources::own_folders(&src)) {
         return (Err(why), t.elapsed());
     }
@@ -411,6 +493,45 @@ fn check(
     Ok(
         Report::new(KernelSource::Student, o.limits, o.chapters, exercises, None)
             .answers(outline)
+            .without_paths(&paths),
+    )
+}
+
+/// The checks of a submission prepared for the GPU (`p`) on `target`, each exercise in a
+/// child of its own on both judges, then its kernels timed.
+fn check_gpu(
+    sub: &Submission,
+    o: &Options,
+    target: &crate::Target,
+    p: &crate::gpu_build::Prepared,
+) -> Result<Report, String> {
+    let env = p.env();
+    let isolation = crate::engine::Isolation::Subprocess {
+        exe: o.exe.to_path_buf(),
+        env: env.clone(),
+    };
+    let mut exercises = crate::engine::grade_on(
+        o.chapters,
+        o.selection,
+        KernelSource::Student,
+        &o.limits,
+        &isolation,
+        o.jobs,
+        target,
+    )?;
+    crate::gpu_times::attach(
+        &mut exercises,
+        o.exe,
+        &env,
+        o.chapters,
+        o.selection,
+        &o.limits,
+    );
+    let paths = crate::report::machine_paths(o.root, Some(&sub.path));
+    Ok(
+        Report::new(KernelSource::Student, o.limits, o.chapters, exercises, None)
+            .on(target)
+            .answers(&p.outline())
             .without_paths(&paths),
     )
 }

@@ -37,6 +37,8 @@ pub mod classroom;
 pub mod classroom50;
 pub mod collect;
 pub mod engine;
+pub mod gpu_build;
+pub mod gpu_times;
 pub mod gradebook;
 pub mod manifest;
 pub mod private;

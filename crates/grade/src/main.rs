@@ -105,9 +105,25 @@ struct RunArgs {
     in_process: bool,
     /// Where the checks run: the SIMT emulator; a GPU (CUDA device 0, needs a build with
     /// `--features cuda`; without one grading cannot run); or auto (the GPU when one can
-    /// be opened, else the emulator, with a note on standard error).
+    /// be opened, else the emulator, with a note on standard error). On a GPU every check
+    /// runs on the emulator too and passes only when both pass, and each kernel that
+    /// passed is timed beside the reference's. With --student or --class, each
+    /// submission's answers are built to PTX with the pinned nightly first (or read from
+    /// --prepared folders).
     #[arg(long, value_enum, default_value_t = DeviceArg::Emulator)]
     device: DeviceArg,
+    /// With --student or --class: build what grading them on a GPU needs into DIR, for a
+    /// GPU machine without Rust: per submission, its answers built to PTX (pinned nightly)
+    /// and for the emulator's sandbox, the reference's PTX and sandbox module (--student:
+    /// DIR itself; --class: DIR/<row>/, a row that cannot be built holding error.txt).
+    /// Grades nothing; carry DIR and grade it there with --prepared --device gpu.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["prepared", "out", "output"])]
+    prepare_gpu: Option<PathBuf>,
+    /// The --student folder (or every row of the --class folder) was written by
+    /// --prepare-gpu: grade those prebuilt answers, building nothing (a GPU machine without
+    /// Rust). Needs --device gpu.
+    #[arg(long)]
+    prepared: bool,
 }
 
 /// `--device`.
@@ -235,6 +251,10 @@ enum Command {
         #[command(flatten)]
         limits: LimitArgs,
     },
+    /// Time one exercise's kernels on the GPU beside the reference's and print the times
+    /// (`grade::gpu_times`).
+    #[command(name = "__time", hide = true)]
+    Time { chapter: String, id: String },
     /// Run one exercise and print its result line (the grader runs itself this way,
     /// one child process per exercise).
     #[command(name = "__exercise", hide = true)]
@@ -276,6 +296,11 @@ const AFTER_HELP: &str = "An instructor's commands, from a pristine checkout of 
         a class: gradebook.csv, summary.txt, and grades/submissions/<row>/ per row
   grade collect --roster roster.csv --into class --deadline 2026-12-01T23:59:00Z
         the final grade: every student's repository at its deadline commit, then --class
+  grade --class submissions/ --device gpu --out grades/
+        on a GPU (a grader built with --features cuda): each submission's answers built to
+        PTX with the pinned nightly, both judges, each passed kernel timed beside the reference
+  grade --class submissions/ --prepare-gpu gpu/       then, on a GPU machine without Rust:
+  grade --class gpu/ --prepared --device gpu --out grades/
   grade classroom50 --repository URL --ref COMMIT
         a platform: Classroom 50's autograder.py (Gradescope and PrairieLearn: the scripts
         in crates/grade/platforms/); each grades one submission with --student
@@ -401,6 +426,16 @@ fn main() -> ExitCode {
                 Err(e) => Err(e),
             }
         }
+        Some(Command::Time { chapter, id }) => {
+            let result = grade::gpu_times::child_main(&grade::chapters(), &chapter, &id);
+            std::process::exit(match result {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("grade: error: {e}");
+                    1
+                }
+            });
+        }
         Some(Command::Exercise {
             chapter,
             id,
@@ -496,19 +531,19 @@ fn private_seed(args: &RunArgs) -> Result<(), String> {
 fn run(args: &RunArgs) -> Result<(), String> {
     let root = course(&args.common)?;
     private_seed(args)?;
-    if !args.class.is_empty() {
-        if args.device != DeviceArg::Emulator {
-            return Err("--class grades on the emulator (each submission's own kernels)".into());
-        }
-        return run_class(args, &root);
+    if let Some(dir) = &args.prepare_gpu {
+        return prepare_gpu(args, &root, dir);
     }
-    if args.student.is_some() && args.device == DeviceArg::Gpu {
-        // The GPU runs the PTX built into this grader, from this checkout's kernels/: the
-        // student's answers would not be what the GPU ran.
-        return Err("--student grades on the emulator: the GPU runs the PTX built into the grader \
-                    from this checkout's kernels/, not the student's answers (put their answers in a \
-                    checkout and run --device gpu there)"
-            .into());
+    if args.prepared && args.device != DeviceArg::Gpu {
+        return Err(
+            "--prepared grades folders written by --prepare-gpu on a GPU: add --device gpu".into(),
+        );
+    }
+    if args.prepared && args.student.is_none() && args.class.is_empty() {
+        return Err("--prepared names what --student or --class gives: add one".into());
+    }
+    if !args.class.is_empty() {
+        return run_class(args, &root);
     }
     let chapters = grade::chapters();
     let selection = Selection::only(args.exercises.iter().cloned());
@@ -524,16 +559,7 @@ fn run(args: &RunArgs) -> Result<(), String> {
             known.join(", ")
         ));
     }
-    let target = match args.device {
-        DeviceArg::Emulator => Target::Emulator,
-        DeviceArg::Gpu => Target::gpu().map_err(|e| format!("--device gpu: {e}"))?,
-        // --student's answers are built for the sandbox only (see above).
-        DeviceArg::Auto if args.student.is_some() => Target::Emulator,
-        DeviceArg::Auto => Target::gpu().unwrap_or_else(|e| {
-            eprintln!("grade: note: --device auto: grading on the emulator: no GPU: {e}");
-            Target::Emulator
-        }),
-    };
+    let target = target(args)?;
     let limits = args.limits.limits();
     let isolation = if args.in_process {
         Isolation::InProcess
@@ -553,7 +579,27 @@ fn run(args: &RunArgs) -> Result<(), String> {
     });
     let source: KernelSource = args.kernels.into();
     let mut outline = gpu_host::lanes::Outline::default();
-    if let Some(path) = &args.student {
+    if let (Some(path), Target::Gpu { .. }) = (&args.student, &target) {
+        let prepared = if args.prepared {
+            grade::gpu_build::Prepared::open(path)
+                .map_err(|e| format!("--student {}: {e}", path.display()))?
+        } else {
+            let src = student_src(path)?;
+            eprintln!(
+                "grade: building the answers of {} for the sandbox and to PTX",
+                path.display()
+            );
+            let tc = grade::gpu_build::toolchain()?;
+            let reference = grade::gpu_build::Reference::build(&root, &tc)?;
+            let dir = grade::gpu_build::scratch_dir(&src, &root);
+            grade::gpu_build::prepare(&src, &root, &tc, &reference, &dir)?
+        };
+        outline = prepared.outline();
+        for (k, v) in prepared.env() {
+            // SAFETY: no thread has been started yet (the grading threads start below).
+            unsafe { std::env::set_var(k, v) };
+        }
+    } else if let Some(path) = &args.student {
         let src = path.join("kernels").join("src");
         if !src.is_dir() {
             return Err(format!(
@@ -582,9 +628,12 @@ fn run(args: &RunArgs) -> Result<(), String> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(manifest::MANIFEST_PATH));
     let integrity = manifest::check(&root, &manifest_path);
-    let exercises = engine::grade_on(
+    let mut exercises = engine::grade_on(
         &chapters, &selection, source, &limits, &isolation, jobs, &target,
     )?;
+    if let (Target::Gpu { .. }, Isolation::Subprocess { exe, env }) = (&target, &isolation) {
+        grade::gpu_times::attach(&mut exercises, exe, env, &chapters, &selection, &limits);
+    }
     let paths = grade::report::machine_paths(&root, args.student.as_deref());
     let report = Report::new(source, limits, &chapters, exercises, Some(integrity))
         .on(&target)
@@ -617,6 +666,101 @@ fn run(args: &RunArgs) -> Result<(), String> {
                 .map_err(|e| format!("cannot write the report: {e}"))
         }
     }
+}
+
+/// The device of `--device` for a run of `args`: a GPU refused with the reason (a grader
+/// without the `cuda` feature, no GPU, and for --student without --prepared the nightly
+/// of the PTX build) and how to get it; `auto` falls back to the emulator with a note.
+fn target(args: &RunArgs) -> Result<Target, String> {
+    let builds = (args.student.is_some() || !args.class.is_empty()) && !args.prepared;
+    let gpu = || -> Result<Target, String> {
+        let t = Target::gpu()?;
+        if builds {
+            grade::gpu_build::toolchain()?;
+        }
+        Ok(t)
+    };
+    match args.device {
+        DeviceArg::Emulator => Ok(Target::Emulator),
+        DeviceArg::Gpu => gpu().map_err(|e| format!("--device gpu: {e}")),
+        DeviceArg::Auto => Ok(gpu().unwrap_or_else(|e| {
+            eprintln!("grade: note: --device auto: grading on the emulator: {e}");
+            Target::Emulator
+        })),
+    }
+}
+
+/// `PATH/kernels/src` of `--student PATH`, or why it is not there.
+fn student_src(path: &std::path::Path) -> Result<PathBuf, String> {
+    let src = path.join("kernels").join("src");
+    if !src.is_dir() {
+        return Err(format!(
+            "--student {}: no kernels/src folder there (give the root of the student's clone)",
+            path.display()
+        ));
+    }
+    Ok(src)
+}
+
+/// `--prepare-gpu DIR`: what grading `--student` (or every row of `--class`) on a GPU
+/// needs, built into `dir` ([`grade::gpu_build::prepare`]).
+fn prepare_gpu(
+    args: &RunArgs,
+    root: &std::path::Path,
+    dir: &std::path::Path,
+) -> Result<(), String> {
+    if args.student.is_none() && args.class.is_empty() {
+        return Err("--prepare-gpu builds what --student or --class gives: add one".into());
+    }
+    let tc = grade::gpu_build::toolchain()?;
+    eprintln!("grade: building the reference for the sandbox and to PTX");
+    let reference = grade::gpu_build::Reference::build(root, &tc)?;
+    if let Some(path) = &args.student {
+        let src = student_src(path)?;
+        eprintln!("grade: preparing {} into {}", path.display(), dir.display());
+        grade::gpu_build::prepare(&src, root, &tc, &reference, dir)?;
+        eprintln!(
+            "grade: ready: carry {} to the GPU machine and run there: grade --student {} \
+             --prepared --device gpu",
+            dir.display(),
+            dir.display()
+        );
+        return Ok(());
+    }
+    let rows = grade::class::discover(&args.class, Some(dir))?;
+    let mut ok = 0;
+    for row in &rows {
+        let out = dir.join(&row.name);
+        eprintln!("grade: preparing {} into {}", row.folder, out.display());
+        let prepared = match &row.problem {
+            Some(why) => Err(why.clone()),
+            None => grade::gpu_build::prepare(
+                &row.path.join("kernels").join("src"),
+                root,
+                &tc,
+                &reference,
+                &out,
+            ),
+        };
+        match prepared {
+            Ok(_) => ok += 1,
+            Err(why) => {
+                std::fs::create_dir_all(&out)
+                    .and_then(|()| {
+                        std::fs::write(out.join(grade::gpu_build::files::ERROR), format!("{why}\n"))
+                    })
+                    .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+            }
+        }
+    }
+    eprintln!(
+        "grade: prepared {ok} of {} row(s) into {}: carry it to the GPU machine and run there: \
+         grade --class {} --prepared --device gpu --out grades/",
+        rows.len(),
+        dir.display(),
+        dir.display()
+    );
+    Ok(())
 }
 
 /// The formats asked for: `--format a,b`, or the one of `--json`, `--junit`,
@@ -653,7 +797,30 @@ fn run_class(args: &RunArgs, root: &std::path::Path) -> Result<(), String> {
     let chapters = grade::chapters();
     let selection = Selection::only(args.exercises.iter().cloned());
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("grades"));
-    let submissions = grade::class::discover(&args.class, Some(&out))?;
+    let target = target(args)?;
+    let submissions = if args.prepared {
+        grade::class::discover_prepared(&args.class)?
+    } else {
+        grade::class::discover(&args.class, Some(&out))?
+    };
+    let tc;
+    let reference;
+    let gpu = match &target {
+        Target::Emulator => None,
+        Target::Gpu { .. } if args.prepared => Some(grade::class::Gpu {
+            target: target.clone(),
+            build: None,
+        }),
+        Target::Gpu { .. } => {
+            tc = grade::gpu_build::toolchain()?;
+            eprintln!("grade: building the reference for the sandbox and to PTX");
+            reference = grade::gpu_build::Reference::build(root, &tc)?;
+            Some(grade::class::Gpu {
+                target: target.clone(),
+                build: Some((&tc, &reference)),
+            })
+        }
+    };
     let exe =
         std::env::current_exe().map_err(|e| format!("cannot find the grader's own binary: {e}"))?;
     let formats = formats(args)?;
@@ -677,6 +844,7 @@ fn run_class(args: &RunArgs, root: &std::path::Path) -> Result<(), String> {
         jobs,
         formats: &formats,
         out: &out,
+        gpu,
     };
     // Read before grading: a gradebook that cannot be read stops the run at once.
     let previous = match &args.previous {

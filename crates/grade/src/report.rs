@@ -59,6 +59,10 @@ pub struct ExerciseReport {
     pub hint: Option<String>,
     /// The book section to read, relative to the workspace root.
     pub book: String,
+    /// On a GPU, the exercise's kernels timed beside the reference's on the checks'
+    /// largest input ([`crate::gpu_times`]); absent from the JSON when none were timed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_times: Vec<crate::gpu_times::KernelTime>,
 }
 
 impl ExerciseReport {
@@ -85,6 +89,7 @@ impl ExerciseReport {
             },
             hint,
             book: format!("book/src/{}", exercise.book),
+            gpu_times: Vec::new(),
         }
     }
 

@@ -337,20 +337,68 @@ fn a_folder_that_is_no_course_says_where_it_looked() {
     assert!(why.contains(&elsewhere.display().to_string()), "{why}");
 }
 
-/// The GPU runs the PTX built into the grader (this checkout's kernels): a student's
-/// answers graded "on the GPU" would not be what ran, so the grader says so.
+/// Grading a student or a class on a GPU is refused, before anything is built, with what
+/// is missing and how to get it: a grader built without the `cuda` feature, then a GPU.
 #[test]
-fn a_student_s_answers_are_not_graded_on_the_gpu_s_built_in_kernels() {
+fn a_student_or_a_class_on_the_gpu_is_refused_with_what_is_missing() {
+    if has_gpu() {
+        return;
+    }
     let student = scratch("gpu-student");
+    write(&student, "kernels/src/lib.rs", "");
+    for mode in ["--student", "--class"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_grade"))
+            .args(["--device", "gpu", mode])
+            .arg(&student)
+            .output()
+            .expect("the grader runs");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{said}");
+        assert_eq!(said.lines().count(), 1, "{said}");
+        assert!(said.starts_with("grade: error: --device gpu: "), "{said}");
+        if chapter::device::has_cuda() {
+            assert!(
+                said.contains("no CUDA") || said.contains("driver"),
+                "{said}"
+            );
+        } else {
+            assert!(
+                said.contains("`cargo build --release -p grade --features cuda`"),
+                "{said}"
+            );
+        }
+    }
+}
+
+/// Without the pinned nightly, preparing a submission for a GPU says which toolchain is
+/// missing and the command that installs it; `--prepared` asks for the GPU it is for.
+#[test]
+fn without_the_nightly_the_gpu_build_names_the_toolchain_and_its_install() {
+    let student = scratch("gpu-no-nightly");
+    write(&student, "kernels/src/lib.rs", "");
     let out = Command::new(env!("CARGO_BIN_EXE_grade"))
-        .args(["--device", "gpu", "--student"])
+        .args(["--student"])
+        .arg(&student)
+        .arg("--prepare-gpu")
+        .arg(student.join("prepared"))
+        .env(ptx_builder::TOOLCHAIN_ENV, "nightly-1999-01-01")
+        .output()
+        .expect("the grader runs");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains(grade::gpu_build::NEEDS_NIGHTLY), "{said}");
+    assert!(
+        said.contains(&ptx_builder::install_command("nightly-1999-01-01"))
+            || said.contains("rustup not found"),
+        "{said}"
+    );
+    assert!(!student.join("prepared").exists(), "nothing was built");
+    let out = Command::new(env!("CARGO_BIN_EXE_grade"))
+        .args(["--prepared", "--student"])
         .arg(&student)
         .output()
         .expect("the grader runs");
     let said = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{said}");
-    assert!(
-        said.starts_with("grade: error: --student grades on the emulator"),
-        "{said}"
-    );
+    assert!(said.contains("add --device gpu"), "{said}");
 }

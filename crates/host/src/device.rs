@@ -60,6 +60,25 @@ pub struct Device {
     id: u64,
     /// The emulator's record of launches on streams ([`Device::timeline`]).
     timeline: streams::Timeline,
+    /// A GPU's timed launches so far ([`Device::take_gpu_launches`]).
+    gpu_launches: Vec<GpuLaunch>,
+}
+
+/// One kernel launch on a GPU through [`Device::launch`], as the device recorded it: which
+/// kernel, how big, how long. The grader reads them to time a student's kernel beside the
+/// reference's on the same inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuLaunch {
+    /// The kernel's name (its PTX entry).
+    pub kernel: &'static str,
+    /// The crate that defines it (`kernels`, `solutions`).
+    pub module: &'static str,
+    /// Threads launched (grid times block).
+    pub threads: u64,
+    /// Bytes of the device slices it was handed ([`KernelArgs::bytes`]).
+    pub bytes: u64,
+    /// Its time, between two CUDA events around the launch.
+    pub time: Duration,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -95,6 +114,7 @@ impl Device {
             props: DeviceProps::emulated_h100(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             timeline: streams::Timeline::default(),
+            gpu_launches: Vec::new(),
         }
     }
 
@@ -121,6 +141,7 @@ impl Device {
             props,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             timeline: streams::Timeline::default(),
+            gpu_launches: Vec::new(),
         })
     }
 
@@ -393,9 +414,19 @@ impl Device {
                     0,
                     1,
                 )?;
+                let time = times.first().copied();
+                if let Some(time) = time {
+                    self.gpu_launches.push(GpuLaunch {
+                        kernel: kernel.name,
+                        module: kernel.module,
+                        threads: cfg.blocks() * cfg.threads_per_block(),
+                        bytes: args.bytes(),
+                        time,
+                    });
+                }
                 Ok(LaunchReport {
                     emulator: None,
-                    gpu_time: times.first().copied(),
+                    gpu_time: time,
                 })
             }
         }
@@ -455,6 +486,12 @@ impl Device {
             emulator: Some(report),
             gpu_time: None,
         })
+    }
+
+    /// The launches this device ran on a GPU through [`launch`](Self::launch) since the
+    /// last call, oldest first, and forgets them; always empty on the emulator.
+    pub fn take_gpu_launches(&mut self) -> Vec<GpuLaunch> {
+        std::mem::take(&mut self.gpu_launches)
     }
 
     /// How many blocks of `kernel` one SM keeps resident at once with `cfg`'s block and

@@ -83,8 +83,7 @@ pub enum Attempt {
 /// or why none could be built, and what was left out.
 pub fn build_answers(src: &Path, root: &Path, ws: &Path) -> (Result<Vec<u8>, String>, Outline) {
     let pristine = root.join(answers::PRISTINE_DIR);
-    let key = crate::lanes::path_key(src);
-    let crate_name = format!("student-{key}");
+    let crate_name = crate::lanes::student_crate(src);
     if let Err(why) = scratch_workspace(root, ws, &crate_name) {
         return (Err(why), Outline::default());
     }
@@ -282,8 +281,9 @@ fn location(line: &str) -> Option<(String, usize, String)> {
 }
 
 /// Writes the scratch workspace at `ws` that builds the course's `kernels` crate from
-/// `ws/kernels/src` under the name `crate_name`, with the course's `gpu` crate.
-fn scratch_workspace(root: &Path, ws: &Path, crate_name: &str) -> Result<(), String> {
+/// `ws/kernels/src` under the name `crate_name`, with the course's `gpu` crate (the
+/// sandbox's build and the grader's PTX build of a submission).
+pub fn scratch_workspace(root: &Path, ws: &Path, crate_name: &str) -> Result<(), String> {
     let io = |e: std::io::Error| format!("cannot prepare {}: {e}", ws.display());
     let krate = ws.join("kernels");
     std::fs::create_dir_all(krate.join("src")).map_err(io)?;

@@ -317,8 +317,9 @@ pub fn build_kernels(src: &Path, root: &Path) -> (Result<Vec<u8>, String>, Outli
     lane_build::build_answers(src, root, &ws)
 }
 
-/// The scratch workspace of the student's sources at `src`.
-fn student_workspace(src: &Path, root: &Path) -> PathBuf {
+/// The scratch workspace of the student's sources at `src`, under the course at `root`:
+/// where their answers are spliced into the course's files and built.
+pub fn student_workspace(src: &Path, root: &Path) -> PathBuf {
     root.join("target")
         .join("lanes")
         .join("students")
@@ -369,6 +370,12 @@ fn write_module(
         .and_then(|()| std::fs::rename(&part, file))
         .map_err(|e| io(file, e))?;
     Ok(result)
+}
+
+/// The name of the crate that builds the student's sources at `src` in their scratch
+/// workspace (one per student, so that builds into one target folder never collide).
+pub fn student_crate(src: &Path) -> String {
+    format!("student-{}", path_key(src))
 }
 
 /// A name for scratch folders of the sources at `path`: a hash of its canonical path (FNV-1a,

@@ -42,7 +42,7 @@ pub mod sources;
 pub use buffer::DeviceBuffer;
 pub use config::{Dim3, LaunchConfig};
 pub use device::streams::{Stream, StreamEvent, StreamLaunch};
-pub use device::{Backend, Device, LaunchReport};
+pub use device::{Backend, Device, GpuLaunch, LaunchReport};
 pub use gpu::{DeviceValue, GlobalSlice, Kernel, KernelArgs};
 pub use props::DeviceProps;
 pub use props::{MIN_COMPUTE_CAPABILITY, ptx_target};

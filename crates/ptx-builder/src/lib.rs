@@ -154,12 +154,15 @@ pub enum Error {
         /// The operating system's error.
         source: io::Error,
     },
-    /// The nvptx64 build of the package failed; cargo and rustc printed why.
+    /// The nvptx64 build of the package failed; cargo and rustc printed why (on standard
+    /// error, or in `messages` for an [isolated](Builder::isolated) build).
     BuildFailed {
         /// The package.
         package: String,
         /// Cargo's exit status.
         status: std::process::ExitStatus,
+        /// The compiler's messages, when the build captured them; empty otherwise.
+        messages: String,
     },
     /// Cargo succeeded but reported no `.ptx` file for the package's library.
     NoPtx {
@@ -193,9 +196,19 @@ impl fmt::Display for Error {
                 write!(f, "toolchain {toolchain}: {message}")
             }
             Error::Io { what, source } => write!(f, "{what}: {source}"),
-            Error::BuildFailed { package, status } => write!(
+            Error::BuildFailed {
+                package,
+                status,
+                messages,
+            } if messages.is_empty() => write!(
                 f,
                 "building {package} for {TARGET} failed (cargo {status}); the compiler's messages are above"
+            ),
+            Error::BuildFailed {
+                package, status, ..
+            } => write!(
+                f,
+                "building {package} for {TARGET} failed (cargo {status}): the compiler's messages follow"
             ),
             Error::NoPtx { package } => write!(
                 f,
@@ -481,6 +494,16 @@ pub struct Builder {
     target_dir: Option<PathBuf>,
     out_dir: Option<PathBuf>,
     quiet: bool,
+    isolated: Option<Isolated>,
+}
+
+/// The settings of a build of code the builder does not trust (a student's answers, see
+/// [`Builder::isolated`]).
+#[derive(Clone, Debug)]
+struct Isolated {
+    env: Vec<String>,
+    profile: Vec<String>,
+    rustflags: Vec<String>,
 }
 
 impl Builder {
@@ -495,6 +518,7 @@ impl Builder {
             target_dir: None,
             out_dir: None,
             quiet: false,
+            isolated: None,
         }
     }
 
@@ -533,6 +557,27 @@ impl Builder {
     /// Passes `--quiet` to cargo (errors and warnings are still shown).
     pub fn quiet(mut self, quiet: bool) -> Self {
         self.quiet = quiet;
+        self
+    }
+
+    /// Builds untrusted code (a student's answers in a scratch workspace) as the course's
+    /// sandbox builds it: cargo sees none of this process's environment but the variables
+    /// named in `env` (where the toolchain and cargo live), the profile [`PROFILE`] is
+    /// given on the command line (`profile_settings`, e.g. `inherits="release"`: a
+    /// scratch workspace has no `[profile.ptx]`), `rustflags` are added to the target's
+    /// (`--remap-path-prefix`, so no path of the machine is in a message), and the
+    /// compiler's messages are captured into [`Error::BuildFailed`] instead of shown.
+    pub fn isolated(
+        mut self,
+        env: &[&str],
+        profile_settings: &[&str],
+        rustflags: &[String],
+    ) -> Self {
+        self.isolated = Some(Isolated {
+            env: env.iter().map(|s| s.to_string()).collect(),
+            profile: profile_settings.iter().map(|s| s.to_string()).collect(),
+            rustflags: rustflags.to_vec(),
+        });
         self
     }
 
@@ -579,16 +624,22 @@ impl Builder {
         remove_stale_linkers(&target_dir, &linker);
 
         let mut cmd = self.cargo_command(tc, &linker);
+        let stderr = if self.isolated.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        };
         let out = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .output()
             .map_err(io_err(format!("running {}", tc.cargo.display())))?;
         if !out.status.success() {
             return Err(Error::BuildFailed {
                 package: self.package.clone(),
                 status: out.status,
+                messages: String::from_utf8_lossy(&out.stderr).trim_end().to_string(),
             });
         }
         let built = ptx_artifact(&String::from_utf8_lossy(&out.stdout), &self.package).ok_or_else(
@@ -626,16 +677,31 @@ impl Builder {
                 "target.{TARGET}.linker={}",
                 toml_str(&linker.to_string_lossy())
             ))
-            .arg("--config")
-            .arg(format!(
-                "target.{TARGET}.rustflags=[{}, {}, {}]",
-                toml_str(&format!("-Ctarget-cpu={}", self.arch)),
-                toml_str("-Zunstable-options"),
-                // No unwinding and no panic formatting on the GPU: a panic is `trap`.
-                toml_str("-Cpanic=immediate-abort"),
-            ));
+            .arg("--config");
+        let mut flags = vec![
+            toml_str(&format!("-Ctarget-cpu={}", self.arch)),
+            toml_str("-Zunstable-options"),
+            // No unwinding and no panic formatting on the GPU: a panic is `trap`.
+            toml_str("-Cpanic=immediate-abort"),
+        ];
+        if let Some(iso) = &self.isolated {
+            flags.extend(iso.rustflags.iter().map(|f| toml_str(f)));
+        }
+        cmd.arg(format!("target.{TARGET}.rustflags=[{}]", flags.join(", ")));
         if self.quiet {
             cmd.arg("--quiet");
+        }
+        if let Some(iso) = &self.isolated {
+            for setting in &iso.profile {
+                cmd.arg("--config")
+                    .arg(format!("profile.{PROFILE}.{setting}"));
+            }
+            cmd.args(["--color", "never"]).env_clear();
+            for name in &iso.env {
+                if let Some(v) = std::env::var_os(name) {
+                    cmd.env(name, v);
+                }
+            }
         }
         // Settings meant for the host build would replace or wrap ours.
         for var in [

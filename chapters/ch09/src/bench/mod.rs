@@ -98,6 +98,141 @@ pub fn run_sizes(
     Ok(sizes::sweep(&mut dev, opts, sizes, progress))
 }
 
+/// The suffix of a student's row's implementation (`histo_atomic (yours)`).
+pub const YOURS: &str = " (yours)";
+
+/// Elements of the emulator's rehearsal of a student's step, before the GPU.
+pub const REHEARSAL_BYTES: usize = 1 << 16;
+
+/// The student's kernels of every step (`--kernels student`), on `data` (uploaded to `dev`
+/// as `up`): each step first rehearsed on the emulator on the input's first
+/// [`REHEARSAL_BYTES`]; one that fails there to run (a `todo!()`, an access out of
+/// bounds, a hang) is not launched on the GPU, where a fault ends every later launch of
+/// the context, and its row says why. The others run on a device of their own (a CUDA
+/// context apart from the reference's), opened again after a launch that fails. On the
+/// emulator, the steps run on `dev` itself. Rows as `(implementation, step, measure)`.
+#[allow(clippy::too_many_arguments)]
+fn student_rows(
+    dev: &mut Device,
+    data: &HostData,
+    up: &Uploaded,
+    expected: &[u32],
+    dtype: Dtype,
+    opts: &Options,
+    tag: &str,
+    progress: &mut dyn FnMut(&str),
+) -> Vec<(String, &'static str, Measured)> {
+    let k = crate::kernels::kernels(KernelSource::Student);
+    let bins = dtype.bins(opts);
+    let wanted = |s: &Step| opts.steps.is_empty() || opts.steps.iter().any(|x| x == s.step);
+    let steps_on = |dev: &mut Device, n_bytes: usize| -> Vec<Step> {
+        match dtype {
+            Dtype::U8 => byte_steps(k, dev, n_bytes),
+            Dtype::U32 => value_steps(k, dev.props(), n_bytes / 4, bins),
+        }
+    };
+    let mut out = Vec::new();
+    let name = |s: &Step| format!("{}{YOURS}", s.kernel);
+    if dev.is_emulator() {
+        for s in steps_on(dev, data.len_bytes() as usize)
+            .into_iter()
+            .filter(wanted)
+        {
+            let m = measure_step(dev, &s, up, expected, opts);
+            out.push((name(&s), s.step, m));
+        }
+        return out;
+    }
+    // The rehearsal's input: the first bytes of the same input, and its histogram.
+    let small = match data {
+        HostData::U8(d) => HostData::U8(d[..d.len().min(REHEARSAL_BYTES)].to_vec()),
+        HostData::U32(d) => HostData::U32(d[..d.len().min(REHEARSAL_BYTES / 4)].to_vec()),
+    };
+    let small_expected = match &small {
+        HostData::U8(d) => cpu::threaded(d, bins, 1),
+        HostData::U32(d) => cpu::threaded(d, bins, 1),
+    };
+    let once = Options {
+        runs: chapter::timing::BenchRuns {
+            warmup: 0,
+            reps: 1,
+            ..opts.runs
+        },
+        ..opts.clone()
+    };
+    let mut emu = Device::emulator();
+    let small_up = match &small {
+        HostData::U8(d) => emu.upload(d).map(Uploaded::U8),
+        HostData::U32(d) => emu.upload(d).map(Uploaded::U32),
+    };
+    let rehearsal_steps = steps_on(&mut emu, small.len_bytes() as usize);
+    let open = || {
+        device::open_gpu(&[KernelSource::Student]).and_then(|mut d| {
+            let up = match data {
+                HostData::U8(x) => d.upload(x).map(Uploaded::U8),
+                HostData::U32(x) => d.upload(x).map(Uploaded::U32),
+            }?;
+            Ok((d, up))
+        })
+    };
+    let mut gpu = open();
+    // The launch shapes from the device that runs them (9.9's grid asks it for occupancy).
+    let steps = match &mut gpu {
+        Ok((sdev, _)) => steps_on(sdev, data.len_bytes() as usize),
+        Err(_) => steps_on(dev, data.len_bytes() as usize),
+    };
+    for s in steps.into_iter().filter(wanted) {
+        let rehearsed = match (
+            &small_up,
+            rehearsal_steps.iter().find(|r| r.kernel == s.kernel),
+        ) {
+            (Ok(small_up), Some(r)) => measure_step(&mut emu, r, small_up, &small_expected, &once),
+            (Err(e), _) => {
+                Measured::Failed(format!("the emulator's upload failed: {}", first_line(e)))
+            }
+            (_, None) => Measured::Failed("invariant: no rehearsal of this step".into()),
+        };
+        if let Measured::Failed(why) = rehearsed {
+            progress(&format!(
+                "{tag} {} {}: fails on the emulator, not run on the GPU",
+                s.step,
+                name(&s)
+            ));
+            out.push((
+                name(&s),
+                s.step,
+                Measured::Failed(format!(
+                    "not run on the GPU: on the emulator ({} bytes) it failed: {}",
+                    small.len_bytes(),
+                    first_line(&why)
+                )),
+            ));
+            continue;
+        }
+        if gpu.is_err() {
+            gpu = open();
+        }
+        let (sdev, sup) = match gpu.as_mut() {
+            Ok(g) => (&mut g.0, &g.1),
+            Err(e) => {
+                let why = format!("the GPU for your kernels: {}", first_line(e));
+                out.push((name(&s), s.step, Measured::Failed(why)));
+                continue;
+            }
+        };
+        let m = measure_step(sdev, &s, sup, expected, opts);
+        if matches!(m, Measured::Failed(_)) {
+            // Its context may be lost: the next step opens a fresh one.
+            gpu = Err(LaunchError::NoDevice {
+                message: "closed after a failed launch".into(),
+            });
+        }
+        progress(&format!("{tag} {} {}: measured", s.step, name(&s)));
+        out.push((name(&s), s.step, m));
+    }
+    out
+}
+
 /// The median of `times` and how many runs fit a budget ([`chapter::timing`]).
 pub use chapter::timing::{median, plan};
 
@@ -233,6 +368,14 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                         let r = m.into_row(row(s.kernel, s.step));
                         progress(&format!("{tag} {} {}: {}", s.step, s.kernel, summary(&r)));
                         report.rows.push(r);
+                    }
+                    if opts.student {
+                        let rows =
+                            student_rows(dev, &data, &up, &expected, dtype, opts, &tag, progress);
+                        report.rows.extend(
+                            rows.into_iter()
+                                .map(|(kernel, step, m)| m.into_row(row(&kernel, step))),
+                        );
                     }
                     if let (true, Uploaded::U8(up), HostData::U8(d)) = (opts.extensions, &up, &data)
                     {
@@ -484,6 +627,55 @@ mod tests {
                 .iter()
                 .any(|l| l.contains("[u32 text] 9.14 histo_u32_shared"))
         );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// `--kernels student` on the emulator: beside every step's reference row, a row of the
+    /// student's kernel on the same input, right or saying why it has no time (what
+    /// `kernels/` holds decides which: the test holds for any).
+    #[test]
+    fn the_student_s_rows_sit_beside_the_reference_s() {
+        let dir = std::env::temp_dir().join(format!("ch09-bench-student-{}", std::process::id()));
+        let opts = Options {
+            runs: chapter::timing::BenchRuns {
+                size_bytes: 8 << 10,
+                warmup: 0,
+                reps: 1,
+                ..Options::default().runs
+            },
+            budget: Duration::from_secs(60),
+            inputs: vec![Input::Uniform],
+            cpu: false,
+            cub: Tool::Off,
+            torch: Tool::Off,
+            cpu_threads: 2,
+            out_dir: dir.clone(),
+            student: true,
+            ..Options::default()
+        };
+        let report = run_on(&mut Device::emulator(), &opts, &mut |_| {});
+        let steps: Vec<&Row> = report
+            .rows
+            .iter()
+            .filter(|r| r.step.starts_with("9.") && !r.implementation.ends_with(YOURS))
+            .collect();
+        assert!(!steps.is_empty(), "{}", report.table());
+        for r in steps {
+            let mine = report.rows.iter().find(|m| {
+                m.implementation == format!("{}{YOURS}", r.implementation)
+                    && m.step == r.step
+                    && m.input == r.input
+                    && m.dtype == r.dtype
+            });
+            let Some(mine) = mine else {
+                panic!(
+                    "no row of yours beside {}\n{}",
+                    r.implementation,
+                    report.table()
+                );
+            };
+            assert!(mine.correct || mine.note.is_some(), "{}", report.table());
+        }
         let _ = std::fs::remove_dir_all(dir);
     }
 

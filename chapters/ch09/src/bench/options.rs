@@ -104,12 +104,16 @@ pub struct Options {
     pub tmp_dir: Option<PathBuf>,
     /// The command line, for the header.
     pub command: String,
+    /// The student's kernels too (`--kernels student`): each step's kernel of
+    /// `kernels/src/ch09.rs` in a row beside the reference's, named with [`YOURS`].
+    pub student: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             runs: chapter::timing::BenchRuns::of(1 << 30),
+            student: false,
             budget: Duration::from_millis(2000),
             dtypes: Dtype::ALL.to_vec(),
             inputs: Input::ALL.to_vec(),

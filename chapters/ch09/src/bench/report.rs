@@ -194,8 +194,8 @@ impl Report {
         }
     }
 
-    /// Fills in [`Header::targets`]: for each of [`TARGETS`], the fastest right kernel of
-    /// the chapter on that input, its share of the read bandwidth and its factor over CUB,
+    /// Fills in [`Header::targets`]: for each of [`TARGETS`], the fastest right reference
+    /// kernel of the chapter on that input, its share of the read bandwidth and its factor over CUB,
     /// against the targets. Call after [`set_percentages`](Self::set_percentages).
     pub fn set_targets(&mut self) {
         let mut lines = Vec::new();
@@ -206,6 +206,9 @@ impl Report {
                 .iter()
                 .filter(here)
                 .filter(|r| r.step.starts_with("9."))
+                // The course's targets are the reference kernels'; a student's rows
+                // (`--kernels student`) are read beside them, not counted.
+                .filter(|r| !r.implementation.ends_with(super::YOURS))
                 .filter_map(|r| r.rate.gbps.map(|g| (g, r)))
                 .max_by(|a, b| a.0.total_cmp(&b.0));
             let Some((gbps, row)) = best else {
@@ -452,6 +455,18 @@ mod tests {
         report.rows.push(
             Row::new("histo_fastest", "9.9", "uniform", "u8", 256, 1 << 30).measured(0.5, 20),
         );
+        // A student's row, faster: read beside the targets, never counted in them.
+        report.rows.push(
+            Row::new(
+                &format!("histo_fastest{}", super::super::YOURS),
+                "9.9",
+                "uniform",
+                "u8",
+                256,
+                1 << 30,
+            )
+            .measured(0.25, 20),
+        );
         report.rows.push(
             Row::new("histo_atomic", "9.3", "uniform", "u8", 256, 1 << 30)
                 .failed(format!("{WRONG}: bin 3 expected 7, got 6, \"x\"")),
@@ -479,6 +494,7 @@ mod tests {
             report.header.targets
         );
         assert_eq!(report.header.targets[1], "u8 one-value: no kernel measured");
+        report.rows.remove(1);
         report.rows.pop();
         let r = &report.rows[0];
         assert!((r.rate.gbps.unwrap() - 2147.483648).abs() < 1e-6);

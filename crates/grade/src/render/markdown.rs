@@ -112,6 +112,40 @@ pub fn markdown(report: &Report) -> String {
             code(&e.outcome.reason)
         );
     }
+    let timed: Vec<&ExerciseReport> = report
+        .exercises
+        .iter()
+        .filter(|e| !e.gpu_times.is_empty())
+        .collect();
+    if !timed.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n### Kernel times on the GPU\n\nOne launch each on the checks' largest input, \
+             the reference's beside it in the same run.\n"
+        );
+        let _ = writeln!(
+            s,
+            "| exercise | kernel | bytes | your ms | your GB/s | reference ms | reference GB/s | your time / reference's |"
+        );
+        let _ = writeln!(s, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+        for e in timed {
+            for t in &e.gpu_times {
+                let opt = |v: Option<String>| v.unwrap_or_else(|| "–".into());
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {:.3} | {:.1} | {} | {} | {} |",
+                    e.id,
+                    code(&t.kernel),
+                    t.bytes,
+                    t.student_ns as f64 / 1e6,
+                    t.student_gbps.0,
+                    opt(t.reference_ns.map(|ns| format!("{:.3}", ns as f64 / 1e6))),
+                    opt(t.reference_gbps.map(|g| format!("{:.1}", g.0))),
+                    opt(t.ratio().map(|r| format!("{r:.2}x"))),
+                );
+            }
+        }
+    }
     let failing: Vec<&ExerciseReport> = report.exercises.iter().filter(|e| !e.passed).collect();
     if !failing.is_empty() {
         let _ = writeln!(s, "\n### What to look at\n");

@@ -49,6 +49,23 @@ pub fn table(report: &Report) -> String {
             ch.exercises
         );
     }
+    let timed: Vec<&ExerciseReport> = report
+        .exercises
+        .iter()
+        .filter(|e| !e.gpu_times.is_empty())
+        .collect();
+    if !timed.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nkernel times on the GPU (one launch each on the checks' largest input, the \
+             reference's beside it in the same run):"
+        );
+        for e in timed {
+            for t in &e.gpu_times {
+                let _ = writeln!(s, "  {:w_id$}  {}", e.id, t.line());
+            }
+        }
+    }
     let _ = writeln!(s, "\ntotal: {}", total_line(report));
     let _ = writeln!(s, "inputs: drawn from {}", report.inputs);
     match &report.integrity {
