@@ -277,10 +277,16 @@ def atoms_ncu(metric, grid='132', block='512', kernel='atoms_kernel'):
         if launch and m:
             return float(m.group(1).replace(',', ''))
     raise KeyError((kernel, grid, block, metric))
-def sizes_table():
-    """The size sweep of both element types as a markdown table: time against the read
-    kernel of the same run, and CUB against the kernel."""
+def sizes_table(dtype=None):
+    """The size sweep as a markdown table: time against the read kernel of the same run,
+    and CUB against the kernel; both element types side by side, or one (`u8`, `u32`)."""
     u8, u32 = size_times(SIZES_U8), size_times(SIZES_U32)
+    if dtype:
+        kernel = {'u8': '9.9', 'u32': '`u32_vectors`'}[dtype]
+        lines = [f'| size | read kernel, µs | {kernel}, µs | / read | CUB / it |', '| --- | --- | --- | --- | --- |']
+        for m, r, _, b, c in {'u8': u8, 'u32': u32}[dtype]:
+            lines.append(f'| {m} MiB | {r:.1f} | {b:.1f} | {b / r:.2f}× | {c / b:.1f}× |')
+        return '\n'.join(lines)
     lines = ['| size | read kernel, µs | 9.9, µs | 9.9 / read | CUB / 9.9 | u32: read, µs | `u32_vectors`, µs | / read | CUB / it |',
              '| --- | --- | --- | --- | --- | --- | --- | --- | --- |']
     for (m, r8, _, b8, c8), (m32, r32, _, b32, c32) in zip(u8, u32):
