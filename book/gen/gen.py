@@ -488,8 +488,22 @@ def bench_row(impl, input='uniform', dtype='u8', file=BENCH, bins=None):
         raise SystemExit(f'{impl} {input} {dtype} in {file} was not correct')
     return rows[0]
 def bench(impl, input='uniform', dtype='u8', field='gbps', file=BENCH, bins=None):
-    """A field of a row (raw number): gbps, pct_read_bw, median_ms, ..."""
-    return bench_row(impl, input, dtype, file, bins)[field]
+    """A field of a row (raw number): gbps, pct_read_bw, median_ms, ... `pct_read_bw` is
+    taken against the read kernel of the run ([`read_kernel_gbps`]), which the older runs'
+    own field is not (it was against the faster of the read kernel and the copy)."""
+    row = bench_row(impl, input, dtype, file, bins)
+    if field == 'pct_read_bw':
+        return 100 * row['gbps'] / read_kernel_gbps(file)
+    return row[field]
+def read_kernel_gbps(file=BENCH):
+    """The speed of the run's read kernel (16-byte loads, counting nothing), GB/s: the
+    ceiling the book holds the kernels against. A run's `read_bw_gbps` is the faster of it
+    and a copy kernel; where the copy was faster (the extensions run of 2026-11-22: 2960
+    against 2930 GB/s), the read kernel's figure is the one the pages use."""
+    try:
+        return bench_header('read_kernel_gbps', file) or bench_header('read_bw_gbps', file)
+    except KeyError:
+        return bench_header('read_bw_gbps', file)
 def fmt_gbps(v):
     return f'{v:.1f}' if v < 10 else f'{v:.0f}'
 def gbps(impl, input='uniform', dtype='u8', file=BENCH, bins=None):
@@ -517,11 +531,24 @@ def span(values, unit='GB/s'):
     return f'{min(v)} to {max(v)} {unit}'
 
 def read_bw(file=BENCH):
-    return f"{bench_header('read_bw_gbps', file):.0f}"
+    """The run's read kernel's speed, GB/s, whole ([`read_kernel_gbps`])."""
+    return f"{read_kernel_gbps(file):.0f}"
+def cold_l2(file=BENCH):
+    """Whether the run timed each launch from a cold L2, as its header's method says (the
+    bench reads twice the L2 before every launch since 2026-11-25; the runs before it
+    timed launch after launch over one input)."""
+    try:
+        return 'cold L2' in bench_header('method', file)
+    except KeyError:
+        return False
 def measured_on(file=BENCH):
-    """'NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0, 2026-11-22'."""
+    """'NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0, 2026-11-22', and, for a run
+    that did not flush the L2 before each launch, a note that says so."""
     return (f"{bench_header('gpu', file)}, driver {bench_header('driver_version', file)}, "
-            f"CUDA {bench_header('cuda_version', file)}, {bench_header('date', file)}")
+            f"CUDA {bench_header('cuda_version', file)}, {bench_header('date', file)}"
+            + ('' if cold_l2(file) else
+               ' (launch after launch over one input, not from a [cold L2](../glossary.md#cold-l2): the run predates'
+               ' the bench\'s flush, appendix B)'))
 INPUTS = ['uniform', 'one-value', '90pct-one-value', 'text']
 INPUT_NAMES = {'uniform': 'uniform', 'one-value': 'one value', '90pct-one-value': '90 % one value', 'text': 'text'}
 def bench_table(impls, dtype='u8', file=BENCH, inputs=INPUTS, pct_of=None):
@@ -620,7 +647,7 @@ def h200_now_sizes():
     return join([f'{b / r:.2f}×' for m, r, k, b, c in t]), join([str(m) for m, r, k, b, c in t]) + ' MiB'
 def h200_scale(file=VARIANTS_NOW):
     """How many times the H100 run's read bandwidth the H200's is."""
-    return bench_header('read_bw_gbps', H200) / bench_header('read_bw_gbps', file)
+    return read_kernel_gbps(H200) / read_kernel_gbps(file)
 def yardsticks_table(files=(BENCH, H200)):
     """The yardsticks of the chapter's kernels as a markdown table, one column per GPU (one
     run each, named in the header): the read kernel, the copy, CUB and torch.bincount."""
@@ -873,6 +900,17 @@ NCU_96 = 'notes/ncu-9.6-h100-2026-11-24.txt'
 GRID_SHORT = 'notes/grid-short-inputs-h100-2026-11-24.md'
 COLD_L2 = 'notes/cold-l2-h100-2026-11-25.md'
 COMMIT_PROBE = 'notes/commit-probe-2026-11-24/README.md'
+def commit_probe_gain():
+    """(least, most) µs by which the RED commit ended sooner than the ATOM commit, over
+    every size and run of the commit probe's output (notes/commit-probe-2026-11-24/)."""
+    gains = []
+    for line in open(os.path.join(ROOT, os.path.dirname(COMMIT_PROBE), 'output.txt')):
+        m = re.search(r'RED commit ([\d.]+) \| ATOM commit ([\d.]+)', line)
+        if m:
+            gains.append(float(m.group(2)) - float(m.group(1)))
+    if not gains:
+        raise SystemExit(f'no RED and ATOM times in {COMMIT_PROBE}')
+    return min(gains), max(gains)
 NCU = 'notes/ncu-h100-2026-11-22.txt'
 def ncu(kernel, metric, unit=None, file=NCU):
     """A metric of the Nsight Compute report of `kernel` (the text ncu printed), as printed."""
@@ -920,15 +958,15 @@ def check(expr, env):
 def fill(text):
     # Every name of this module (its constants and helpers), then the builtins the pages use.
     env = {**{k: v for k, v in globals().items() if not k.startswith('_')},'j': j, 'row': row, 'out': out, 'said': said, 'out_file': out_file, 'round': round, 'abs': abs,
-           'min': min, 'max': max, 'all': all, 'bench': bench, 'bench_header': bench_header,
+           'min': min, 'max': max, 'all': all, 'bench': bench, 'bench_header': bench_header, 'read_kernel_gbps': read_kernel_gbps,
            'gbps': gbps, 'pct': pct, 'ratio': ratio, 'faster': faster, 'read_bw': read_bw,
-           'measured_on': measured_on, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
+           'measured_on': measured_on, 'cold_l2': cold_l2, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
            'BENCH': BENCH, 'ncu': ncu, 'VARIANTS': VARIANTS, 'INPUTS': INPUTS,
            'EXTENSIONS': EXTENSIONS, 'LIMITS_U32': LIMITS_U32, 'NCU_914': NCU_914, 'ncu_plain': ncu_plain, 'sizes_table': sizes_table, 'size_times': size_times, 'SIZES_U8': SIZES_U8, 'SIZES_U32': SIZES_U32, 'SIZES_U8_WARM': SIZES_U8_WARM, 'SIZES_U32_WARM': SIZES_U32_WARM, 'NCU_ATOMS': NCU_ATOMS, 'atoms_ncu': atoms_ncu, 'int': int, 'float': float,
            'MANY_BINS': MANY_BINS, 'MANY_INPUTS': MANY_INPUTS, 'NCU_917': NCU_917, 'many_bins_table': many_bins_table,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,
-           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'noted': noted, 'noted_num': noted_num, 'SEEDS': SEEDS, 'excerpt': excerpt, 'row_c': row_c, 'LATENCY': LATENCY, 'NCU_96': NCU_96, 'GRID_SHORT': GRID_SHORT, 'COLD_L2': COLD_L2, 'COMMIT_PROBE': COMMIT_PROBE, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'SAME_GRID_DIR': SAME_GRID_DIR, 'same_grid_speedup': same_grid_speedup, 'same_grid_times': same_grid_times, 'same_grid_launch': same_grid_launch, 'times_how': times_how, 'WARP_AGG': WARP_AGG, 'wa_ncu': wa_ncu, 'wa_ncu_said': wa_ncu_said, 'wa_table': wa_table, 'sass_loop': sass_loop, 'sass_loop_text': sass_loop_text, 'stall_at': stall_at, 'spaced': spaced, 'yardsticks_table': yardsticks_table, 'LIMIT': LIMIT, 'LIMIT_README': LIMIT_README, 'VARIANTS_NOW': VARIANTS_NOW, 'NCU_BEFORE': NCU_BEFORE, 'NCU_AFTER': NCU_AFTER, 'ncu_num': ncu_num, 'PIPES': PIPES, 'before_after_table': before_after_table, 'h200_scale': h200_scale, 'note_table': note_table, 'sass_mix': sass_mix, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
+           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'noted': noted, 'noted_num': noted_num, 'SEEDS': SEEDS, 'excerpt': excerpt, 'row_c': row_c, 'LATENCY': LATENCY, 'NCU_96': NCU_96, 'GRID_SHORT': GRID_SHORT, 'COLD_L2': COLD_L2, 'COMMIT_PROBE': COMMIT_PROBE, 'commit_probe_gain': commit_probe_gain, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'SAME_GRID_DIR': SAME_GRID_DIR, 'same_grid_speedup': same_grid_speedup, 'same_grid_times': same_grid_times, 'same_grid_launch': same_grid_launch, 'times_how': times_how, 'WARP_AGG': WARP_AGG, 'wa_ncu': wa_ncu, 'wa_ncu_said': wa_ncu_said, 'wa_table': wa_table, 'sass_loop': sass_loop, 'sass_loop_text': sass_loop_text, 'stall_at': stall_at, 'spaced': spaced, 'yardsticks_table': yardsticks_table, 'LIMIT': LIMIT, 'LIMIT_README': LIMIT_README, 'VARIANTS_NOW': VARIANTS_NOW, 'NCU_BEFORE': NCU_BEFORE, 'NCU_AFTER': NCU_AFTER, 'ncu_num': ncu_num, 'PIPES': PIPES, 'before_after_table': before_after_table, 'h200_scale': h200_scale, 'note_table': note_table, 'sass_mix': sass_mix, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
            'XEON_ENGEL_RATIO': XEON_ENGEL_RATIO, 'MULA_PUBLISHED': MULA_PUBLISHED, 'XEON_MULA_PAIRS': XEON_MULA_PAIRS, 'XEON_MULA_4096': XEON_MULA_4096, 'XEON_MULA_RATIO': XEON_MULA_RATIO, 'engel_cached_ratios': engel_cached_ratios, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)

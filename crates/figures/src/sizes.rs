@@ -121,7 +121,7 @@ pub fn ratios(sweep: &SizeSweep) -> Result<Vec<(f64, f64, f64)>, String> {
     Ok(out)
 }
 
-/// The figure: four lines over the sizes (log scale both ways), the 1.25x target dashed.
+/// The figure: four lines over the sizes (log scale both ways).
 pub fn sizes_figure(s: &Sweeps) -> Result<Figure, String> {
     let (u8, u32) = (ratios(&s.u8)?, ratios(&s.u32)?);
     let h = &s.u8.runs[0].report.header;
@@ -177,8 +177,6 @@ pub fn sizes_figure(s: &Sweeps) -> Result<Figure, String> {
         "input size (log scale)",
         "normal",
     );
-    let y = a.at(1.25);
-    svg.line(left, y, right, y, "#D55E00", 1.5, "6,4");
     let series = [
         ("9.9 histo_fastest, u8", &u8, 0usize, false),
         ("u32_vectors, u32 into 4096 bins", &u32, 1, false),
@@ -198,9 +196,8 @@ pub fn sizes_figure(s: &Sweeps) -> Result<Figure, String> {
         }
         legend.push((c.to_string(), label.to_string()));
     }
-    legend.push(("line:#D55E00|6,4".into(), "1.25x".into()));
-    svg.legend(left, 38.0, &legend[..3]);
-    svg.legend(left, 58.0, &legend[3..]);
+    svg.legend(left, 38.0, &legend[..2]);
+    svg.legend(left, 58.0, &legend[2..]);
     svg.caption(&caption);
     Ok(Figure {
         name: "ch09-sizes.svg",
