@@ -162,23 +162,48 @@ def shown(name):
     if name in VIEWS:
         return open(os.path.join(OUT, name + '.view.txt')).read().rstrip('\n')
     return out(name)
-# A quoted line may be this wide and fit the book's column at 1280 px (book/layout.py).
-QUOTE_WIDTH = 84
-def prompt_cmd(name):
-    """`$ CMD` for a text block, continued with a backslash where it would pass QUOTE_WIDTH."""
+# A command line may be this wide and fit a phone's column (390 px: book/limits.py checks
+# every page's commands against the same bound).
+COMMAND_WIDTH = 44
+def wrap_words(words, width, first='', indent='    '):
+    """`words` (a command split at spaces) as lines of at most `width` characters, each
+    but the last ending in ` \\`: the first starts with `first`, the others with `indent`.
+    A flag keeps its value on its line when both fit; a word longer than a line is broken
+    after a comma, its continuation at the line's start (bash joins `\\` and a newline
+    inside a word), so that the command copied whole still runs."""
     groups = []
-    for word in cmd(name).split(' '):
-        if groups and not word.startswith('--') and groups[-1].startswith('--') and ' ' not in groups[-1]:
+    for word in words:
+        if groups and not word.startswith('-') and groups[-1].startswith('--') and ' ' not in groups[-1]:
             groups[-1] += ' ' + word
         else:
             groups.append(word)
-    lines, cur = [], '$'
+    parts = []
     for g in groups:
-        if len(cur) + 1 + len(g) > QUOTE_WIDTH - 2 and g.startswith('--') and cur.strip() != '$':
+        if len(indent) + len(g) + 2 > width and ' ' in g:
+            parts.extend(g.split(' ', 1))
+        else:
+            parts.append(g)
+    lines, cur = [], first
+    for p in parts:
+        if cur.strip() and len(cur) + 1 + len(p) + 2 > width:
             lines.append(cur + ' \\')
-            cur = '   '
-        cur += ' ' + g
+            cur = indent
+        elif cur.strip():
+            cur += ' '
+        while len(cur) + len(p) + 2 > width and ',' in p[:width - len(cur) - 1]:
+            cut = p[:width - len(cur) - 1].rindex(',') + 1
+            lines.append(cur + p[:cut] + '\\')
+            cur, p = '', p[cut:]
+        cur += p
     return '\n'.join(lines + [cur])
+def prompt_cmd(name):
+    """`$ CMD` for a text block, continued with a backslash where it would pass a phone's
+    column (COMMAND_WIDTH)."""
+    return wrap_words(cmd(name).split(' '), COMMAND_WIDTH, first='$')
+def block_cmd(name, quote=''):
+    """CMD for a `sh` block (each line after `quote`, '> ' in a Predict box), continued with
+    a backslash where it would pass a phone's column."""
+    return '\n'.join(quote + l for l in wrap_words(cmd(name).split(' '), COMMAND_WIDTH - len(quote)).split('\n'))
 import json
 def j(name, field, kernel=None):
     rows = json.loads(out(name))
@@ -955,6 +980,21 @@ def check(expr, env):
             now = f'({e})'
         FAILED_CHECKS.append(f'{expr}    # now: {left} = {now}')
     return ''
+FIGURES = os.path.join(ROOT, 'book', 'src', 'figures')
+def phone_pictures(text):
+    """Each figure `![ALT](../figures/NAME.svg)` that has a phone variant
+    (`NAME-phone.svg`, written by `cargo run -p figures`) as a `<picture>` that shows the
+    variant below 700 px, the width under which the book is laid out for a phone
+    (book/wrap.css, book/layout.py), and the figure itself above."""
+    import html
+    def picture(m):
+        alt, path, name = m.group(1), m.group(2), m.group(3)
+        if not os.path.exists(os.path.join(FIGURES, name + '-phone.svg')):
+            return m.group(0)
+        phone = path[:-len('.svg')] + '-phone.svg'
+        return (f'<picture><source media="(max-width: 700px)" srcset="{phone}">'
+                f'<img src="{path}" alt="{html.escape(alt)}"></picture>')
+    return re.sub(r'^!\[([^\]]*)\]\(((?:\.\./)?figures/([A-Za-z0-9._-]+)\.svg)\)$', picture, text, flags=re.M)
 def fill(text):
     # Every name of this module (its constants and helpers), then the builtins the pages use.
     env = {**{k: v for k, v in globals().items() if not k.startswith('_')},'j': j, 'row': row, 'out': out, 'said': said, 'out_file': out_file, 'round': round, 'abs': abs,
@@ -971,13 +1011,14 @@ def fill(text):
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
     text = re.sub(r'^\$ @@cmd:([A-Za-z0-9_.]+)@@$', lambda m: prompt_cmd(m.group(1)), text, flags=re.M)
+    text = re.sub(r'^(> )?@@cmd:([A-Za-z0-9_.]+)@@$', lambda m: block_cmd(m.group(2), m.group(1) or ''), text, flags=re.M)
     def rep(m):
         kind, name = m.group(1), m.group(2)
         if kind == 'cmd': return cmd(name)
         if kind == 'out': return shown(name)
         if kind == 'file': return open(os.path.join(OUT, name)).read().rstrip('\n')
         raise SystemExit('bad placeholder ' + m.group(0))
-    return re.sub(r'@@(cmd|out|file):([A-Za-z0-9_.]+)@@', rep, text)
+    return phone_pictures(re.sub(r'@@(cmd|out|file):([A-Za-z0-9_.]+)@@', rep, text))
 if __name__ == '__main__':
     if sys.argv[1:2] == ['--list-runs']:
         for k, v in RUNS.items():
