@@ -921,6 +921,28 @@ def row_c(name, kernel, k):
             return int(cells[1 + k])
     raise SystemExit(f'no row {kernel} in {name}')
 LATENCY = 'notes/latency-h100-2026-11-24.md'
+# The seeds' claims timed on a GPU (notes/seeds-probes-2026-11-28/: probe.cu, run.sh and
+# each run's output).
+PROBES = 'notes/seeds-probes-2026-11-28'
+PROBE_H200 = PROBES + '/probe-h200-a.txt'
+def probe_line(text, file=PROBE_H200):
+    """The line of a probe's output that holds `text`."""
+    for l in open(os.path.join(ROOT, file)):
+        if text in l:
+            return l.strip()
+    raise SystemExit(f'{file} has no line with {text!r}')
+def probe_us(text, file=PROBE_H200):
+    """The time, µs, of the probe's case on the line that holds `text`."""
+    m = re.search(r': ([\d.]+) us', probe_line(text, file))
+    if not m:
+        raise SystemExit(f'{file}: no time on the line with {text!r}')
+    return float(m.group(1))
+def probe_gpu(file=PROBE_H200):
+    """'NVIDIA H200, driver 580.159.04, 2026-11-28': the GPU, driver and date of a probe run."""
+    lines = open(os.path.join(ROOT, file)).read().split('\n')
+    date = next(l for l in lines if l.startswith('date: '))[6:16]
+    gpu, driver = next(l for l in lines if ', ' in l and not l.startswith(('date', 'gpu', 'Build')) and 'NVIDIA' in l).split(', ')
+    return f'{gpu}, driver {driver}, {date}'
 NCU_96 = 'notes/ncu-9.6-h100-2026-11-24.txt'
 GRID_SHORT = 'notes/grid-short-inputs-h100-2026-11-24.md'
 COLD_L2 = 'notes/cold-l2-h100-2026-11-25.md'
@@ -1006,7 +1028,7 @@ def fill(text):
            'MANY_BINS': MANY_BINS, 'MANY_INPUTS': MANY_INPUTS, 'NCU_917': NCU_917, 'many_bins_table': many_bins_table,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,
-           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'noted': noted, 'noted_num': noted_num, 'SEEDS': SEEDS, 'excerpt': excerpt, 'row_c': row_c, 'LATENCY': LATENCY, 'NCU_96': NCU_96, 'GRID_SHORT': GRID_SHORT, 'COLD_L2': COLD_L2, 'COMMIT_PROBE': COMMIT_PROBE, 'commit_probe_gain': commit_probe_gain, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'SAME_GRID_DIR': SAME_GRID_DIR, 'same_grid_speedup': same_grid_speedup, 'same_grid_times': same_grid_times, 'same_grid_launch': same_grid_launch, 'times_how': times_how, 'WARP_AGG': WARP_AGG, 'wa_ncu': wa_ncu, 'wa_ncu_said': wa_ncu_said, 'wa_table': wa_table, 'sass_loop': sass_loop, 'sass_loop_text': sass_loop_text, 'stall_at': stall_at, 'spaced': spaced, 'yardsticks_table': yardsticks_table, 'LIMIT': LIMIT, 'LIMIT_README': LIMIT_README, 'VARIANTS_NOW': VARIANTS_NOW, 'NCU_BEFORE': NCU_BEFORE, 'NCU_AFTER': NCU_AFTER, 'ncu_num': ncu_num, 'PIPES': PIPES, 'before_after_table': before_after_table, 'h200_scale': h200_scale, 'note_table': note_table, 'sass_mix': sass_mix, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
+           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'noted': noted, 'noted_num': noted_num, 'SEEDS': SEEDS, 'excerpt': excerpt, 'row_c': row_c, 'LATENCY': LATENCY, 'PROBES': PROBES, 'PROBE_H200': PROBE_H200, 'probe_line': probe_line, 'probe_us': probe_us, 'probe_gpu': probe_gpu, 'NCU_96': NCU_96, 'GRID_SHORT': GRID_SHORT, 'COLD_L2': COLD_L2, 'COMMIT_PROBE': COMMIT_PROBE, 'commit_probe_gain': commit_probe_gain, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'SAME_GRID_DIR': SAME_GRID_DIR, 'same_grid_speedup': same_grid_speedup, 'same_grid_times': same_grid_times, 'same_grid_launch': same_grid_launch, 'times_how': times_how, 'WARP_AGG': WARP_AGG, 'wa_ncu': wa_ncu, 'wa_ncu_said': wa_ncu_said, 'wa_table': wa_table, 'sass_loop': sass_loop, 'sass_loop_text': sass_loop_text, 'stall_at': stall_at, 'spaced': spaced, 'yardsticks_table': yardsticks_table, 'LIMIT': LIMIT, 'LIMIT_README': LIMIT_README, 'VARIANTS_NOW': VARIANTS_NOW, 'NCU_BEFORE': NCU_BEFORE, 'NCU_AFTER': NCU_AFTER, 'ncu_num': ncu_num, 'PIPES': PIPES, 'before_after_table': before_after_table, 'h200_scale': h200_scale, 'note_table': note_table, 'sass_mix': sass_mix, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
            'XEON_ENGEL_RATIO': XEON_ENGEL_RATIO, 'MULA_PUBLISHED': MULA_PUBLISHED, 'XEON_MULA_PAIRS': XEON_MULA_PAIRS, 'XEON_MULA_4096': XEON_MULA_4096, 'XEON_MULA_RATIO': XEON_MULA_RATIO, 'engel_cached_ratios': engel_cached_ratios, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
