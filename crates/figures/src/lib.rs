@@ -42,15 +42,6 @@ pub struct Figure {
 }
 
 impl Figure {
-    /// A figure without a phone variant (drawn to fit a phone's column already).
-    pub fn single(name: &'static str, svg: String) -> Self {
-        Figure {
-            name,
-            svg,
-            phone: None,
-        }
-    }
-
     /// The file name of the phone variant: `ch09-throughput-u8-phone.svg`.
     pub fn phone_name(&self) -> String {
         format!("{}-phone.svg", self.name.trim_end_matches(".svg"))
