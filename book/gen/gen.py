@@ -17,6 +17,9 @@ RUNS_CH09 = {
  's92': '--step 9.2',
  's93': '--step 9.3',
  's93zeros': '--step 9.3 --input zeros',
+ # CUDA by Example's two extremes of the grid: one block, and one byte per thread.
+ 's93g1': '--step 9.3 --grid 1',
+ 's93g1024': '--step 9.3 --grid 1024',
  's94': '--step 9.3 --step 9.4',
  's94g4': '--step 9.4 --grid 4',
  's94g1': '--step 9.4 --grid 1',
@@ -86,6 +89,8 @@ VIEWS_CH09 = {
  's92': ('s92', 'step,kernel,status,g.sectors,warp.instr,lost'),
  's93': ('s93', 'step,kernel,status,g.atomics,worst.ser,g.sectors,warp.instr'),
  's93zeros': ('s93zeros', 'step,kernel,status,g.atomics,worst.ser,g.sectors,warp.instr'),
+ 's93g1': ('s93g1', 'step,kernel,status,grid,g.atomics,worst.ser,g.sectors,warp.instr'),
+ 's93g1024': ('s93g1024', 'step,kernel,status,grid,g.atomics,worst.ser,g.sectors,warp.instr'),
  's94': ('s94', 'step,kernel,status,g.atomics,worst.ser,g.sectors,warp.instr'),
  's94g4': ('s94g4', 'step,kernel,status,grid,g.atomics,worst.ser,g.sectors'),
  's94g1': ('s94g1', 'step,kernel,status,grid,g.atomics,worst.ser,g.sectors'),
