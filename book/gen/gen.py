@@ -929,7 +929,9 @@ LATENCY = 'notes/latency-h100-2026-11-24.md'
 # The seeds' claims timed on a GPU (notes/seeds-probes-2026-11-28/: probe.cu, run.sh and
 # each run's output).
 PROBES = 'notes/seeds-probes-2026-11-28'
-PROBE_H200 = PROBES + '/probe-h200-a.txt'
+# Run b: the kernels timed without the bins' zeroing, and CUDA by Example's grids (an H200:
+# the device tool lent no H100 that day).
+PROBE_H200 = PROBES + '/probe-h200-b.txt'
 def probe_line(text, file=PROBE_H200):
     """The line of a probe's output that holds `text`."""
     for l in open(os.path.join(ROOT, file)):
