@@ -10,7 +10,10 @@ overflows, 0 when nothing does, 2 when it cannot run (no Chromium, no built book
 
 Each SVG figure is also laid out at the size the page shows it, and its text is checked:
 no text outside the figure's edge (clipped), no two texts overlapping (rotated labels
-included, by their rotated boxes), none shown smaller than --min-font px.
+included, by their rotated boxes), none shown smaller than --min-font px. For each figure
+the report gives the share of its width visible at once (its box, or the column, against
+the width it is shown at), and a figure under --min-visible (MIN_VISIBLE, 95 %) fails,
+but for the emulator's traces (WIDE_FIGURES).
 
 `.ci/run` runs it after `mdbook build book`: a page that does not fit fails CI.
 
@@ -53,7 +56,9 @@ function overlap(a, b) {
 // the figure's edge, what overlaps other text, and what is smaller than MIN_FONT px.
 function figure(img, out, column) {
   const xhr = new XMLHttpRequest();
-  xhr.open('GET', img.src, false);
+  // A chart with a phone variant is a <picture>: the file the screen shows is measured.
+  const src = img.currentSrc || img.src;
+  xhr.open('GET', src, false);
   xhr.send();
   const svg = document.importNode(new DOMParser().parseFromString(xhr.responseText, 'image/svg+xml').documentElement, true);
   const vb = svg.viewBox.baseVal;
@@ -73,7 +78,13 @@ function figure(img, out, column) {
   holder.appendChild(svg);
   document.body.appendChild(holder);
   const scale = shown / vb.width, edge = svg.getBoundingClientRect();
-  const name = img.getAttribute('src');
+  const name = src.split('/').pop();
+  // How much of the figure's width shows at once: the box it scrolls in (or the column)
+  // against the width it is shown at.
+  const box = img.closest('.figure-scroll') || img.parentElement;
+  const visible = Math.min(shown, (box && box.clientWidth) || column, column);
+  FIGURES.push({name: name, shown: Math.round(shown), visible: Math.round(visible),
+                fraction: Math.min(1, visible / shown)});
   const texts = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim())
     .map(t => ({t, c: corners(svg, t), size: parseFloat(getComputedStyle(t).fontSize) * scale, s: t.textContent.trim().slice(0, 40)}));
   for (const x of texts) {
@@ -120,6 +131,7 @@ function cuedBox(el, right) {
   const c = cue.getBoundingClientRect();
   return c.height > 0 && c.width > 0 ? box : null;
 }
+const FIGURES = [];
 window.addEventListener('load', () => {
   const main = document.querySelector('main');
   const out = [];
@@ -173,6 +185,7 @@ window.addEventListener('load', () => {
       }
     }
   }
+  stats.figures = FIGURES;
   const report = JSON.stringify({found: out, stats: stats});
   // In a frame (a phone's width: see FRAME), the frame's page writes the report.
   if (window.parent !== window) { window.parent.postMessage(report, '*'); return; }
@@ -186,6 +199,17 @@ window.addEventListener('load', () => {
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--allow-file-access-from-files", "--disable-sync", "--no-first-run",
                   "--disable-dev-shm-usage", "--virtual-time-budget=3000", "--dump-dom"]
+
+#: The least share of a figure's width that shows at once, without scrolling sideways,
+#: at any width: 0.95, so a figure shows whole (a few pixels of rounding aside). On a
+#: phone the mechanism figures are drawn to be shown 335 px wide, and every chart has a
+#: phone variant of that width (crates/figures, `NAME-phone.svg` in a <picture>).
+MIN_VISIBLE = 0.95
+
+#: Figures that may show less: the emulator's traces, a timeline of 640 px with a column
+#: per warp step, as `--trace` draws them for a student too. They scroll in their box, with
+#: the cue, and open alone on a tap; the report still gives their share.
+WIDE_FIGURES = ("ch05-trace-5.3.svg", "ch09-trace-9.3.svg")
 
 #: How many times a page that Chromium returned without the report is loaded.
 ATTEMPTS = 3
@@ -347,6 +371,9 @@ def main():
     ap.add_argument("--width", type=int, default=1280, help="window width in px [default: 1280]")
     ap.add_argument("--min-font", type=float, default=10.0,
                     help="smallest figure text on the page, px [default: 10]")
+    ap.add_argument("--min-visible", type=float, default=MIN_VISIBLE,
+                    help="least share of a figure's width shown at once, without scrolling "
+                         f"[default: {MIN_VISIBLE}]")
     ap.add_argument("--max-wrapped", type=float, default=5.0,
                     help="most included Rust lines that may wrap, %% of them [default: 5]")
     ap.add_argument("--list-wrapped", action="store_true",
@@ -370,12 +397,20 @@ def main():
         print(f"layout: no pages under {args.book} (run `mdbook build book`)", file=sys.stderr)
         return 2
     total, lines, wrapped, scrolling = 0, 0, 0, 0
+    figures = {}
     for page in pages:
         seen = []
         where = os.path.relpath(page, args.book)
         report = measure(chromium, os.path.abspath(page), args.width, args.min_font)
         stats = report["stats"]
         lines, wrapped, scrolling = lines + stats["rust_lines"], wrapped + stats["rust_wrapped"], scrolling + stats["scrolling"]
+        for fig in stats.get("figures", []):
+            share = fig["fraction"]
+            figures.setdefault(fig["name"], []).append((where, share, fig["shown"], fig["visible"]))
+            if share < args.min_visible and fig["name"] not in WIDE_FIGURES:
+                total += 1
+                print(f"{where}: figure {fig['name']} shows {100 * share:.0f} % of its width at once "
+                      f"({fig['visible']} of {fig['shown']} px; at least {100 * args.min_visible:.0f} %)")
         if args.list_wrapped:
             for line in stats["wrapped"]:
                 print(f"{where}: wraps: {line}")
@@ -392,6 +427,11 @@ def main():
                 print(f"{where}: figure text shown at {r['over']} px (< {args.min_font}): {r['text']}")
             else:
                 print(f"{where}: figure text {r['kind']} by {r['over']} px: {r['text']}")
+    for name, seen_at in sorted(figures.items()):
+        least = min(seen_at, key=lambda s: s[1])
+        print(f"layout: figure {name}: {100 * least[1]:.0f} % of its width visible at once "
+              f"({least[3]} of {least[2]} px, {least[0]})"
+              + (" (a trace: may scroll)" if name in WIDE_FIGURES else ""), file=sys.stderr)
     share = 100.0 * wrapped / lines if lines else 0.0
     print(f"layout: {total} overflowing or broken elements on {len(pages)} pages at {args.width} px; "
           f"{scrolling} boxes scroll sideways, each with its cue; {wrapped} of {lines} included Rust "

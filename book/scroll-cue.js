@@ -7,18 +7,24 @@
   "use strict";
   const CUE = "\u2194 wider than the screen: scroll sideways";
 
-  // Each SVG figure in a box of its own that may scroll, inside a link to the file.
+  // Each SVG figure in a box of its own that may scroll, inside a link to the file. A
+  // chart with a phone variant is a <picture>: the box holds the picture, and the link
+  // opens the variant the screen shows.
   function wrapFigures() {
     document.querySelectorAll('main img[src$=".svg"]').forEach(function (img) {
       if (img.closest(".figure-scroll")) return;
+      const el = img.closest("picture") || img;
+      const source = el === img ? null : el.querySelector("source[media]");
+      const shown = source && window.matchMedia(source.media).matches
+        ? source.getAttribute("srcset") : img.getAttribute("src");
       const box = document.createElement("div");
       box.className = "figure-scroll";
       const a = document.createElement("a");
-      a.href = img.getAttribute("src");
+      a.href = shown;
       a.title = "the figure alone, full size";
-      img.replaceWith(box);
+      el.replaceWith(box);
       box.appendChild(a);
-      a.appendChild(img);
+      a.appendChild(el);
     });
   }
 

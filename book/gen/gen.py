@@ -17,6 +17,9 @@ RUNS_CH09 = {
  's92': '--step 9.2',
  's93': '--step 9.3',
  's93zeros': '--step 9.3 --input zeros',
+ # CUDA by Example's two extremes of the grid: one block, and one byte per thread.
+ 's93g1': '--step 9.3 --grid 1',
+ 's93g1024': '--step 9.3 --grid 1024',
  's94': '--step 9.3 --step 9.4',
  's94g4': '--step 9.4 --grid 4',
  's94g1': '--step 9.4 --grid 1',
@@ -86,6 +89,8 @@ VIEWS_CH09 = {
  's92': ('s92', 'step,kernel,status,g.sectors,warp.instr,lost'),
  's93': ('s93', 'step,kernel,status,g.atomics,worst.ser,g.sectors,warp.instr'),
  's93zeros': ('s93zeros', 'step,kernel,status,g.atomics,worst.ser,g.sectors,warp.instr'),
+ 's93g1': ('s93g1', 'step,kernel,status,grid,g.atomics,worst.ser,g.sectors,warp.instr'),
+ 's93g1024': ('s93g1024', 'step,kernel,status,grid,g.atomics,worst.ser,g.sectors,warp.instr'),
  's94': ('s94', 'step,kernel,status,g.atomics,worst.ser,g.sectors,warp.instr'),
  's94g4': ('s94g4', 'step,kernel,status,grid,g.atomics,worst.ser,g.sectors'),
  's94g1': ('s94g1', 'step,kernel,status,grid,g.atomics,worst.ser,g.sectors'),
@@ -162,23 +167,48 @@ def shown(name):
     if name in VIEWS:
         return open(os.path.join(OUT, name + '.view.txt')).read().rstrip('\n')
     return out(name)
-# A quoted line may be this wide and fit the book's column at 1280 px (book/layout.py).
-QUOTE_WIDTH = 84
-def prompt_cmd(name):
-    """`$ CMD` for a text block, continued with a backslash where it would pass QUOTE_WIDTH."""
+# A command line may be this wide and fit a phone's column (390 px: book/limits.py checks
+# every page's commands against the same bound).
+COMMAND_WIDTH = 44
+def wrap_words(words, width, first='', indent='    '):
+    """`words` (a command split at spaces) as lines of at most `width` characters, each
+    but the last ending in ` \\`: the first starts with `first`, the others with `indent`.
+    A flag keeps its value on its line when both fit; a word longer than a line is broken
+    after a comma, its continuation at the line's start (bash joins `\\` and a newline
+    inside a word), so that the command copied whole still runs."""
     groups = []
-    for word in cmd(name).split(' '):
-        if groups and not word.startswith('--') and groups[-1].startswith('--') and ' ' not in groups[-1]:
+    for word in words:
+        if groups and not word.startswith('-') and groups[-1].startswith('--') and ' ' not in groups[-1]:
             groups[-1] += ' ' + word
         else:
             groups.append(word)
-    lines, cur = [], '$'
+    parts = []
     for g in groups:
-        if len(cur) + 1 + len(g) > QUOTE_WIDTH - 2 and g.startswith('--') and cur.strip() != '$':
+        if len(indent) + len(g) + 2 > width and ' ' in g:
+            parts.extend(g.split(' ', 1))
+        else:
+            parts.append(g)
+    lines, cur = [], first
+    for p in parts:
+        if cur.strip() and len(cur) + 1 + len(p) + 2 > width:
             lines.append(cur + ' \\')
-            cur = '   '
-        cur += ' ' + g
+            cur = indent
+        elif cur.strip():
+            cur += ' '
+        while len(cur) + len(p) + 2 > width and ',' in p[:width - len(cur) - 1]:
+            cut = p[:width - len(cur) - 1].rindex(',') + 1
+            lines.append(cur + p[:cut] + '\\')
+            cur, p = '', p[cut:]
+        cur += p
     return '\n'.join(lines + [cur])
+def prompt_cmd(name):
+    """`$ CMD` for a text block, continued with a backslash where it would pass a phone's
+    column (COMMAND_WIDTH)."""
+    return wrap_words(cmd(name).split(' '), COMMAND_WIDTH, first='$')
+def block_cmd(name, quote=''):
+    """CMD for a `sh` block (each line after `quote`, '> ' in a Predict box), continued with
+    a backslash where it would pass a phone's column."""
+    return '\n'.join(quote + l for l in wrap_words(cmd(name).split(' '), COMMAND_WIDTH - len(quote)).split('\n'))
 import json
 def j(name, field, kernel=None):
     rows = json.loads(out(name))
@@ -277,10 +307,16 @@ def atoms_ncu(metric, grid='132', block='512', kernel='atoms_kernel'):
         if launch and m:
             return float(m.group(1).replace(',', ''))
     raise KeyError((kernel, grid, block, metric))
-def sizes_table():
-    """The size sweep of both element types as a markdown table: time against the read
-    kernel of the same run, and CUB against the kernel."""
+def sizes_table(dtype=None):
+    """The size sweep as a markdown table: time against the read kernel of the same run,
+    and CUB against the kernel; both element types side by side, or one (`u8`, `u32`)."""
     u8, u32 = size_times(SIZES_U8), size_times(SIZES_U32)
+    if dtype:
+        kernel = {'u8': '9.9', 'u32': '`u32_vectors`'}[dtype]
+        lines = [f'| size | read kernel, µs | {kernel}, µs | / read | CUB / it |', '| --- | --- | --- | --- | --- |']
+        for m, r, _, b, c in {'u8': u8, 'u32': u32}[dtype]:
+            lines.append(f'| {m} MiB | {r:.1f} | {b:.1f} | {b / r:.2f}× | {c / b:.1f}× |')
+        return '\n'.join(lines)
     lines = ['| size | read kernel, µs | 9.9, µs | 9.9 / read | CUB / 9.9 | u32: read, µs | `u32_vectors`, µs | / read | CUB / it |',
              '| --- | --- | --- | --- | --- | --- | --- | --- | --- |']
     for (m, r8, _, b8, c8), (m32, r32, _, b32, c32) in zip(u8, u32):
@@ -482,8 +518,22 @@ def bench_row(impl, input='uniform', dtype='u8', file=BENCH, bins=None):
         raise SystemExit(f'{impl} {input} {dtype} in {file} was not correct')
     return rows[0]
 def bench(impl, input='uniform', dtype='u8', field='gbps', file=BENCH, bins=None):
-    """A field of a row (raw number): gbps, pct_read_bw, median_ms, ..."""
-    return bench_row(impl, input, dtype, file, bins)[field]
+    """A field of a row (raw number): gbps, pct_read_bw, median_ms, ... `pct_read_bw` is
+    taken against the read kernel of the run ([`read_kernel_gbps`]), which the older runs'
+    own field is not (it was against the faster of the read kernel and the copy)."""
+    row = bench_row(impl, input, dtype, file, bins)
+    if field == 'pct_read_bw':
+        return 100 * row['gbps'] / read_kernel_gbps(file)
+    return row[field]
+def read_kernel_gbps(file=BENCH):
+    """The speed of the run's read kernel (16-byte loads, counting nothing), GB/s: the
+    ceiling the book holds the kernels against. A run's `read_bw_gbps` is the faster of it
+    and a copy kernel; where the copy was faster (the extensions run of 2026-11-22: 2960
+    against 2930 GB/s), the read kernel's figure is the one the pages use."""
+    try:
+        return bench_header('read_kernel_gbps', file) or bench_header('read_bw_gbps', file)
+    except KeyError:
+        return bench_header('read_bw_gbps', file)
 def fmt_gbps(v):
     return f'{v:.1f}' if v < 10 else f'{v:.0f}'
 def gbps(impl, input='uniform', dtype='u8', file=BENCH, bins=None):
@@ -511,11 +561,24 @@ def span(values, unit='GB/s'):
     return f'{min(v)} to {max(v)} {unit}'
 
 def read_bw(file=BENCH):
-    return f"{bench_header('read_bw_gbps', file):.0f}"
+    """The run's read kernel's speed, GB/s, whole ([`read_kernel_gbps`])."""
+    return f"{read_kernel_gbps(file):.0f}"
+def cold_l2(file=BENCH):
+    """Whether the run timed each launch from a cold L2, as its header's method says (the
+    bench reads twice the L2 before every launch since 2026-11-25; the runs before it
+    timed launch after launch over one input)."""
+    try:
+        return 'cold L2' in bench_header('method', file)
+    except KeyError:
+        return False
 def measured_on(file=BENCH):
-    """'NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0, 2026-11-22'."""
+    """'NVIDIA H100 80GB HBM3, driver 580.159.04, CUDA 13.0, 2026-11-22', and, for a run
+    that did not flush the L2 before each launch, a note that says so."""
     return (f"{bench_header('gpu', file)}, driver {bench_header('driver_version', file)}, "
-            f"CUDA {bench_header('cuda_version', file)}, {bench_header('date', file)}")
+            f"CUDA {bench_header('cuda_version', file)}, {bench_header('date', file)}"
+            + ('' if cold_l2(file) else
+               ' (launch after launch over one input, not from a [cold L2](../glossary.md#cold-l2): the run predates'
+               ' the bench\'s flush, appendix B)'))
 INPUTS = ['uniform', 'one-value', '90pct-one-value', 'text']
 INPUT_NAMES = {'uniform': 'uniform', 'one-value': 'one value', '90pct-one-value': '90 % one value', 'text': 'text'}
 def bench_table(impls, dtype='u8', file=BENCH, inputs=INPUTS, pct_of=None):
@@ -614,7 +677,7 @@ def h200_now_sizes():
     return join([f'{b / r:.2f}×' for m, r, k, b, c in t]), join([str(m) for m, r, k, b, c in t]) + ' MiB'
 def h200_scale(file=VARIANTS_NOW):
     """How many times the H100 run's read bandwidth the H200's is."""
-    return bench_header('read_bw_gbps', H200) / bench_header('read_bw_gbps', file)
+    return read_kernel_gbps(H200) / read_kernel_gbps(file)
 def yardsticks_table(files=(BENCH, H200)):
     """The yardsticks of the chapter's kernels as a markdown table, one column per GPU (one
     run each, named in the header): the read kernel, the copy, CUB and torch.bincount."""
@@ -863,10 +926,45 @@ def row_c(name, kernel, k):
             return int(cells[1 + k])
     raise SystemExit(f'no row {kernel} in {name}')
 LATENCY = 'notes/latency-h100-2026-11-24.md'
+# The seeds' claims timed on a GPU (notes/seeds-probes-2026-11-28/: probe.cu, run.sh and
+# each run's output).
+PROBES = 'notes/seeds-probes-2026-11-28'
+# Run b: the kernels timed without the bins' zeroing, and CUDA by Example's grids (an H200:
+# the device tool lent no H100 that day).
+PROBE_H200 = PROBES + '/probe-h200-b.txt'
+def probe_line(text, file=PROBE_H200):
+    """The line of a probe's output that holds `text`."""
+    for l in open(os.path.join(ROOT, file)):
+        if text in l:
+            return l.strip()
+    raise SystemExit(f'{file} has no line with {text!r}')
+def probe_us(text, file=PROBE_H200):
+    """The time, µs, of the probe's case on the line that holds `text`."""
+    m = re.search(r': ([\d.]+) us', probe_line(text, file))
+    if not m:
+        raise SystemExit(f'{file}: no time on the line with {text!r}')
+    return float(m.group(1))
+def probe_gpu(file=PROBE_H200):
+    """'NVIDIA H200, driver 580.159.04, 2026-11-28': the GPU, driver and date of a probe run."""
+    lines = open(os.path.join(ROOT, file)).read().split('\n')
+    date = next(l for l in lines if l.startswith('date: '))[6:16]
+    gpu, driver = next(l for l in lines if ', ' in l and not l.startswith(('date', 'gpu', 'Build')) and 'NVIDIA' in l).split(', ')
+    return f'{gpu}, driver {driver}, {date}'
 NCU_96 = 'notes/ncu-9.6-h100-2026-11-24.txt'
 GRID_SHORT = 'notes/grid-short-inputs-h100-2026-11-24.md'
 COLD_L2 = 'notes/cold-l2-h100-2026-11-25.md'
 COMMIT_PROBE = 'notes/commit-probe-2026-11-24/README.md'
+def commit_probe_gain():
+    """(least, most) µs by which the RED commit ended sooner than the ATOM commit, over
+    every size and run of the commit probe's output (notes/commit-probe-2026-11-24/)."""
+    gains = []
+    for line in open(os.path.join(ROOT, os.path.dirname(COMMIT_PROBE), 'output.txt')):
+        m = re.search(r'RED commit ([\d.]+) \| ATOM commit ([\d.]+)', line)
+        if m:
+            gains.append(float(m.group(2)) - float(m.group(1)))
+    if not gains:
+        raise SystemExit(f'no RED and ATOM times in {COMMIT_PROBE}')
+    return min(gains), max(gains)
 NCU = 'notes/ncu-h100-2026-11-22.txt'
 def ncu(kernel, metric, unit=None, file=NCU):
     """A metric of the Nsight Compute report of `kernel` (the text ncu printed), as printed."""
@@ -911,29 +1009,45 @@ def check(expr, env):
             now = f'({e})'
         FAILED_CHECKS.append(f'{expr}    # now: {left} = {now}')
     return ''
+FIGURES = os.path.join(ROOT, 'book', 'src', 'figures')
+def phone_pictures(text):
+    """Each figure `![ALT](../figures/NAME.svg)` that has a phone variant
+    (`NAME-phone.svg`, written by `cargo run -p figures`) as a `<picture>` that shows the
+    variant below 700 px, the width under which the book is laid out for a phone
+    (book/wrap.css, book/layout.py), and the figure itself above."""
+    import html
+    def picture(m):
+        alt, path, name = m.group(1), m.group(2), m.group(3)
+        if not os.path.exists(os.path.join(FIGURES, name + '-phone.svg')):
+            return m.group(0)
+        phone = path[:-len('.svg')] + '-phone.svg'
+        return (f'<picture><source media="(max-width: 700px)" srcset="{phone}">'
+                f'<img src="{path}" alt="{html.escape(alt)}"></picture>')
+    return re.sub(r'^!\[([^\]]*)\]\(((?:\.\./)?figures/([A-Za-z0-9._-]+)\.svg)\)$', picture, text, flags=re.M)
 def fill(text):
     # Every name of this module (its constants and helpers), then the builtins the pages use.
     env = {**{k: v for k, v in globals().items() if not k.startswith('_')},'j': j, 'row': row, 'out': out, 'said': said, 'out_file': out_file, 'round': round, 'abs': abs,
-           'min': min, 'max': max, 'all': all, 'bench': bench, 'bench_header': bench_header,
+           'min': min, 'max': max, 'all': all, 'bench': bench, 'bench_header': bench_header, 'read_kernel_gbps': read_kernel_gbps,
            'gbps': gbps, 'pct': pct, 'ratio': ratio, 'faster': faster, 'read_bw': read_bw,
-           'measured_on': measured_on, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
+           'measured_on': measured_on, 'cold_l2': cold_l2, 'bench_table': bench_table, 'fmt_gbps': fmt_gbps,
            'BENCH': BENCH, 'ncu': ncu, 'VARIANTS': VARIANTS, 'INPUTS': INPUTS,
            'EXTENSIONS': EXTENSIONS, 'LIMITS_U32': LIMITS_U32, 'NCU_914': NCU_914, 'ncu_plain': ncu_plain, 'sizes_table': sizes_table, 'size_times': size_times, 'SIZES_U8': SIZES_U8, 'SIZES_U32': SIZES_U32, 'SIZES_U8_WARM': SIZES_U8_WARM, 'SIZES_U32_WARM': SIZES_U32_WARM, 'NCU_ATOMS': NCU_ATOMS, 'atoms_ncu': atoms_ncu, 'int': int, 'float': float,
            'MANY_BINS': MANY_BINS, 'MANY_INPUTS': MANY_INPUTS, 'NCU_917': NCU_917, 'many_bins_table': many_bins_table,
            'CH05': CH05, 'c5': c5, 'c5mb': c5mb, 'span': span, 're': re,
            'cpu_table': cpu_table, 'cpu_threads_rows': cpu_threads_rows, 'cpu_one_thread': cpu_one_thread,
-           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'noted': noted, 'noted_num': noted_num, 'SEEDS': SEEDS, 'excerpt': excerpt, 'row_c': row_c, 'LATENCY': LATENCY, 'NCU_96': NCU_96, 'GRID_SHORT': GRID_SHORT, 'COLD_L2': COLD_L2, 'COMMIT_PROBE': COMMIT_PROBE, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'SAME_GRID_DIR': SAME_GRID_DIR, 'same_grid_speedup': same_grid_speedup, 'same_grid_times': same_grid_times, 'same_grid_launch': same_grid_launch, 'times_how': times_how, 'WARP_AGG': WARP_AGG, 'wa_ncu': wa_ncu, 'wa_ncu_said': wa_ncu_said, 'wa_table': wa_table, 'sass_loop': sass_loop, 'sass_loop_text': sass_loop_text, 'stall_at': stall_at, 'spaced': spaced, 'yardsticks_table': yardsticks_table, 'LIMIT': LIMIT, 'LIMIT_README': LIMIT_README, 'VARIANTS_NOW': VARIANTS_NOW, 'NCU_BEFORE': NCU_BEFORE, 'NCU_AFTER': NCU_AFTER, 'ncu_num': ncu_num, 'PIPES': PIPES, 'before_after_table': before_after_table, 'h200_scale': h200_scale, 'note_table': note_table, 'sass_mix': sass_mix, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
+           'cycles_per_byte': cycles_per_byte, 'H200': H200, 'noted': noted, 'noted_num': noted_num, 'SEEDS': SEEDS, 'excerpt': excerpt, 'row_c': row_c, 'LATENCY': LATENCY, 'PROBES': PROBES, 'PROBE_H200': PROBE_H200, 'probe_line': probe_line, 'probe_us': probe_us, 'probe_gpu': probe_gpu, 'NCU_96': NCU_96, 'GRID_SHORT': GRID_SHORT, 'COLD_L2': COLD_L2, 'COMMIT_PROBE': COMMIT_PROBE, 'commit_probe_gain': commit_probe_gain, 'WAVES_12_GBPS': WAVES_12_GBPS, 'WAVES_12_READ': WAVES_12_READ, 'SHARED_BINS_N': SHARED_BINS_N, 'run_of': run_of, 'verdict': verdict, 'same_grid': same_grid, 'SAME_GRID': SAME_GRID, 'SAME_GRID_DIR': SAME_GRID_DIR, 'same_grid_speedup': same_grid_speedup, 'same_grid_times': same_grid_times, 'same_grid_launch': same_grid_launch, 'times_how': times_how, 'WARP_AGG': WARP_AGG, 'wa_ncu': wa_ncu, 'wa_ncu_said': wa_ncu_said, 'wa_table': wa_table, 'sass_loop': sass_loop, 'sass_loop_text': sass_loop_text, 'stall_at': stall_at, 'spaced': spaced, 'yardsticks_table': yardsticks_table, 'LIMIT': LIMIT, 'LIMIT_README': LIMIT_README, 'VARIANTS_NOW': VARIANTS_NOW, 'NCU_BEFORE': NCU_BEFORE, 'NCU_AFTER': NCU_AFTER, 'ncu_num': ncu_num, 'PIPES': PIPES, 'before_after_table': before_after_table, 'h200_scale': h200_scale, 'note_table': note_table, 'sass_mix': sass_mix, 'cpu_named': cpu_named, 'HOST_LSCPU': HOST_LSCPU, 'CPU_SCALAR': CPU_SCALAR, 'AMD_SIMD_GBPS': AMD_SIMD_GBPS, 'TURBOHIST_MBPS': TURBOHIST_MBPS, 'TURBOHIST_GHZ': TURBOHIST_GHZ, 'APTROOT_GBPS': APTROOT_GBPS, 'APTROOT_HIST_8_64_GBPS': APTROOT_HIST_8_64_GBPS,
            'XEON_ENGEL_RATIO': XEON_ENGEL_RATIO, 'MULA_PUBLISHED': MULA_PUBLISHED, 'XEON_MULA_PAIRS': XEON_MULA_PAIRS, 'XEON_MULA_4096': XEON_MULA_4096, 'XEON_MULA_RATIO': XEON_MULA_RATIO, 'engel_cached_ratios': engel_cached_ratios, 'XEON_TURBOHIST_GBPS': XEON_TURBOHIST_GBPS, 'XEON_READ_GBPS': XEON_READ_GBPS, 'ENGEL_MC_PER_BYTE': ENGEL_MC_PER_BYTE}
     text = re.sub(r'^@@check:(.+?)@@\n', lambda m: check(m.group(1), env), text, flags=re.M)
     text = re.sub(r'@@py:(.+?)@@', lambda m: str(eval(m.group(1), env)), text)
     text = re.sub(r'^\$ @@cmd:([A-Za-z0-9_.]+)@@$', lambda m: prompt_cmd(m.group(1)), text, flags=re.M)
+    text = re.sub(r'^(> )?@@cmd:([A-Za-z0-9_.]+)@@$', lambda m: block_cmd(m.group(2), m.group(1) or ''), text, flags=re.M)
     def rep(m):
         kind, name = m.group(1), m.group(2)
         if kind == 'cmd': return cmd(name)
         if kind == 'out': return shown(name)
         if kind == 'file': return open(os.path.join(OUT, name)).read().rstrip('\n')
         raise SystemExit('bad placeholder ' + m.group(0))
-    return re.sub(r'@@(cmd|out|file):([A-Za-z0-9_.]+)@@', rep, text)
+    return phone_pictures(re.sub(r'@@(cmd|out|file):([A-Za-z0-9_.]+)@@', rep, text))
 if __name__ == '__main__':
     if sys.argv[1:2] == ['--list-runs']:
         for k, v in RUNS.items():

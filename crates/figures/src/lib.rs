@@ -19,6 +19,7 @@
 #![deny(missing_docs)]
 
 pub mod mechanisms;
+pub mod phone;
 pub mod sizes;
 pub mod svg;
 
@@ -36,6 +37,15 @@ pub struct Figure {
     pub name: &'static str,
     /// The SVG document.
     pub svg: String,
+    /// A chart's phone variant ([`phone`]), written beside it as `NAME-phone.svg`.
+    pub phone: Option<String>,
+}
+
+impl Figure {
+    /// The file name of the phone variant: `ch09-throughput-u8-phone.svg`.
+    pub fn phone_name(&self) -> String {
+        format!("{}-phone.svg", self.name.trim_end_matches(".svg"))
+    }
 }
 
 /// The repository root, found at run time ([`course_root::course_root`]); the current
@@ -104,7 +114,8 @@ pub struct Bench {
     pub cuda: String,
     /// The date of the run, `YYYY-MM-DD`.
     pub date: String,
-    /// The measured read bandwidth, GB/s.
+    /// The speed of the run's read kernel (16-byte loads, counting nothing), GB/s: the
+    /// ceiling the figures draw.
     pub read_bw_gbps: f64,
     /// The host the CPU rows ran on, as the bench's header names it (model and hardware
     /// threads), so that a figure's "best CPU" says which CPU; empty when the header has
@@ -161,9 +172,11 @@ pub fn parse_bench(
                 )
             })?,
     };
-    let read_bw_gbps = h
-        .read_bw_gbps
-        .ok_or_else(|| format!("{source}: the header has no read bandwidth (read_bw_gbps)"))?;
+    // The read kernel's speed where the header has it: `read_bw_gbps` is the faster of it
+    // and a copy, and the book holds the kernels against the read kernel.
+    let read_bw_gbps = h.read_kernel_gbps.or(h.read_bw_gbps).ok_or_else(|| {
+        format!("{source}: the header has no read bandwidth (read_kernel_gbps, read_bw_gbps)")
+    })?;
     let rows = report
         .rows
         .into_iter()
@@ -405,8 +418,18 @@ fn rotated_extent(chars: f64) -> (f64, f64) {
     (len * a.cos(), len * a.sin() + 11.0 * a.cos())
 }
 
+/// A chart and its phone variant as one figure.
+fn charted(name: &'static str, (svg, phone): (String, String)) -> Figure {
+    Figure {
+        name,
+        svg,
+        phone: Some(phone),
+    }
+}
+
 /// A grouped bar chart on a log y axis. `series` are the legend labels of the bars of
-/// each group; `hline` is a dashed horizontal line and its label.
+/// each group; `hline` is a dashed horizontal line and its label. Returns the chart and
+/// its phone variant ([`phone::bar_chart`]).
 fn bar_chart(
     title: &str,
     y_label: &str,
@@ -415,7 +438,7 @@ fn bar_chart(
     hline: Option<(f64, String)>,
     caption: &str,
     zero_label: bool,
-) -> String {
+) -> (String, String) {
     // 800 wide: shown in the book's 750-px column, 11-px text stays above 10 px. The
     // margins make room for the rotated group labels (left of the first group, and below
     // the axis) and for the caption, so that no text runs into another (book/layout.py).
@@ -515,7 +538,17 @@ fn bar_chart(
     }
     s.legend(left, 38.0, &legend);
     s.caption(caption);
-    s.finish()
+    let compact = phone::bar_chart(
+        title,
+        y_label,
+        series,
+        groups,
+        hline.as_ref(),
+        caption,
+        zero_label,
+        (lo, hi),
+    );
+    (s.finish(), compact)
 }
 
 /// The throughput figure of `dtype` (`u8`: steps 9.3 to 9.9; `u32`: 9.14).
@@ -530,9 +563,9 @@ fn throughput(b: &Bench, dtype: &str, name: &'static str) -> Figure {
         "Chapter 9 on the {}: throughput per step and input, {dtype} input, {bins}",
         b.gpu
     );
-    Figure {
+    charted(
         name,
-        svg: bar_chart(
+        bar_chart(
             &title,
             "GB/s of input (log scale)",
             &INPUTS,
@@ -548,7 +581,7 @@ fn throughput(b: &Bench, dtype: &str, name: &'static str) -> Figure {
             },
             false,
         ),
-    }
+    )
 }
 
 /// The GPU figures: `ch09-throughput-u8.svg` and `ch09-throughput-u32.svg`.
@@ -597,9 +630,9 @@ pub fn strategy_figure(ext: &Bench) -> Figure {
         "9.16 on the {}: registers, shared or global atomics, by bin count (u32, uniform)",
         ext.gpu
     );
-    Figure {
-        name: "ch09-strategy-u32.svg",
-        svg: bar_chart(
+    charted(
+        "ch09-strategy-u32.svg",
+        bar_chart(
             &title,
             "GB/s of input (log scale)",
             &["registers (9.10)", "shared (9.14)", "global (9.14)"],
@@ -608,7 +641,7 @@ pub fn strategy_figure(ext: &Bench) -> Figure {
             &gpu_caption(ext),
             false,
         ),
-    }
+    )
 }
 
 /// The steps of the atomics figure: the byte histogram's progression.
@@ -652,9 +685,9 @@ fn atomics_figure(p: &Params) -> Result<Figure, String> {
         p.input.describe(),
         p.bins
     );
-    Ok(Figure {
-        name: "ch09-global-atomics.svg",
-        svg: bar_chart(
+    Ok(charted(
+        "ch09-global-atomics.svg",
+        bar_chart(
             "Chapter 9: atomics per step (emulator counters)",
             "atomic operations, lanes (log scale)",
             &["global atomics", "shared atomics"],
@@ -663,7 +696,7 @@ fn atomics_figure(p: &Params) -> Result<Figure, String> {
             &caption,
             true,
         ),
-    })
+    ))
 }
 
 /// Contention per bin of one input: for every bin, the warp loads of 9.3 that touch it,
@@ -725,8 +758,6 @@ pub fn queues(data: &[u8]) -> Vec<u64> {
 /// input must be the emulator's `worst_serialization` of 9.3 on it.
 fn contention_figure(p: &Params) -> Result<Figure, String> {
     let kinds = [InputKind::Uniform, InputKind::Skew(90)];
-    let (w, left, right, top, plot) = (800.0, 80.0, 780.0, 110.0, 300.0);
-    let bottom = top + plot;
     let mut shares = Vec::new();
     let mut notes = Vec::new();
     for kind in &kinds {
@@ -776,24 +807,94 @@ fn contention_figure(p: &Params) -> Result<Figure, String> {
         p.elements(),
         p.seed
     );
-    let h = bottom + 70.0 + Svg::caption_height(w, &caption);
-    let mut s = Svg::new(
-        w,
-        h,
-        "9.3: how long is the queue at a warp atomic's busiest bin?",
-    );
-    for (i, (name, median, worst)) in notes.iter().enumerate() {
+    let title = "9.3: how long is the queue at a warp atomic's busiest bin?";
+    Ok(Figure {
+        name: "ch09-contention.svg",
+        svg: contention_svg(title, &caption, &notes, &shares, false),
+        phone: Some(contention_svg(title, &caption, &notes, &shares, true)),
+    })
+}
+
+/// The contention figure at 800 px, or on a phone's width ([`phone`]): the notes and the
+/// axis label wrapped, the title in lines.
+fn contention_svg(
+    title: &str,
+    caption: &str,
+    notes: &[(String, u64, u64)],
+    shares: &[Vec<f64>],
+    compact: bool,
+) -> String {
+    let title_lines = phone::title_lines(title);
+    let note_text = |name: &str, median: u64, worst: u64| {
+        format!(
+            "{name}: half the warp atomics queue {median} lane(s) or fewer; the longest queue {worst}"
+        )
+    };
+    let axis_label = "lanes of one warp atomic on its busiest bin: the queue at one address";
+    let (w, left, note_size) = if compact {
+        (phone::WIDTH, 50.0, 12.0)
+    } else {
+        (800.0, 80.0, 14.0)
+    };
+    let right = w - 20.0;
+    let note_lines: Vec<Vec<String>> = notes
+        .iter()
+        .map(|(name, median, worst)| {
+            let text = note_text(name, *median, *worst);
+            if compact {
+                phone::lines(&text, ((w - 40.0) / 6.8) as usize)
+            } else {
+                vec![text]
+            }
+        })
+        .collect();
+    let axis_lines = if compact {
+        phone::lines(axis_label, ((w - 20.0) / 6.8) as usize)
+    } else {
+        vec![axis_label.to_string()]
+    };
+    let notes_top = if compact {
+        phone::below_title(title_lines.len()) + 12.0
+    } else {
+        52.0
+    };
+    let line_h = note_size + 4.0;
+    let mut tops = Vec::new();
+    let mut y = notes_top;
+    for l in &note_lines {
+        tops.push(y);
+        y += line_h * l.len() as f64 + 8.0;
+    }
+    let top = if compact { y + 14.0 } else { 110.0 };
+    let plot = if compact { 240.0 } else { 300.0 };
+    let bottom = top + plot;
+    let h = bottom + 54.0 + 16.0 * axis_lines.len() as f64 + Svg::caption_height(w, caption);
+    let mut s = if compact {
+        let mut s = Svg::bare(w, h, title, w, 11.0);
+        phone::draw_title(&mut s, &title_lines);
+        s
+    } else {
+        Svg::new(w, h, title)
+    };
+    let (note_x, swatch_x) = if compact {
+        (30.0, 10.0)
+    } else {
+        (left + 22.0, left)
+    };
+    for (i, lines) in note_lines.iter().enumerate() {
         let colour = COLOURS[i];
-        let y = 52.0 + 22.0 * i as f64;
-        s.rect(left, y - 12.0, 14.0, 14.0, colour, 1.0);
-        s.text(
-            left + 22.0,
-            y,
-            14.0,
-            "start",
-            &format!("{name}: half the warp atomics queue {median} lane(s) or fewer; the longest queue {worst}"),
-            if i == 1 { "bold" } else { "normal" },
-        );
+        let y = tops[i];
+        s.rect(swatch_x, y - 12.0, 14.0, 14.0, colour, 1.0);
+        for (k, l) in lines.iter().enumerate() {
+            s.text(
+                note_x,
+                y + line_h * k as f64,
+                note_size,
+                "start",
+                l,
+                if i == 1 { "bold" } else { "normal" },
+            );
+        }
     }
     let max = shares
         .iter()
@@ -816,7 +917,7 @@ fn contention_figure(p: &Params) -> Result<Figure, String> {
         );
     }
     s.text_rotated(
-        22.0,
+        if compact { 14.0 } else { 22.0 },
         (top + bottom) / 2.0,
         12.0,
         "middle",
@@ -852,19 +953,18 @@ fn contention_figure(p: &Params) -> Result<Figure, String> {
         }
     }
     s.line(left, bottom, right, bottom, "#333333", 1.0, "");
-    s.text(
-        (left + right) / 2.0,
-        bottom + 36.0,
-        12.0,
-        "middle",
-        "lanes of one warp atomic on its busiest bin: the queue at one address",
-        "normal",
-    );
-    s.caption(&caption);
-    Ok(Figure {
-        name: "ch09-contention.svg",
-        svg: s.finish(),
-    })
+    for (k, l) in axis_lines.iter().enumerate() {
+        s.text(
+            (left + right) / 2.0,
+            bottom + 36.0 + 16.0 * k as f64,
+            12.0,
+            "middle",
+            l,
+            "normal",
+        );
+    }
+    s.caption(caption);
+    s.finish()
 }
 
 /// The emulator figures at `p` (the progression's defaults: [`Params::default`]):
@@ -885,6 +985,7 @@ pub fn trace_figure() -> Result<Figure, String> {
     Ok(Figure {
         name: "ch09-trace-9.3.svg",
         svg: drawn.svg,
+        phone: None,
     })
 }
 
@@ -936,9 +1037,9 @@ pub fn divergence_figure(p: &ch05::progression::Params) -> Result<Figure, String
         "SIMT emulator, n = {}, seed {}, reference kernels of 5.4; the label gives the launch and the SIMT efficiency, active lanes per warp instruction (cargo run -p ch05 -- --step 5.4)",
         p.n, p.seed
     );
-    Ok(Figure {
-        name: "ch05-divergence.svg",
-        svg: bar_chart(
+    Ok(charted(
+        "ch05-divergence.svg",
+        bar_chart(
             "Chapter 5.4: divergence (emulator counters)",
             "warp instructions (log scale)",
             &["warp instructions", "divergent steps"],
@@ -947,7 +1048,7 @@ pub fn divergence_figure(p: &ch05::progression::Params) -> Result<Figure, String
             &caption,
             true,
         ),
-    })
+    ))
 }
 
 /// `ch05-histograms.svg`: load requests, global atomics and shared atomics of 5.6's four
@@ -977,9 +1078,9 @@ pub fn histograms_figure(p: &ch05::progression::Params) -> Result<Figure, String
         "SIMT emulator, n = {} uniform random bytes, seed {}, 256 bins, blocks of {}, reference kernels of 5.6; atomics counted per lane (cargo run -p ch05 -- --step 5.6)",
         p.n, p.seed, p.block
     );
-    Ok(Figure {
-        name: "ch05-histograms.svg",
-        svg: bar_chart(
+    Ok(charted(
+        "ch05-histograms.svg",
+        bar_chart(
             "Chapter 5.6: four histogram kernels (emulator counters)",
             "count (log scale)",
             &["global load requests", "global atomics", "shared atomics"],
@@ -988,7 +1089,7 @@ pub fn histograms_figure(p: &ch05::progression::Params) -> Result<Figure, String
             &caption,
             true,
         ),
-    })
+    ))
 }
 
 /// The trace of the reference 5.3 (the grid-stride loop) at the trace's default
@@ -1003,6 +1104,7 @@ pub fn ch05_trace_figure() -> Result<Figure, String> {
     Ok(Figure {
         name: "ch05-trace-5.3.svg",
         svg: drawn.svg,
+        phone: None,
     })
 }
 

@@ -66,19 +66,23 @@ fn main() -> ExitCode {
     let out = out.unwrap_or_else(|| root.join(FIGURES_DIR));
     let mut stale = 0;
     for f in &figures {
-        let path = out.join(f.name);
-        if check {
-            if std::fs::read_to_string(&path).ok().as_deref() != Some(f.svg.as_str()) {
-                eprintln!("stale: {}", path.display());
-                stale += 1;
+        let phone = f.phone.as_ref().map(|svg| (f.phone_name(), svg));
+        let files = std::iter::once((f.name.to_string(), &f.svg)).chain(phone);
+        for (name, svg) in files {
+            let path = out.join(&name);
+            if check {
+                if std::fs::read_to_string(&path).ok().as_deref() != Some(svg.as_str()) {
+                    eprintln!("stale: {}", path.display());
+                    stale += 1;
+                }
+                continue;
             }
-            continue;
+            if let Err(e) = std::fs::create_dir_all(&out).and_then(|_| std::fs::write(&path, svg)) {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+            println!("wrote {}", shown.join(&name).display());
         }
-        if let Err(e) = std::fs::create_dir_all(&out).and_then(|_| std::fs::write(&path, &f.svg)) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return ExitCode::FAILURE;
-        }
-        println!("wrote {}", shown.join(f.name).display());
     }
     if stale > 0 {
         eprintln!("{stale} figure(s) out of date: run `cargo run -p figures`");

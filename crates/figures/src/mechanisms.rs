@@ -6,8 +6,8 @@
 //! Each figure is drawn from what the trace recorded (which lane touched which element in
 //! which warp step), and checked against the run's own counters or the input where the two
 //! must agree: a figure that no longer matches its run is an error, not a picture.
-//! 420 px wide with text of 12 px and more, so that on a phone's 335-px column the text
-//! stays at 10 px or more (book/layout.py).
+//! Drawn 420 px wide and shown 335 px wide, a phone's column (390 px) whole, with text of
+//! 12.6 px and more in the drawing, so that it is 10 px or more as shown (book/layout.py).
 
 use crate::Figure;
 use crate::svg::{Svg, num};
@@ -19,10 +19,12 @@ use simt::op::Space;
 use simt::trace::{AccessKind, Trace, TraceSink, TraceStep};
 use std::collections::BTreeMap;
 
-/// The figures' width: shown whole in a phone's column (see the module's documentation).
+/// The figures' width as drawn (see the module's documentation).
 const W: f64 = 420.0;
-/// The smallest text of these figures.
-const SMALL: f64 = 12.0;
+/// The figures' width as shown: a phone's column.
+const SHOWN: f64 = 335.0;
+/// The smallest text of these figures, captions included: 10 px as shown.
+const SMALL: f64 = 12.6;
 /// Eight colours that tell bins apart (the Okabe-Ito palette and two greys).
 const BIN_COLOURS: [&str; 8] = [
     "#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7", "#999999",
@@ -116,9 +118,9 @@ pub fn race_figure() -> Result<Figure, String> {
     let height = table_bottom
         + 30.0
         + row_h * per_bin.len() as f64
-        + Svg::caption_height(W, &caption)
+        + Svg::caption_height_at(W, &caption, SMALL)
         + 10.0;
-    let mut s = Svg::new(W, height, "9.2: one warp, 16 bytes, one race");
+    let mut s = Svg::shown(W, height, "9.2: one warp, 16 bytes, one race", SHOWN, SMALL);
     s.text(
         10.0,
         50.0,
@@ -212,6 +214,7 @@ pub fn race_figure() -> Result<Figure, String> {
     Ok(Figure {
         name: "ch09-race-9.2.svg",
         svg: s.finish(),
+        phone: None,
     })
 }
 
@@ -276,8 +279,14 @@ pub fn mapping_figure() -> Result<Figure, String> {
         "SIMT emulator traces, reference 9.6 (histo_coarse_contiguous, histo_coarse_interleaved), {n} uniform bytes (seed {}), one block of 32 threads, coarsening 2; a cell is a byte, its number the lane that loaded it, its colour the lane's first or second load",
         p.seed
     );
-    let height = 60.0 + 2.0 * 160.0 + Svg::caption_height(W, &caption) + 10.0;
-    let mut s = Svg::new(W, height, "9.6: which thread loads which byte");
+    let height = 60.0 + 2.0 * 160.0 + Svg::caption_height_at(W, &caption, SMALL) + 10.0;
+    let mut s = Svg::shown(
+        W,
+        height,
+        "9.6: which thread loads which byte",
+        SHOWN,
+        SMALL,
+    );
     let mut said = Vec::new();
     for (i, (t, r)) in traces.iter().zip(&rows).enumerate() {
         let data = buffer(t, Space::Global, 1)?;
@@ -325,6 +334,7 @@ pub fn mapping_figure() -> Result<Figure, String> {
     Ok(Figure {
         name: "ch09-mapping-9.6.svg",
         svg: s.finish(),
+        phone: None,
     })
 }
 
@@ -366,8 +376,15 @@ pub fn groups_figure() -> Result<Figure, String> {
         "SIMT emulator trace, reference 9.8 (histo_warp_aggregate), {n} uniform bytes (seed {}), {bins} bins, one warp; framed: the lanes of the traced shared atomic",
         p.seed
     );
-    let height = 270.0 + 18.0 * size.len().div_ceil(2) as f64 + Svg::caption_height(W, &caption);
-    let mut s = Svg::new(W, height, "9.8: match_any's groups in one warp");
+    let height =
+        270.0 + 18.0 * size.len().div_ceil(2) as f64 + Svg::caption_height_at(W, &caption, SMALL);
+    let mut s = Svg::shown(
+        W,
+        height,
+        "9.8: match_any's groups in one warp",
+        SHOWN,
+        SMALL,
+    );
     s.text(
         10.0,
         50.0,
@@ -462,6 +479,7 @@ pub fn groups_figure() -> Result<Figure, String> {
     Ok(Figure {
         name: "ch09-groups-9.8.svg",
         svg: s.finish(),
+        phone: None,
     })
 }
 
@@ -565,8 +583,14 @@ pub fn banks_figure() -> Result<Figure, String> {
     }
     let top9 = 98.0 + 10.0 * pass5 as f64 + 70.0;
     let last = top9 + 10.0 * pass9 as f64 + 64.0;
-    let height = last + 10.0 + Svg::caption_height(W, &caption);
-    let mut s = Svg::new(W, height, "Shared-memory banks: 9.5 against 9.9");
+    let height = last + 10.0 + Svg::caption_height_at(W, &caption, SMALL);
+    let mut s = Svg::shown(
+        W,
+        height,
+        "Shared-memory banks: 9.5 against 9.9",
+        SHOWN,
+        SMALL,
+    );
     s.text(
         10.0,
         50.0,
@@ -602,6 +626,7 @@ pub fn banks_figure() -> Result<Figure, String> {
     Ok(Figure {
         name: "ch09-banks-9.9.svg",
         svg: s.finish(),
+        phone: None,
     })
 }
 

@@ -121,7 +121,7 @@ pub fn ratios(sweep: &SizeSweep) -> Result<Vec<(f64, f64, f64)>, String> {
     Ok(out)
 }
 
-/// The figure: four lines over the sizes (log scale both ways), the 1.25x target dashed.
+/// The figure: four lines over the sizes (log scale both ways).
 pub fn sizes_figure(s: &Sweeps) -> Result<Figure, String> {
     let (u8, u32) = (ratios(&s.u8)?, ratios(&s.u32)?);
     let h = &s.u8.runs[0].report.header;
@@ -138,11 +138,42 @@ pub fn sizes_figure(s: &Sweeps) -> Result<Figure, String> {
         s.sources[0],
         s.sources[1]
     );
-    let w = 800.0;
-    let (left, right, top, plot) = (80.0, w - 30.0, 84.0, 330.0);
+    Ok(Figure {
+        name: "ch09-sizes.svg",
+        svg: draw(&title, &caption, &u8, &u32, false),
+        phone: Some(draw(&title, &caption, &u8, &u32, true)),
+    })
+}
+
+/// The figure at 800 px, or on a phone's width ([`crate::phone`]): a wrapped title, one
+/// legend entry a line, short size labels.
+fn draw(
+    title: &str,
+    caption: &str,
+    u8: &[(f64, f64, f64)],
+    u32: &[(f64, f64, f64)],
+    phone: bool,
+) -> String {
+    let title_lines = crate::phone::title_lines(title);
+    let (w, left, head) = if phone {
+        (
+            crate::phone::WIDTH,
+            62.0,
+            crate::phone::below_title(title_lines.len()) + 17.0 * 4.0 + 10.0,
+        )
+    } else {
+        (800.0, 80.0, 84.0)
+    };
+    let (right, top, plot) = (w - 30.0, head, if phone { 260.0 } else { 330.0 });
     let bottom = top + plot;
-    let h = bottom + 50.0 + Svg::caption_height(w, &caption);
-    let mut svg = Svg::new(w, h, &title);
+    let h = bottom + 50.0 + Svg::caption_height(w, caption);
+    let mut svg = if phone {
+        let mut s = Svg::bare(w, h, title, w, 11.0);
+        crate::phone::draw_title(&mut s, &title_lines);
+        s
+    } else {
+        Svg::new(w, h, title)
+    };
     let a = LogAxis {
         lo: 0.8,
         hi: 12.0,
@@ -152,20 +183,21 @@ pub fn sizes_figure(s: &Sweeps) -> Result<Figure, String> {
     y_log_axis(
         &mut svg,
         &a,
-        &[1.0, 1.25, 2.0, 4.0, 10.0],
+        &[1.0, 2.0, 4.0, 10.0],
         left,
         right,
         "time / read kernel's (log scale)",
     );
     let (lo, hi) = (0.0f64, 12.0f64); // log2 of 1 MiB and 4096 MiB
     let x_at = |mib: f64| left + (right - left) * (mib.log2() - lo) / (hi - lo);
-    for &(mib, _, _) in &u8 {
+    for &(mib, _, _) in u8 {
         let x = x_at(mib);
         svg.line(x, bottom, x, bottom + 4.0, "#333333", 1.0, "");
+        let (gib, unit) = if phone { ("G", "M") } else { (" GiB", " MiB") };
         let label = if mib >= 1024.0 && mib % 1024.0 == 0.0 {
-            format!("{} GiB", num(mib / 1024.0))
+            format!("{}{gib}", num(mib / 1024.0))
         } else {
-            format!("{} MiB", num(mib))
+            format!("{}{unit}", num(mib))
         };
         svg.text(x, bottom + 17.0, 11.0, "middle", &label, "normal");
     }
@@ -177,13 +209,11 @@ pub fn sizes_figure(s: &Sweeps) -> Result<Figure, String> {
         "input size (log scale)",
         "normal",
     );
-    let y = a.at(1.25);
-    svg.line(left, y, right, y, "#D55E00", 1.5, "6,4");
     let series = [
-        ("9.9 histo_fastest, u8", &u8, 0usize, false),
-        ("u32_vectors, u32 into 4096 bins", &u32, 1, false),
-        ("CUB, u8", &u8, 2, true),
-        ("CUB, u32", &u32, 3, true),
+        ("9.9 histo_fastest, u8", u8, 0usize, false),
+        ("u32_vectors, u32 into 4096 bins", u32, 1, false),
+        ("CUB, u8", u8, 2, true),
+        ("CUB, u32", u32, 3, true),
     ];
     let mut legend = Vec::new();
     for (label, points, colour, cub) in series {
@@ -198,14 +228,17 @@ pub fn sizes_figure(s: &Sweeps) -> Result<Figure, String> {
         }
         legend.push((c.to_string(), label.to_string()));
     }
-    legend.push(("line:#D55E00|6,4".into(), "1.25x".into()));
-    svg.legend(left, 38.0, &legend[..3]);
-    svg.legend(left, 58.0, &legend[3..]);
-    svg.caption(&caption);
-    Ok(Figure {
-        name: "ch09-sizes.svg",
-        svg: svg.finish(),
-    })
+    if phone {
+        let y0 = crate::phone::below_title(title_lines.len());
+        for (i, entry) in legend.iter().enumerate() {
+            svg.legend(10.0, y0 + 17.0 * i as f64, std::slice::from_ref(entry));
+        }
+    } else {
+        svg.legend(left, 38.0, &legend[..2]);
+        svg.legend(left, 58.0, &legend[2..]);
+    }
+    svg.caption(caption);
+    svg.finish()
 }
 
 #[cfg(test)]

@@ -30,23 +30,21 @@ pub struct Svg {
     pub width: f64,
     /// Height, pixels.
     pub height: f64,
+    /// The caption's font size, pixels (11 unless the figure is shown smaller than drawn).
+    pub caption_size: f64,
 }
 
 impl Svg {
     /// A document of `width` x `height` with a white background and a `title`.
     pub fn new(width: f64, height: f64, title: &str) -> Self {
-        let mut s = Svg {
-            body: String::new(),
-            width,
-            height,
-        };
-        let _ = write!(
-            s.body,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"DejaVu Sans, sans-serif\">\n<title>{t}</title>\n<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#ffffff\"/>\n",
-            w = num(width),
-            h = num(height),
-            t = esc(title)
-        );
+        Self::shown(width, height, title, width, 11.0)
+    }
+
+    /// A document drawn in a `width` x `height` box but `shown` pixels wide (its `width`
+    /// attribute; the viewBox keeps the drawing's coordinates), so that it fits a phone's
+    /// column whole; its caption is `caption_size` px in the drawing's coordinates.
+    pub fn shown(width: f64, height: f64, title: &str, shown: f64, caption_size: f64) -> Self {
+        let mut s = Self::bare(width, height, title, shown, caption_size);
         s.text(
             width / 2.0,
             24.0,
@@ -54,6 +52,27 @@ impl Svg {
             "middle",
             title,
             "bold",
+        );
+        s
+    }
+
+    /// [`Svg::shown`] without the title drawn: a figure that lays its title out itself
+    /// (in lines, on a phone's width) draws it.
+    pub fn bare(width: f64, height: f64, title: &str, shown: f64, caption_size: f64) -> Self {
+        let mut s = Svg {
+            body: String::new(),
+            width,
+            height,
+            caption_size,
+        };
+        let _ = write!(
+            s.body,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{sw}\" height=\"{sh}\" viewBox=\"0 0 {w} {h}\" font-family=\"DejaVu Sans, sans-serif\">\n<title>{t}</title>\n<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#ffffff\"/>\n",
+            sw = num(shown),
+            sh = num(height * shown / width),
+            w = num(width),
+            h = num(height),
+            t = esc(title)
         );
         s
     }
@@ -169,11 +188,13 @@ impl Svg {
     /// The caption at the bottom, wrapped at word boundaries to the figure's width
     /// (about 6 px per character at 11 px), last line 10 px above the bottom edge.
     pub fn caption(&mut self, t: &str) {
-        let lines = caption_lines(self.width, t);
+        let size = self.caption_size;
+        let lines = caption_lines(self.width, t, size);
         let n = lines.len();
+        let step = 14.0 * size / 11.0;
         for (i, l) in lines.iter().enumerate() {
-            let y = self.height - 10.0 - 14.0 * (n - 1 - i) as f64;
-            self.text(10.0, y, 11.0, "start", l, "normal");
+            let y = self.height - 10.0 - step * (n - 1 - i) as f64;
+            self.text(10.0, y, size, "start", l, "normal");
         }
     }
 
@@ -181,7 +202,12 @@ impl Svg {
     /// lines, 14 px apart, and the margins around them; a figure adds it to its height
     /// so that nothing above runs into the caption.
     pub fn caption_height(width: f64, t: &str) -> f64 {
-        caption_lines(width, t).len() as f64 * 14.0 + 14.0
+        Self::caption_height_at(width, t, 11.0)
+    }
+
+    /// [`Svg::caption_height`] for a caption of `size` px.
+    pub fn caption_height_at(width: f64, t: &str, size: f64) -> f64 {
+        caption_lines(width, t, size).len() as f64 * 14.0 * size / 11.0 + 14.0
     }
 
     /// The finished document.
@@ -205,10 +231,10 @@ pub fn title_size(width: f64, title: &str) -> f64 {
     (fits.min(16.0) * 10.0).floor() / 10.0
 }
 
-/// The caption `t` in lines that fit a figure `width` wide (about 6 px per character
-/// at 11 px), broken at spaces.
-fn caption_lines(width: f64, t: &str) -> Vec<String> {
-    let max = ((width - 20.0) / 6.0) as usize;
+/// The caption `t` in lines that fit a figure `width` wide at `size` px (about 6 px per
+/// character at 11 px), broken at spaces.
+pub fn caption_lines(width: f64, t: &str, size: f64) -> Vec<String> {
+    let max = ((width - 20.0) / (6.0 * size / 11.0)) as usize;
     let mut lines: Vec<String> = Vec::new();
     for word in t.split(' ') {
         match lines.last_mut() {

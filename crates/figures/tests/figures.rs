@@ -200,6 +200,40 @@ fn contention_counts_lanes_per_bin_per_warp_load() {
     assert_eq!(c.hits[200], 0);
 }
 
+/// Every chart has a phone variant, drawn 335 px wide and well-formed; the mechanism
+/// figures are shown 335 px wide themselves (book/layout.py measures what shows at once).
+#[test]
+fn a_phone_shows_every_chart_and_mechanism_whole() {
+    let root = repo_root();
+    let bench = newest_bench(&root.join("notes")).expect("a notes/bench-*.json");
+    let bench = load_bench(&bench, None).unwrap();
+    let ext = newest_extensions(&root.join("notes")).map(|p| load_bench(&p, None).unwrap());
+    let sizes = figures::sizes::load_sizes(&root.join("notes")).map(|s| s.unwrap());
+    let figs = all_figures(&bench, ext.as_ref(), sizes.as_ref()).unwrap();
+    let width = |svg: &str| {
+        let w = svg.split("width=\"").nth(1).unwrap();
+        w[..w.find('"').unwrap()].parse::<f64>().unwrap()
+    };
+    let mut charts = 0;
+    for f in &figs {
+        match &f.phone {
+            Some(p) => {
+                charts += 1;
+                well_formed(p).unwrap_or_else(|e| panic!("{}: {e}", f.phone_name()));
+                assert_eq!(width(p), 335.0, "{}", f.phone_name());
+                assert!(width(&f.svg) > 335.0, "{} needs no phone variant", f.name);
+            }
+            None if f.name.contains("trace") => {}
+            None => assert!(
+                width(&f.svg) <= 335.0,
+                "{} is wider than a phone's column and has no phone variant",
+                f.name
+            ),
+        }
+    }
+    assert!(charts >= 8, "{charts} charts with a phone variant");
+}
+
 #[test]
 fn committed_figures_are_up_to_date() {
     let root = repo_root();
@@ -209,9 +243,12 @@ fn committed_figures_are_up_to_date() {
     let mut stale = Vec::new();
     let sizes = figures::sizes::load_sizes(&root.join("notes")).map(|s| s.unwrap());
     for f in all_figures(&bench, ext.as_ref(), sizes.as_ref()).unwrap() {
-        let path = root.join(FIGURES_DIR).join(f.name);
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(f.svg.as_str()) {
-            stale.push(format!("{FIGURES_DIR}/{}", f.name));
+        let phone = f.phone.as_ref().map(|svg| (f.phone_name(), svg));
+        for (name, svg) in std::iter::once((f.name.to_string(), &f.svg)).chain(phone) {
+            let path = root.join(FIGURES_DIR).join(&name);
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(svg.as_str()) {
+                stale.push(format!("{FIGURES_DIR}/{name}"));
+            }
         }
     }
     assert!(
