@@ -118,9 +118,11 @@ pub struct Counters {
     /// The most distinct addresses of one constant load request: 1 = a broadcast.
     pub constant_max_addresses: u64,
     /// Loads and stores in the kernel's code that reach an array on the thread's own
-    /// stack at an offset computed from data (or in a loop that ends on data): on a GPU
-    /// that array lives in local memory, not registers. Counted in the code once per
-    /// launch, not per execution ([`crate::local_memory`]); no Nsight Compute metric.
+    /// stack at a run-time offset: one computed from data, or the counter of a loop that
+    /// ends on data or calls the device (shuffles, atomics). The nvptx build keeps such an
+    /// array in local memory, not registers, in every case measured; a short loop it may
+    /// unroll all the same, so this is an estimate (9.10's check reads it). Counted in the
+    /// code once per launch, not per execution ([`crate::local_memory`]); no ncu metric.
     pub local_memory_sites: u64,
 }
 

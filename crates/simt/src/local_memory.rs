@@ -5,11 +5,13 @@
 //! a loop whose trip count does) moves the array to local memory, off-chip behind L1.
 //! WebAssembly has the same split: locals cannot be indexed, so such an array lives in
 //! the lane's stack frame in linear memory. This module reads a kernel's code and counts
-//! the loads and stores that reach its stack frame at an offset computed from data: an
-//! abstract interpretation of each function of the kernel's crate it calls, over values
-//! that are constants, loop counters of fixed trip count, data, or the stack pointer plus
-//! one of those. A counter of a fixed-count loop is not data (the GPU's compiler unrolls
-//! such a loop, as the reference kernel of 9.10 relies on); one whose loop ends on data is.
+//! the loads and stores that reach its stack frame at a run-time offset: an abstract
+//! interpretation of each function of the kernel's crate it calls, over values that are
+//! constants, loop counters of fixed trip count, data, or the stack pointer plus one of
+//! those. A counter of a fixed-count loop with no device call in it is not counted (the
+//! GPU's compiler unrolls such a loop, as the reference kernel of 9.10 relies on); one
+//! whose loop ends on data, or calls the device, is: the nvptx build agreed on all ten
+//! forms of 9.10 compiled to PTX (`notes/local-memory-2026-11-28.md`).
 
 use rustc_hash::FxHashMap;
 use wasmparser::{
@@ -333,10 +335,11 @@ fn function(m: &mut Module<'_>, f: u32) -> Option<(Vec<LocalSite>, Vec<u32>)> {
         ops.push(reader.read_with_offset().ok()?);
     }
     let to_trap = trap_ends(&ops);
+    let calling = loops_that_call(&ops);
     let mut facts: FxHashMap<usize, LoopFacts> = FxHashMap::default();
     // A few passes reach the fixed point (each loop's back edges known).
     for _ in 0..16 {
-        let (next, sites, callees) = pass(m, &ops, &to_trap, &locals, &facts)?;
+        let (next, sites, callees) = pass(m, &ops, &to_trap, &calling, &locals, &facts)?;
         if next == facts {
             let name = m
                 .names
@@ -367,24 +370,60 @@ fn trap_ends(ops: &[(Operator<'_>, usize)]) -> Vec<bool> {
             Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } => open.push(i),
             Operator::End => {
                 let Some(start) = open.pop() else { continue };
-                let mut j = i + 1;
-                while let Some((
-                    Operator::I32Const { .. }
-                    | Operator::I64Const { .. }
-                    | Operator::LocalGet { .. }
-                    | Operator::Call { .. }
-                    | Operator::Drop,
-                    _,
-                )) = ops.get(j)
-                {
-                    j += 1;
-                }
-                out[start] = matches!(ops.get(j), Some((Operator::Unreachable, _)));
+                out[start] = traps(ops, i + 1);
             }
             _ => {}
         }
     }
     out
+}
+
+/// For each `loop` operator: does its body call a function? The GPU's compiler does not
+/// unroll such a loop (a shuffle or an atomic in it is a call here, and the nvptx build
+/// of 9.10's commit keeps its counter array in local memory when it loops over the
+/// array's indices around the shuffles: `notes/local-memory-2026-11-28.md`), so an
+/// array indexed by its counter is in local memory, fixed trip count or not.
+fn loops_that_call(ops: &[(Operator<'_>, usize)]) -> Vec<bool> {
+    let mut out = vec![false; ops.len()];
+    let mut open: Vec<(usize, bool)> = Vec::new();
+    for (i, (op, _)) in ops.iter().enumerate() {
+        match op {
+            Operator::Block { .. } | Operator::If { .. } => open.push((usize::MAX, false)),
+            Operator::Loop { .. } => open.push((i, false)),
+            Operator::Call { .. } | Operator::CallIndirect { .. } if !traps(ops, i) => {
+                for f in open.iter_mut() {
+                    f.1 = true;
+                }
+            }
+            Operator::End => {
+                if let Some((start, calls)) = open.pop() {
+                    if start != usize::MAX {
+                        out[start] = calls;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Do the operators from `i` on end in a trap before any other (a failed check's panic:
+/// constants, locals and calls, then `unreachable`)?
+fn traps(ops: &[(Operator<'_>, usize)], i: usize) -> bool {
+    let mut j = i;
+    while let Some((
+        Operator::I32Const { .. }
+        | Operator::I64Const { .. }
+        | Operator::LocalGet { .. }
+        | Operator::Call { .. }
+        | Operator::Drop,
+        _,
+    )) = ops.get(j)
+    {
+        j += 1;
+    }
+    matches!(ops.get(j), Some((Operator::Unreachable, _)))
 }
 
 fn join_all(a: &mut [V], b: &[V]) {
@@ -452,6 +491,7 @@ fn pass(
     m: &mut Module<'_>,
     ops: &[(Operator<'_>, usize)],
     to_trap: &[bool],
+    calling: &[bool],
     entry: &[V],
     facts: &FxHashMap<usize, LoopFacts>,
 ) -> Option<(FxHashMap<usize, LoopFacts>, Vec<usize>, Vec<u32>)> {
@@ -669,7 +709,14 @@ fn pass(
             _ => {
                 let (p, r) = op.operator_arity(&*m)?;
                 let args = pop(&mut stack, p as usize);
-                if memory_address(&op, &args) == Some(V::SpData) {
+                // The innermost loop around this access, if any: does it call?
+                let in_calling_loop = frames
+                    .iter()
+                    .rev()
+                    .find(|f| f.kind == FrameKind::Loop)
+                    .is_some_and(|f| calling.get(f.loop_id).copied().unwrap_or(false));
+                let addr = memory_address(&op, &args);
+                if addr == Some(V::SpData) || (addr == Some(V::SpFixed) && in_calling_loop) {
                     sites.push(offset);
                 }
                 let v = if is_load(&op) {
