@@ -396,10 +396,8 @@ fn loops_that_call(ops: &[(Operator<'_>, usize)]) -> Vec<bool> {
                 }
             }
             Operator::End => {
-                if let Some((start, calls)) = open.pop() {
-                    if start != usize::MAX {
-                        out[start] = calls;
-                    }
+                if let Some((start, calls)) = open.pop().filter(|f| f.0 != usize::MAX) {
+                    out[start] = calls;
                 }
             }
             _ => {}
