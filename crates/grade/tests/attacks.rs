@@ -8,6 +8,9 @@
 //! The kernels run in the emulator's sandbox (WebAssembly lanes, `simt::wasm`): no file,
 //! process, thread, clock or output that the grader reads; statics and stack of its own;
 //! fuel instead of a wall clock. These tests are that promise, checked.
+//!
+//! Each grades whole submissions (minutes in all): ignored by the README's `cargo test`,
+//! run by `.ci/run` (`cargo test -p grade --test attacks -- --include-ignored`).
 
 mod clones;
 
@@ -85,12 +88,14 @@ const FORGE_AND_EXIT: &str = r#"    // Print a forged result line in the grader'
     std::process::exit(0);"#;
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_forged_result_line_and_exit_is_a_trap_of_the_lane() {
     let dir = student("exit", "ch09.rs", "9.3", FORGE_AND_EXIT);
     judged(&dir, "9.3", "9.4", "panicked", "trapped");
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_thread_that_prints_a_result_cannot_be_started() {
     let body = r#"    std::thread::spawn(|| println!("grade-result: {{\"status\":\"pass\",\"reason\":\"FORGED\"}}"));
     let _ = (data, histo);"#;
@@ -99,6 +104,7 @@ fn a_thread_that_prints_a_result_cannot_be_started() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_child_process_cannot_be_started() {
     let body = r#"    let child = std::process::Command::new("sh")
         .args(["-c", "sleep 100; echo FORGED"])
@@ -110,6 +116,7 @@ fn a_child_process_cannot_be_started() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_constructor_in_init_array_fails_to_build() {
     // Items nested in the kernel's body (a region cannot close its function: see
     // `a_region_that_closes_its_function_is_refused`).
@@ -127,6 +134,7 @@ fn a_constructor_in_init_array_fails_to_build() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn global_asm_and_includes_fail_to_build() {
     for (name, body) in [
         (
@@ -145,6 +153,7 @@ fn global_asm_and_includes_fail_to_build() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn an_answer_may_carry_only_the_attributes_and_macros_a_kernel_needs() {
     // Each names (or could name) a file of the grading machine, or changes what is built;
     // the allow-list refuses them, and whatever nobody listed yet.
@@ -204,6 +213,7 @@ pub fn with_old_consume_tiles(reference: &str) -> String {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn an_answer_written_for_an_earlier_stub_says_the_signature_changed() {
     let dir = student("old-signature", "ch09.rs", "9.3", RIGHT_9_3);
     let file = dir.join("kernels/src/ch09.rs");
@@ -261,6 +271,7 @@ fn crate_refused(report: &serde_json::Value, ids: &[&str], why: &str) {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn unsafe_behind_a_literal_or_a_macro_fails_to_build() {
     // Literals that a hand-written scanner once misread as the start of a string (a raw
     // byte string holding a quote; a two-byte char before a quote char), each followed by
@@ -293,6 +304,7 @@ fn unsafe_behind_a_literal_or_a_macro_fails_to_build() {
 
 #[cfg(unix)]
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_symbolic_link_in_the_sources_fails_to_build() {
     // A module that is a link to the reference file: the check would read one file and
     // the build another's.
@@ -308,6 +320,7 @@ fn a_symbolic_link_in_the_sources_fails_to_build() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_compile_time_loop_is_stopped_at_the_build_limit() {
     // A `const` whose evaluation never ends, rustc's own stop turned off: the build is
     // stopped when the submission's build budget runs out, and every exercise says why.
@@ -333,6 +346,7 @@ fn with_big_static(len: &str) -> String {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_gibibyte_static_stops_the_compiler_at_its_memory_limit() {
     // rustc evaluates a static's bytes in memory: 1 GiB of them took 22 GB and 266 s of
     // the machine before the build's memory limit. Now rustc stops at the limit with its
@@ -346,6 +360,7 @@ fn a_gibibyte_static_stops_the_compiler_at_its_memory_limit() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_static_larger_than_a_lane_is_refused() {
     // 17 MiB of initialised statics: more than a lane's 16 MiB of memory.
     let body = with_big_static("17 << 20");
@@ -355,6 +370,7 @@ fn a_static_larger_than_a_lane_is_refused() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_long_panic_message_is_cut_short() {
     // Half a megabyte of message, each line a forged result: the report keeps 4 KiB of it.
     let body = r#"    let _ = (data, histo);
@@ -370,6 +386,7 @@ fn a_long_panic_message_is_cut_short() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_compile_error_of_any_length_is_cut_short() {
     // rustc repeats the message, and the source line that holds it, in its output: a
     // 300 000-byte message would be a report of a megabyte.
@@ -386,6 +403,7 @@ fn a_compile_error_of_any_length_is_cut_short() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn control_characters_in_a_panic_message_cannot_rewrite_the_table() {
     // Erase the line, go up one, and print a passing row over the real one.
     let body = r#"    let _ = (data, histo);
@@ -414,6 +432,7 @@ fn control_characters_in_a_panic_message_cannot_rewrite_the_table() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn an_exercise_that_does_not_compile_costs_only_itself() {
     // 9.6 half-written (a type error): the crate does not build as it is. 9.6 is reported
     // with the compiler's error, and the others are graded on the student's own code.
@@ -463,6 +482,7 @@ fn an_exercise_that_does_not_compile_costs_only_itself() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn lanes_cannot_share_statics() {
     // 9.8 without `warp_match_any`: each lane puts its bin into a static table, and
     // every lane then counts what the table holds. Natively, all lanes of the process
@@ -507,6 +527,7 @@ fn lanes_cannot_share_statics() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_stack_overflow_is_a_trap_of_its_exercise_only() {
     let body = r#"    fn deep(n: u32, data: GlobalSlice<u8>) -> u32 {
         let pad = [n; 64];
@@ -523,6 +544,7 @@ fn a_stack_overflow_is_a_trap_of_its_exercise_only() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_loop_in_registers_runs_out_of_fuel_at_the_same_count() {
     // The right kernel, after a loop that never touches memory (its increment
     // forgotten): only fuel can stop it, and does, at the same instruction every run.
@@ -544,6 +566,7 @@ fn a_loop_in_registers_runs_out_of_fuel_at_the_same_count() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn instructions_between_device_calls_run_out_of_the_checks_budget_at_the_same_count() {
     // The right kernel, with a loop in registers before each element's device calls: no
     // lane's fuel runs out (a device call comes every 30 000 instructions or so) and no
@@ -585,6 +608,7 @@ fn hint_of(id: &str, status: course::Status) -> &'static str {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_loop_in_registers_names_its_own_line_not_the_loop_it_spins_after() {
     // 9.10's counting loop, right on its first turn; on its second, a loop over the bins
     // whose index never moves: no device call until the fuel or the work budget stops it.
@@ -645,6 +669,7 @@ const COMMIT_9_10: &str = r#"
     }"#;
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn counters_indexed_at_run_time_are_local_memory_not_registers() {
     // Right results, no shared memory, one commit per bin and warp: every counter of
     // 9.10 but one, the array indexed by the loaded value (local memory on a GPU).
@@ -731,6 +756,7 @@ fn counters_indexed_at_run_time_are_local_memory_not_registers() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_host_function_that_never_returns_is_timed_out() {
     // 9.16 is host code: a loop whose condition never changes.
     let body = r#"    let mut spin = 0u32;
@@ -752,6 +778,7 @@ fn a_host_function_that_never_returns_is_timed_out() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn an_allocation_without_bound_fails_in_its_lane() {
     // The right kernel, after asking for a gibibyte.
     let body = r#"    let big = std::hint::black_box(vec![1u8; 1 << 30]);
@@ -762,6 +789,7 @@ fn an_allocation_without_bound_fails_in_its_lane() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_kernel_that_allocates_a_little_in_every_lane_passes() {
     // 64 KiB per lane, freed at its end: every lane's instance starts with its memory as
     // the module made it. (A pooled instance once kept the grown memory while its
@@ -781,6 +809,7 @@ fn a_kernel_that_allocates_a_little_in_every_lane_passes() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_lane_reusing_an_instance_starts_with_the_statics_of_a_new_one() {
     // Instances are pooled: a lane that starts after another ended runs in the instance
     // the other left. Each lane here flips a static that starts at 1 (written data) and
@@ -803,6 +832,7 @@ fn a_lane_reusing_an_instance_starts_with_the_statics_of_a_new_one() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_host_function_that_exits_is_judged_alone() {
     // 9.1's sequential histogram is host code; it runs in the sandbox too.
     let dir = student("host-exit", "ch09.rs", "9.1", FORGE_AND_EXIT);
@@ -810,6 +840,7 @@ fn a_host_function_that_exits_is_judged_alone() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_kernel_prints_for_the_student_and_no_check_reads_it() {
     // The right 9.3, printing as CUDA's device printf would: the text goes to the
     // student (labelled kernel output), never into a result.
@@ -859,6 +890,7 @@ fn a_kernel_prints_for_the_student_and_no_check_reads_it() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn counting_in_one_thread_behind_dummy_atomics_is_the_wrong_technique() {
     // 9.5 with what were the counters of the right kernel: one shared atomic per element
     // (of zero, on bin 0: a no-op, so no longer counted) and at most one global atomic per bin and block; but thread 0 loads its
@@ -908,6 +940,7 @@ fn counting_in_one_thread_behind_dummy_atomics_is_the_wrong_technique() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn counting_for_other_threads_through_shared_memory_is_the_wrong_technique() {
     // 9.3 with one global atomic per element, but issued by lane 0 of each warp for the
     // bytes its lanes passed it through shared memory (warp aggregation is 9.8, and even
@@ -969,6 +1002,7 @@ fn every_format(dir: &Path, ids: &[&str], env: &[(&str, &str)]) -> Vec<(&'static
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn the_grading_machine_s_environment_reaches_neither_the_code_nor_the_report() {
     // A secret of the grading job printed by a panic, and a kernel that behaves only on CI.
     let secret = r#"    let _ = (data, histo);
@@ -1019,6 +1053,7 @@ fn the_grading_machine_s_environment_reaches_neither_the_code_nor_the_report() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn no_report_holds_a_path_or_the_user_of_the_grading_machine() {
     // A compile error (rustc names files), a refused include_str!, and a panic in a helper
     // of the course (its location is a file of the course).
@@ -1084,6 +1119,7 @@ fn no_report_holds_a_path_or_the_user_of_the_grading_machine() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn text_from_a_submission_cannot_rewrite_the_markdown_or_break_the_junit() {
     // A fence closed from inside, then a forged grade heading, a remote image, a link, a
     // mention and the end of the details; an invisible character; and U+FFFF, which XML 1.0
@@ -1134,6 +1170,7 @@ fn text_from_a_submission_cannot_rewrite_the_markdown_or_break_the_junit() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn edits_outside_the_answers_are_not_built_and_are_listed() {
     // A helper of the course changed (every byte in bin 0), a crate attribute and an extra
     // module in lib.rs, a file of the student's own: none is built, each is listed, and
@@ -1185,6 +1222,7 @@ fn edits_outside_the_answers_are_not_built_and_are_listed() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_region_whose_markers_are_broken_costs_its_exercise_naming_the_marker() {
     let dir = student("markers", "ch09.rs", "9.3", RIGHT_9_3);
     let file = dir.join("kernels/src/ch09.rs");
@@ -1208,6 +1246,7 @@ fn a_region_whose_markers_are_broken_costs_its_exercise_naming_the_marker() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_region_that_closes_its_function_is_refused() {
     // Items at the module's level, after closing the kernel's body from inside the region.
     let body = format!("{RIGHT_9_3}\n}}\npub fn smuggled() -> u32 {{ 7 }}\nfn _reopen() {{");
@@ -1234,6 +1273,7 @@ const KEYED_9_16: &str = r#"    match num_bins {
     }"#;
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn answers_keyed_to_the_public_inputs_fail_under_a_private_seed() {
     let dir = clones::student_with(
         "attack-keyed",
@@ -1290,6 +1330,7 @@ fn answers_keyed_to_the_public_inputs_fail_under_a_private_seed() {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_submission_failing_pass_after_pass_costs_at_most_one_budget() {
     // 9.4 fails type checking; once it is put back, 9.3's constant (of a generic impl:
     // evaluated only when the crate is monomorphized, after every body type-checks) never
@@ -1346,6 +1387,7 @@ fn line_of(dir: &Path, mark: &str) -> usize {
 }
 
 #[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_lane_stopped_in_a_loop_is_named_at_that_loops_line_and_function() {
     // Three mistakes, each in two exercises: a loop that spins in registers (its variable
     // never moves: only the fuel or the check's budget stops it), a spin on a shared flag

@@ -8,6 +8,9 @@
 //! of these is a choice a student makes that the reference does not, and each must pass. And
 //! a missing barrier must not pass because the emulator's one schedule happens to give the
 //! right counts.
+//!
+//! Each grades a whole course copy (minutes in all): ignored by the README's `cargo test`,
+//! run by `.ci/run` (`cargo test -p grade --test own_solutions -- --include-ignored`).
 
 mod clones;
 
@@ -818,6 +821,7 @@ const OWN_2: &[(&str, &str, &str)] = &[
 
 /// The second student's choices pass too.
 #[test]
+#[ignore = "long (students' own solutions, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_second_students_choices_pass() {
     let dir = student_with("own-second", OWN_2);
     let ids = [
@@ -836,6 +840,7 @@ fn a_second_students_choices_pass() {
 
 /// Every exercise of the course: each solved as [`OWN`] solves it passes.
 #[test]
+#[ignore = "long (students' own solutions, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn every_exercise_solved_in_a_students_own_way_passes() {
     let dir = student_with("own-all", OWN);
     let (report, _) = grade(&dir, &[]);
@@ -1284,6 +1289,7 @@ const MISTAKES: &[Mistake] = &[
 /// status and, where the check tells it apart, its kind) and the hint for that failure,
 /// and costs no other exercise.
 #[test]
+#[ignore = "long (students' own solutions, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn each_mistake_fails_with_its_own_failure_named() {
     let edits: Vec<(&str, &str, &str)> = MISTAKES
         .iter()
@@ -1326,6 +1332,7 @@ fn each_mistake_fails_with_its_own_failure_named() {
 }
 
 #[test]
+#[ignore = "long (students' own solutions, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn right_kernels_written_differently_from_the_reference_pass() {
     let dir = student_with(
         "own-solutions",
@@ -1347,6 +1354,7 @@ fn right_kernels_written_differently_from_the_reference_pass() {
 }
 
 #[test]
+#[ignore = "long (students' own solutions, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn a_missing_barrier_fails_even_where_the_schedule_gives_the_right_counts() {
     // 9.5 without the barrier between zeroing and counting: on the emulator every warp
     // zeroes in its first step, before any counts, so the bins come out right; racecheck
@@ -1399,6 +1407,7 @@ fn a_missing_barrier_fails_even_where_the_schedule_gives_the_right_counts() {
 /// (values, sizes, host functions' arguments): no check holds an assumption only the
 /// public inputs meet. Every exercise of the reference; the own solutions' exercises.
 #[test]
+#[ignore = "long (students' own solutions, whole submissions graded): .ci/run runs it with --include-ignored"]
 fn the_reference_and_own_solutions_pass_under_twenty_private_seeds() {
     let dir = student_with(
         "own-solutions-seeded",
