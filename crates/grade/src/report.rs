@@ -380,6 +380,15 @@ impl Report {
     pub fn on_gpu(&self) -> bool {
         self.device == "gpu"
     }
+
+    /// The exercises with kernel times on the GPU, in report order: what the renderers'
+    /// kernel-time sections list.
+    pub fn gpu_timed(&self) -> Vec<&ExerciseReport> {
+        self.exercises
+            .iter()
+            .filter(|e| !e.gpu_times.is_empty())
+            .collect()
+    }
 }
 
 /// The folders of the grading machine no report may show, with the word each is shown

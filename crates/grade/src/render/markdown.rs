@@ -112,11 +112,7 @@ pub fn markdown(report: &Report) -> String {
             code(&e.outcome.reason)
         );
     }
-    let timed: Vec<&ExerciseReport> = report
-        .exercises
-        .iter()
-        .filter(|e| !e.gpu_times.is_empty())
-        .collect();
+    let timed = report.gpu_timed();
     if !timed.is_empty() {
         let _ = writeln!(
             s,

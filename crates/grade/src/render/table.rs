@@ -49,11 +49,7 @@ pub fn table(report: &Report) -> String {
             ch.exercises
         );
     }
-    let timed: Vec<&ExerciseReport> = report
-        .exercises
-        .iter()
-        .filter(|e| !e.gpu_times.is_empty())
-        .collect();
+    let timed = report.gpu_timed();
     if !timed.is_empty() {
         let _ = writeln!(
             s,
