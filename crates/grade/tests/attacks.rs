@@ -1256,7 +1256,7 @@ fn a_region_that_closes_its_function_is_refused() {
 }
 
 /// A 9.3 that counts right only for the inputs the course publishes (the lengths of its
-/// byte cases), and a 9.16 that answers from a table of the published bin counts.
+/// byte cases); with [`clones::KEYED_9_16`].
 const KEYED_9_3: &str = r#"    if !matches!(data.len(), 0 | 1 | 256 | 777 | 999 | 1001 | 1234 | 1500) {
         return;
     }
@@ -1266,11 +1266,6 @@ const KEYED_9_3: &str = r#"    if !matches!(data.len(), 0 | 1 | 256 | 777 | 999 
         histo.atomic_add(byte_bin(data.load(i), histo.len()), 1);
         i += stride;
     }"#;
-const KEYED_9_16: &str = r#"    match num_bins {
-        1 | 2 | 8 | 15 | 16 | 17 | 255 | 1024 | 1025 | 4096 | 12_288 => Strategy::Shared,
-        12_289 | 100_000 => Strategy::Global,
-        _ => Strategy::Registers,
-    }"#;
 
 #[test]
 #[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
@@ -1279,7 +1274,7 @@ fn answers_keyed_to_the_public_inputs_fail_under_a_private_seed() {
         "attack-keyed",
         &[
             ("ch09.rs", "9.3", KEYED_9_3),
-            ("ch09.rs", "9.16", KEYED_9_16),
+            ("ch09.rs", "9.16", clones::KEYED_9_16),
         ],
     );
     let ids = ["9.3", "9.16", "9.4"];

@@ -23,28 +23,20 @@ const WRONG_PRINTING_9_3: &str = r#"    if thread::index_1d() == 0 {
         i += stride;
     }"#;
 
-/// A 9.16 answered from a table of the bin counts the public seed checks: right there,
-/// wrong on the bin counts a private seed draws.
-const KEYED_9_16: &str = r#"    match num_bins {
-        1 | 2 | 8 | 15 | 16 | 17 | 255 | 1024 | 1025 | 4096 | 12_288 => Strategy::Shared,
-        12_289 | 100_000 => Strategy::Global,
-        _ => Strategy::Registers,
-    }"#;
-
 /// The exercises graded: two that fail under a private seed, one that passes.
 const IDS: [&str; 3] = ["9.3", "9.16", "9.4"];
 
 /// Every format the grader writes for one submission.
 const FORMATS: &str = "table,json,junit,markdown,gradescope,prairielearn";
 
-/// The submission: a reference clone with the two answers above, in folder `name` (one per
+/// The submission: a reference clone with the 9.3 above and the keyed 9.16, in folder `name` (one per
 /// test: tests run at once).
 fn submission(name: &str) -> PathBuf {
     clones::student_with(
         &format!("private-seed-{name}"),
         &[
             ("ch09.rs", "9.3", WRONG_PRINTING_9_3),
-            ("ch09.rs", "9.16", KEYED_9_16),
+            ("ch09.rs", "9.16", clones::KEYED_9_16),
         ],
     )
 }

@@ -153,3 +153,11 @@ pub fn run_platform(
     let results = std::fs::read_to_string(fake.join("results/results.json")).unwrap_or_default();
     (out, results)
 }
+
+/// A 9.16 answered from a table of the bin counts the public seed checks: right there,
+/// wrong on the bin counts a private seed draws (the attacks' and the private seed's tests).
+pub const KEYED_9_16: &str = r#"    match num_bins {
+        1 | 2 | 8 | 15 | 16 | 17 | 255 | 1024 | 1025 | 4096 | 12_288 => Strategy::Shared,
+        12_289 | 100_000 => Strategy::Global,
+        _ => Strategy::Registers,
+    }"#;
