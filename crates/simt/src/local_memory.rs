@@ -168,7 +168,7 @@ impl ModuleArity for Module<'_> {
     }
 }
 
-/// The sites of every kernel of `wasm` (by kernel name, exports `__gpu_kernel_<name>`)
+/// The sites of every kernel of `wasm` (by kernel name: [`crate::wasm::KERNEL_EXPORT_PREFIX`])
 /// that has any; a module the analysis cannot read gives none.
 pub fn sites_by_kernel(wasm: &[u8]) -> FxHashMap<String, Vec<LocalSite>> {
     let Some(mut m) = read(wasm) else {
@@ -178,7 +178,13 @@ pub fn sites_by_kernel(wasm: &[u8]) -> FxHashMap<String, Vec<LocalSite>> {
     let kernels: Vec<(String, u32)> = m
         .exports
         .iter()
-        .filter_map(|(name, &f)| Some((name.strip_prefix("__gpu_kernel_")?.to_string(), f)))
+        .filter_map(|(name, &f)| {
+            Some((
+                name.strip_prefix(crate::wasm::KERNEL_EXPORT_PREFIX)?
+                    .to_string(),
+                f,
+            ))
+        })
         .collect();
     let mut memo: FxHashMap<u32, (Vec<LocalSite>, Vec<u32>)> = FxHashMap::default();
     for (kernel, f) in kernels {

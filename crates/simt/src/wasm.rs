@@ -66,6 +66,9 @@ impl Default for LaneLimits {
 /// course's are under 100 KiB), so a larger module is refused before wasmi reads it.
 pub const MAX_MODULE_BYTES: usize = 16 << 20;
 
+/// What the `gpu` crate's `#[kernel]` puts before a kernel's name in its export.
+pub const KERNEL_EXPORT_PREFIX: &str = "__gpu_kernel_";
+
 /// A kernel crate compiled to WebAssembly, ready to run lanes.
 pub struct WasmModule {
     name: String,
@@ -282,7 +285,7 @@ impl WasmModule {
 
     /// The export that runs kernel `kernel` in one lane.
     pub fn kernel_export(kernel: &str) -> String {
-        format!("__gpu_kernel_{kernel}")
+        format!("{KERNEL_EXPORT_PREFIX}{kernel}")
     }
 
     /// The loads and stores of kernel `kernel`'s code that index an array on its stack
