@@ -189,7 +189,7 @@ fn the_answer_check_catches_an_answer() {
 /// The mistakes a student found answered by another kind's hint (issue 46) have kinds of
 /// their own, whose first hint answers them: a commit before the barrier (9.4), a write
 /// past the bins (9.7's sentinel, 9.10's bin count), a row length (5.2). The fixtures
-/// (`chapters/*/tests/fixtures.rs`) show each check names these kinds.
+/// (`chapters/*/selftest/tests/fixtures.rs`) show each check names these kinds.
 #[test]
 fn each_mistake_found_has_its_own_hint() {
     let find = |id: &str| {

@@ -1,4 +1,4 @@
-//! Helpers for a chapter's tests of its own checks (`tests/fixtures.rs`): each check
+//! Helpers for a chapter's tests of its own checks (`selftest/tests/fixtures.rs`): each check
 //! must reject deliberately wrong kernels, and every exercise must have its test.
 //!
 //! Both chapters test their checks the same way; the parts that do not depend on the
@@ -152,11 +152,12 @@ pub fn assert_hints_cover_failures(chapter: &Chapter, solutions: &str) {
     }
 }
 
-/// The tests of a chapter's registry, for its `tests/fixtures.rs`: every exercise whose
-/// reference (`solutions/src/<chapter>.rs`) waits at a barrier or a warp collective has
-/// the hints a student needs when one is missing ([`assert_hints_cover_failures`]), and
-/// every exercise has its test, in order, and a step in the progression
-/// ([`assert_every_exercise_tested`], on the tests `exercises.toml` generated).
+/// The tests of a chapter's registry, for its self-test (`selftest/tests/fixtures.rs`):
+/// every exercise whose reference (`solutions/src/<chapter>.rs`) waits at a barrier or a
+/// warp collective has the hints a student needs when one is missing
+/// ([`assert_hints_cover_failures`]), and every exercise has its test, in order, and a
+/// step in the progression ([`assert_every_exercise_tested`], on the tests
+/// `exercises.toml` generated).
 #[macro_export]
 macro_rules! registry_tests {
     ($chapter:ident) => {
@@ -164,12 +165,7 @@ macro_rules! registry_tests {
         fn hints_answer_the_failures_the_reference_can_meet() {
             $crate::check_tests::assert_hints_cover_failures(
                 &$chapter::CHAPTER,
-                include_str!(concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/../../solutions/src/",
-                    stringify!($chapter),
-                    ".rs"
-                )),
+                $chapter::REFERENCE_SOURCE,
             );
         }
 
@@ -178,7 +174,7 @@ macro_rules! registry_tests {
             $crate::check_tests::assert_every_exercise_tested(
                 &$chapter::CHAPTER,
                 &$chapter::progression::STEPS,
-                include_str!(concat!(env!("OUT_DIR"), "/exercise_tests.rs")),
+                $chapter::EXERCISE_TESTS,
             );
         }
     };

@@ -22,6 +22,7 @@
 
 pub use crate::lane_build::Outline;
 use crate::lane_build::{self, Attempt};
+use crate::lane_cache;
 use crate::sources::{self, Scan};
 use simt::wasm::WasmModule;
 use std::collections::HashMap;
@@ -219,13 +220,42 @@ fn load(name: &str) -> Loaded {
         return WasmModule::new(name, &bytes);
     }
     let root = workspace_root()?;
+    // Built once for every copy of the course on this machine (`crate::lane_cache`).
+    let cache = lane_cache::dir()
+        .and_then(|dir| lane_cache::key(&root, name, &PROFILE_SETTINGS).map(|key| (dir, key)));
+    if let Some((dir, key)) = &cache
+        && let Some((bytes, outline)) = lane_cache::get(dir, name, key)
+    {
+        if name == "kernels" {
+            let outline: Outline = outline
+                .and_then(|o| serde_json::from_str(&o).ok())
+                .unwrap_or_default();
+            note_ignored(&outline);
+            *outline_slot().lock().unwrap_or_else(|e| e.into_inner()) = Some(outline);
+        }
+        return WasmModule::new(name, &bytes);
+    }
+    let keep = |bytes: &[u8], outline: Option<&Outline>| {
+        if let Some((dir, key)) = &cache {
+            let outline = outline.and_then(|o| serde_json::to_string(o).ok());
+            lane_cache::put(dir, name, key, bytes, outline.as_deref());
+        }
+    };
     if name == "kernels" {
         let (module, outline) = build_kernels(&root.join("kernels").join("src"), &root);
         note_ignored(&outline);
+        // Only a build of one round: more (answers put back) may end on the budget, and a
+        // result that depends on the clock is not a function of the inputs.
+        if let Ok(bytes) = &module
+            && outline.note.is_none()
+        {
+            keep(bytes, Some(&outline));
+        }
         *outline_slot().lock().unwrap_or_else(|e| e.into_inner()) = Some(outline);
         return WasmModule::new(name, &module?);
     }
     let bytes = build(name, &root)?;
+    keep(&bytes, None);
     WasmModule::new(name, &bytes)
 }
 

@@ -35,6 +35,7 @@ mod config;
 pub mod cuda;
 mod device;
 pub mod lane_build;
+pub mod lane_cache;
 pub mod lanes;
 mod props;
 pub mod sources;

@@ -882,6 +882,21 @@ pub fn tests_rs(r: &Records) -> String {
 /// `kernel_table.rs` (from the chapter's reference file, `solutions/src/<module>.rs`, found
 /// in a folder above the crate) into `OUT_DIR`.
 /// A malformed file stops the build with its error.
+/// What the chapter's self-test (`chapter::registry_tests!`, in a package of its own beside
+/// the chapter) reads of the chapter's build: the generated exercise tests and the
+/// reference source, as constants of the chapter crate (another package has neither its
+/// `OUT_DIR` nor a fixed path to `solutions/`).
+fn self_test_rs(solution: &Path) -> String {
+    format!(
+        "\n/// The generated `#[test]` list of `tests/exercises.rs` (the self-test checks that every\n\
+         /// exercise has one).\n#[doc(hidden)]\npub const EXERCISE_TESTS: &str = \
+         include_str!(concat!(env!(\"OUT_DIR\"), \"/exercise_tests.rs\"));\n\
+         /// The chapter's reference source (`solutions/src/`), which the self-test compares the\n\
+         /// hints with.\n#[doc(hidden)]\npub const REFERENCE_SOURCE: &str = include_str!({:?});\n",
+        solution.display().to_string()
+    )
+}
+
 pub fn generate() {
     let dir =
         std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR: run from a build script");
@@ -915,7 +930,9 @@ pub fn generate() {
                 .collect()
         })
         .unwrap_or_default();
-    write("registry.rs", registry_rs(&records, &kernels));
+    let mut registry = registry_rs(&records, &kernels);
+    registry.push_str(&self_test_rs(&solution));
+    write("registry.rs", registry);
     write("checks.rs", checks_rs(&records));
     write("exercise_tests.rs", tests_rs(&records));
     let table = kernel_table_rs(&records, &module, &source)

@@ -1,6 +1,6 @@
 //! The counter tables of every reference kernel on fixed seeded inputs, locked with
 //! `insta`: a change to a kernel, the emulator's model or the progression shows up as a
-//! snapshot diff to review (`INSTA_UPDATE=always cargo test -p ch05 --test snapshots`
+//! snapshot diff to review (`INSTA_UPDATE=always cargo test -p ch05-selftest --test snapshots`
 //! rewrites them; commit the `.snap` files).
 //!
 //! These run the reference kernels whatever `COURSE_KERNELS` says. Every row must also
