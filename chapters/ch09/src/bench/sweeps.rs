@@ -69,7 +69,15 @@ pub(super) fn rgb_and_joint(
     let m = match dev.alloc::<u32>(bins as usize) {
         Ok(out) => {
             let args = (up.slice(), out.slice());
-            let m = measure_kernel(dev, &k, shape.config(), args, &out, &expected, opts);
+            let m = measure_kernel(
+                dev,
+                &k,
+                shape.config(),
+                args,
+                &out,
+                &expected,
+                &opts.budget(),
+            );
             let _ = dev.free(out);
             m
         }
@@ -91,7 +99,7 @@ pub(super) fn rgb_and_joint(
     let m = match (dev.upload(&weights), dev.alloc::<f32>(bins as usize)) {
         (Ok(ws), Ok(out)) => {
             let args = (up.slice(), ws.slice(), out.slice());
-            let m = measure_checked(dev, &k, shape.config(), args, &out, &check, opts);
+            let m = measure_checked(dev, &k, shape.config(), args, &out, &check, &opts.budget());
             let _ = dev.free(out);
             let _ = dev.free(ws);
             m
@@ -136,7 +144,15 @@ pub(super) fn rgb_and_joint(
     ) {
         (Ok(xs), Ok(ys), Ok(out)) => {
             let args = (xs.slice(), ys.slice(), out.slice(), bins_x);
-            let m = measure_kernel(dev, &k, shape.config(), args, &out, &expected, opts);
+            let m = measure_kernel(
+                dev,
+                &k,
+                shape.config(),
+                args,
+                &out,
+                &expected,
+                &opts.budget(),
+            );
             let _ = dev.free(out);
             let _ = dev.free(xs);
             let _ = dev.free(ys);

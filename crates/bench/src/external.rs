@@ -1,21 +1,44 @@
 //! The libraries a user would pick instead of writing a kernel, run in the same bench on
-//! the same input: `cub::DeviceHistogram::HistogramEven` (a small CUDA C++ program,
-//! `chapters/ch09/bench/cub_histogram.cu`, compiled with `nvcc` where the GPU is) and
-//! `torch.bincount` (`chapters/ch09/bench/torch_bincount.py`, where PyTorch is).
+//! the same input: CUB (a small CUDA C++ program per chapter, `bench/cub_*.cu`, compiled
+//! with `nvcc` where the GPU is) and PyTorch (`bench/torch_*.py`, where PyTorch is). A
+//! chapter names its anchors ([`Source`]): chapter 9's are [`CUB_HISTOGRAM`] and
+//! [`TORCH_BINCOUNT`].
 //!
-//! Both take the input as a raw file, time their call with CUDA events after warm-ups,
-//! and print one JSON object with the median and the bins, which the bench checks like
-//! any other result. Both sources are compiled into the `ch09` binary, so the bench can
-//! write them out and use them on a machine that has only the binary.
+//! Each takes the input as a raw file, times its call with CUDA events after warm-ups,
+//! and prints one JSON object with the median and the result, which the bench checks like
+//! any other. The sources are compiled into the chapter's binary, so the bench can write
+//! them out and use them on a machine that has only the binary.
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The CUB program's source (compiled with nvcc when no binary is given).
-pub const CUB_SOURCE: &str = include_str!("../../bench/cub_histogram.cu");
-/// The PyTorch script.
-pub const TORCH_SOURCE: &str = include_str!("../../bench/torch_bincount.py");
+/// An anchor's program: its file name (in `bench/` of the course) and its text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// The file's name, `cub_histogram.cu`.
+    pub file: &'static str,
+    /// Its text, compiled into the binary.
+    pub text: &'static str,
+}
+
+impl Source {
+    /// The name without its extension: the compiled program's, `cub_histogram`.
+    pub fn stem(&self) -> &'static str {
+        self.file.split_once('.').map_or(self.file, |(s, _)| s)
+    }
+}
+
+/// `cub::DeviceHistogram::HistogramEven` (compiled with nvcc when no binary is given).
+pub const CUB_HISTOGRAM: Source = Source {
+    file: "cub_histogram.cu",
+    text: include_str!("../../../bench/cub_histogram.cu"),
+};
+/// `torch.bincount`.
+pub const TORCH_BINCOUNT: Source = Source {
+    file: "torch_bincount.py",
+    text: include_str!("../../../bench/torch_bincount.py"),
+};
 
 /// What an external implementation gave.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,10 +129,15 @@ pub fn on_path(program: &str) -> bool {
         .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
 }
 
-/// The CUB program: `given`, else compiled with `nvcc` from [`CUB_SOURCE`] into `dir`
-/// for the GPU's architecture (`sm_XY` from its compute capability), reusing an earlier
-/// build of the same source. `Err` says why there is none.
-pub fn cub_binary(given: Option<&Path>, dir: &Path, arch: (u32, u32)) -> Result<PathBuf, String> {
+/// The CUB program of `source`: `given`, else compiled with `nvcc` into `dir` for the GPU's
+/// architecture (`sm_XY` from its compute capability), reusing an earlier build of the
+/// same source. `Err` says why there is none.
+pub fn cub_binary(
+    source: &Source,
+    given: Option<&Path>,
+    dir: &Path,
+    arch: (u32, u32),
+) -> Result<PathBuf, String> {
     if let Some(p) = given {
         return if p.is_file() {
             Ok(p.to_path_buf())
@@ -118,24 +146,27 @@ pub fn cub_binary(given: Option<&Path>, dir: &Path, arch: (u32, u32)) -> Result<
         };
     }
     if !on_path("nvcc") {
-        return Err(
-            "nvcc is not on PATH: compile chapters/ch09/bench/cub_histogram.cu with \
-                    `nvcc -O3 -arch=sm_90 -o cub_histogram cub_histogram.cu` and pass --cub PATH"
-                .into(),
-        );
+        return Err(format!(
+            "nvcc is not on PATH: compile bench/{} with \
+             `nvcc -O3 -arch=sm_90 -o {} {}` and pass --cub PATH",
+            source.file,
+            source.stem(),
+            source.file
+        ));
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let src = dir.join("cub_histogram.cu");
-    let bin = dir.join("cub_histogram");
+    let src = dir.join(source.file);
+    let bin = dir.join(source.stem());
     let arch = format!("sm_{}{}", arch.0, arch.1);
-    let stamp = dir.join("cub_histogram.arch");
-    let fresh = std::fs::read_to_string(&src).is_ok_and(|s| s == CUB_SOURCE)
+    let stamp = dir.join(format!("{}.arch", source.stem()));
+    let fresh = std::fs::read_to_string(&src).is_ok_and(|s| s == source.text)
         && std::fs::read_to_string(&stamp).is_ok_and(|s| s == arch)
         && bin.is_file();
     if fresh {
         return Ok(bin);
     }
-    std::fs::write(&src, CUB_SOURCE).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+    std::fs::write(&src, source.text)
+        .map_err(|e| format!("cannot write {}: {e}", src.display()))?;
     eprintln!(
         "bench: compiling {} with nvcc for {arch} (once; takes a minute)",
         src.display()
@@ -160,8 +191,8 @@ pub fn cub_binary(given: Option<&Path>, dir: &Path, arch: (u32, u32)) -> Result<
     Ok(bin)
 }
 
-/// The PyTorch script: `given`, else [`TORCH_SOURCE`] written into `dir`.
-pub fn torch_script(given: Option<&Path>, dir: &Path) -> Result<PathBuf, String> {
+/// The PyTorch script of `source`: `given`, else its text written into `dir`.
+pub fn torch_script(source: &Source, given: Option<&Path>, dir: &Path) -> Result<PathBuf, String> {
     if let Some(p) = given {
         return if p.is_file() {
             Ok(p.to_path_buf())
@@ -170,8 +201,8 @@ pub fn torch_script(given: Option<&Path>, dir: &Path) -> Result<PathBuf, String>
         };
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let path = dir.join("torch_bincount.py");
-    std::fs::write(&path, TORCH_SOURCE)
+    let path = dir.join(source.file);
+    std::fs::write(&path, source.text)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(path)
 }
@@ -207,7 +238,9 @@ mod tests {
         );
         assert!(matches!(parse("{}"), Outcome::Failed(_)));
         assert!(matches!(parse("nope"), Outcome::Failed(_)));
-        assert!(CUB_SOURCE.contains("HistogramEven") && TORCH_SOURCE.contains("bincount"));
+        assert!(CUB_HISTOGRAM.text.contains("HistogramEven"));
+        assert!(TORCH_BINCOUNT.text.contains("bincount"));
+        assert_eq!(CUB_HISTOGRAM.stem(), "cub_histogram");
     }
 
     #[test]
@@ -236,6 +269,6 @@ mod tests {
             Outcome::Failed(_)
         ));
         assert!(on_path("sh"));
-        assert!(!on_path("no-such-program-ch09"));
+        assert!(!on_path("no-such-program-bench"));
     }
 }
