@@ -24,8 +24,12 @@ TIME_FIELDS = {"median_ms", "gbps", "pct_read_bw", "mbps", "reps"}
 
 
 def load(path):
-    with open(path) as f:
-        return json.load(f)
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"DIFFERENT: cannot read {path}: {e}")
+        sys.exit(1)
 
 
 def reports(doc):
