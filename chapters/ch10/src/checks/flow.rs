@@ -58,11 +58,21 @@ pub(crate) fn follow<T>(
         slice_width: 0,
     };
     chapter::follow::follow(decl, flow, &e).map_err(|why| {
-        let tree = why.contains(chapter::follow::TREE_BROKEN);
+        let kind = kind_of(decl, &why);
         let out = ctx.technique(case, why);
-        if tree { out.of_kind(TREE_SHAPE) } else { out }
+        match kind {
+            Some(k) => out.of_kind(k),
+            None => out,
+        }
     })
 }
 
-/// The kind of a tree whose rounds are not the step's (`tree_shape` in the records).
-const TREE_SHAPE: Failure = crate::failures::TREE_SHAPE;
+/// The kind of a break of the chain, where the records name one: a tree whose rounds
+/// are not the step's, or a whole vector read with narrower loads.
+fn kind_of(decl: &chapter::declared::Follow, why: &str) -> Option<Failure> {
+    if why.contains(chapter::follow::TREE_BROKEN) {
+        return Some(crate::failures::TREE_SHAPE);
+    }
+    let vector = format!("every whole {}-byte vector", decl.vector_bytes);
+    (decl.vector_bytes > 0 && why.contains(&vector)).then_some(crate::failures::NARROW_LOADS)
+}

@@ -37,6 +37,7 @@ fn check_tree(ctx: &mut Ctx, name: &str, k: SumKernel, tree: Tree) -> Checked {
     ctx.follow_data();
     let mut launches = 0;
     let (mut diverg, mut conflicts, mut blocks) = (0u64, 0u64, 0u64);
+    let mut later: Option<Outcome> = None;
     for case in inputs::u32_cases(ctx.seed) {
         for block in BLOCKS {
             let grid = one_per_thread(case.n(), block);
@@ -44,56 +45,21 @@ fn check_tree(ctx: &mut Ctx, name: &str, k: SumKernel, tree: Tree) -> Checked {
             let run = launch::sum_u32(ctx.dev, &k, &case.data, grid, block);
             let run = verify_sum(ctx, &label, run, reference::sum_u32(&case.data))?;
             flow::follow(ctx, &label, name, &run, Values::U32(&case.data))?;
-            one_atomic_per_block(ctx, &label, &run)?;
+            // The counters' verdict waits until every launch's data has been followed: where
+            // the data went says more than how many steps diverged.
+            if let Err(o) = counted(ctx, &label, &run, tree) {
+                later.get_or_insert(o);
+            }
             if let Some(c) = counters(&run) {
-                let quiet = QUIET_DIVERGENCE * grid as u64;
-                match tree {
-                    Tree::Interleaved => {
-                        require(ctx, &label, c.divergent_steps > quiet, None, || {
-                            format!(
-                                "{} divergent warp steps in {grid} blocks, no more than a tree whose busy threads \
-                                 are the first ones takes (at most {QUIET_DIVERGENCE} a block): 10.4's busy threads \
-                                 are those with t % (2 * stride) == 0, spread over every warp",
-                                c.divergent_steps
-                            )
-                        })?
-                    }
-                    Tree::StridedIndex | Tree::Sequential => require(
-                        ctx,
-                        &label,
-                        c.divergent_steps <= quiet,
-                        Some(crate::failures::DIVERGENCE),
-                        || {
-                            format!(
-                                "{} divergent warp steps in {grid} blocks: a tree whose busy threads are the first \
-                                 ones diverges only once fewer than 32 threads work (at most {QUIET_DIVERGENCE} \
-                                 steps a block)",
-                                c.divergent_steps
-                            )
-                        },
-                    )?,
-                }
-                if tree == Tree::Sequential {
-                    require(
-                        ctx,
-                        &label,
-                        c.bank_conflicts == 0,
-                        Some(crate::failures::BANK_CONFLICTS),
-                        || {
-                            format!(
-                                "{} shared-memory bank conflicts: with sequential addressing the 32 lanes of a warp \
-                                 read 32 consecutive words",
-                                c.bank_conflicts
-                            )
-                        },
-                    )?;
-                }
                 diverg += c.divergent_steps;
                 conflicts += c.bank_conflicts;
                 blocks += grid as u64;
             }
             launches += 1;
         }
+    }
+    if let Some(o) = later {
+        return Err(o);
     }
     let seen = if blocks > 0 {
         format!(
@@ -109,6 +75,55 @@ fn check_tree(ctx: &mut Ctx, name: &str, k: SumKernel, tree: Tree) -> Checked {
          global atomic per block{seen}{}",
         ctx.technique_note()
     ))
+}
+
+/// The counters `tree` must show on `run` (nothing on a GPU).
+fn counted(ctx: &Ctx, label: &str, run: &Run<u32>, tree: Tree) -> Result<(), Outcome> {
+    one_atomic_per_block(ctx, label, run)?;
+    let grid = run.grid;
+    if let Some(c) = counters(run) {
+        let quiet = QUIET_DIVERGENCE * grid as u64;
+        match tree {
+            Tree::Interleaved => require(ctx, &label, c.divergent_steps > quiet, None, || {
+                format!(
+                    "{} divergent warp steps in {grid} blocks, no more than a tree whose busy threads \
+                                 are the first ones takes (at most {QUIET_DIVERGENCE} a block): 10.4's busy threads \
+                                 are those with t % (2 * stride) == 0, spread over every warp",
+                    c.divergent_steps
+                )
+            })?,
+            Tree::StridedIndex | Tree::Sequential => require(
+                ctx,
+                &label,
+                c.divergent_steps <= quiet,
+                Some(crate::failures::DIVERGENCE),
+                || {
+                    format!(
+                        "{} divergent warp steps in {grid} blocks: a tree whose busy threads are the first \
+                                 ones diverges only once fewer than 32 threads work (at most {QUIET_DIVERGENCE} \
+                                 steps a block)",
+                        c.divergent_steps
+                    )
+                },
+            )?,
+        }
+        if tree == Tree::Sequential {
+            require(
+                ctx,
+                &label,
+                c.bank_conflicts == 0,
+                Some(crate::failures::BANK_CONFLICTS),
+                || {
+                    format!(
+                        "{} shared-memory bank conflicts: with sequential addressing the 32 lanes of a warp \
+                                 read 32 consecutive words",
+                        c.bank_conflicts
+                    )
+                },
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// At most one global atomic that adds something per block.
@@ -154,6 +169,7 @@ pub(crate) fn check_10_7(ctx: &mut Ctx) -> Checked {
     ctx.follow_data();
     let k = ctx.k.sum_coarsened;
     let mut launches = 0;
+    let mut later: Option<Outcome> = None;
     for case in inputs::u32_cases(ctx.seed) {
         for (block, coarsen) in COARSEN {
             let grid = launch::coarsened(case.n(), block, coarsen);
@@ -161,41 +177,53 @@ pub(crate) fn check_10_7(ctx: &mut Ctx) -> Checked {
             let run = launch::sum_coarsened(ctx.dev, &k, &case.data, block, coarsen);
             let run = verify_sum(ctx, &label, run, reference::sum_u32(&case.data))?;
             flow::follow(ctx, &label, "sum_coarsened", &run, Values::U32(&case.data))?;
-            one_atomic_per_block(ctx, &label, &run)?;
-            if let Some(c) = counters(&run) {
-                require(
-                    ctx,
-                    &label,
-                    c.global_load_sectors <= 4 * c.global_load_requests,
-                    Some(crate::failures::UNCOALESCED),
-                    || {
-                        format!(
-                            "{} sectors for {} warp loads: 32 lanes reading 32 neighbouring words touch at most \
-                             4 sectors (128 bytes)",
-                            c.global_load_sectors, c.global_load_requests
-                        )
-                    },
-                )?;
-                require(
-                    ctx,
-                    &label,
-                    c.bank_conflicts == 0,
-                    Some(crate::failures::TREE_SHAPE),
-                    || {
-                        format!(
-                            "{} shared-memory bank conflicts: after the run in registers comes 10.6's tree, \
-                             whose lanes read consecutive words",
-                            c.bank_conflicts
-                        )
-                    },
-                )?;
+            if let Err(o) = coarsened_counters(ctx, &label, &run) {
+                later.get_or_insert(o);
             }
             launches += 1;
         }
+    }
+    if let Some(o) = later {
+        return Err(o);
     }
     Ok(format!(
         "{launches} launches right on coarsened grids, each thread's run added in its register, coalesced \
          loads, one global atomic per block{}",
         ctx.technique_note()
     ))
+}
+
+/// 10.7's counters on `run`: one atomic per block, coalesced loads, 10.6's tree.
+fn coarsened_counters(ctx: &Ctx, label: &str, run: &Run<u32>) -> Result<(), Outcome> {
+    one_atomic_per_block(ctx, label, run)?;
+    let label = label.to_string();
+    if let Some(c) = counters(run) {
+        require(
+            ctx,
+            &label,
+            c.global_load_sectors <= 4 * c.global_load_requests,
+            Some(crate::failures::UNCOALESCED),
+            || {
+                format!(
+                    "{} sectors for {} warp loads: 32 lanes reading 32 neighbouring words touch at most \
+                             4 sectors (128 bytes)",
+                    c.global_load_sectors, c.global_load_requests
+                )
+            },
+        )?;
+        require(
+            ctx,
+            &label,
+            c.bank_conflicts == 0,
+            Some(crate::failures::TREE_SHAPE),
+            || {
+                format!(
+                    "{} shared-memory bank conflicts: after the run in registers comes 10.6's tree, \
+                             whose lanes read consecutive words",
+                    c.bank_conflicts
+                )
+            },
+        )?;
+    }
+    Ok(())
 }
