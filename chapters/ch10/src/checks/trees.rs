@@ -84,7 +84,7 @@ fn counted(ctx: &Ctx, label: &str, run: &Run<u32>, tree: Tree) -> Result<(), Out
     if let Some(c) = counters(run) {
         let quiet = QUIET_DIVERGENCE * grid as u64;
         match tree {
-            Tree::Interleaved => require(ctx, &label, c.divergent_steps > quiet, None, || {
+            Tree::Interleaved => require(ctx, label, c.divergent_steps > quiet, None, || {
                 format!(
                     "{} divergent warp steps in {grid} blocks, no more than a tree whose busy threads \
                                  are the first ones takes (at most {QUIET_DIVERGENCE} a block): 10.4's busy threads \
@@ -94,7 +94,7 @@ fn counted(ctx: &Ctx, label: &str, run: &Run<u32>, tree: Tree) -> Result<(), Out
             })?,
             Tree::StridedIndex | Tree::Sequential => require(
                 ctx,
-                &label,
+                label,
                 c.divergent_steps <= quiet,
                 Some(crate::failures::DIVERGENCE),
                 || {
@@ -110,7 +110,7 @@ fn counted(ctx: &Ctx, label: &str, run: &Run<u32>, tree: Tree) -> Result<(), Out
         if tree == Tree::Sequential {
             require(
                 ctx,
-                &label,
+                label,
                 c.bank_conflicts == 0,
                 Some(crate::failures::BANK_CONFLICTS),
                 || {
