@@ -15,3 +15,4 @@
 
 pub mod ch05;
 pub mod ch09;
+pub mod ch10;

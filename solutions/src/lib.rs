@@ -16,5 +16,6 @@
 pub mod bench;
 pub mod ch05;
 pub mod ch09;
+pub mod ch10;
 pub mod lookup;
 pub mod verify;

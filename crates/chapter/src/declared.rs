@@ -205,6 +205,9 @@ pub enum Unit {
     /// The warp counts its lanes' elements together: one lane may add for its peers
     /// (9.8's warp aggregation), or a warp's reduction commits its lanes' counts (9.10).
     Warp,
+    /// The block adds its threads' elements together: its commits (10.9's one atomic per
+    /// block, after shuffles and the warps' sums in shared memory) add what they loaded.
+    Block,
 }
 
 impl Unit {
@@ -213,6 +216,7 @@ impl Unit {
         match name {
             "thread" => Some(Unit::Thread),
             "warp" => Some(Unit::Warp),
+            "block" => Some(Unit::Block),
             _ => None,
         }
     }
@@ -222,6 +226,7 @@ impl Unit {
         match self {
             Unit::Thread => "thread",
             Unit::Warp => "warp",
+            Unit::Block => "block",
         }
     }
 }
@@ -273,6 +278,61 @@ impl Scope {
     }
 }
 
+/// The tree a reduction in shared memory must follow, round by round (chapter 10): which
+/// thread adds which word into which. A word's index is counted from the lowest word the
+/// block stored to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tree {
+    /// Any moves (or none): no rule on the rounds.
+    Any,
+    /// 10.4: thread `t` with `t % (2 * stride) == 0` adds word `t + stride` into word `t`.
+    Interleaved,
+    /// 10.5: thread `t` adds word `2 * stride * t + stride` into word `2 * stride * t`.
+    StridedIndex,
+    /// 10.6: thread `t < stride` adds word `t + stride` into word `t`.
+    Sequential,
+}
+
+impl Tree {
+    /// The tree's name in a record (`tree = "sequential"`), or `None` for an unknown name.
+    pub fn parse(name: &str) -> Option<Tree> {
+        match name {
+            "any" => Some(Tree::Any),
+            "interleaved" => Some(Tree::Interleaved),
+            "strided_index" => Some(Tree::StridedIndex),
+            "sequential" => Some(Tree::Sequential),
+            _ => None,
+        }
+    }
+
+    /// Where thread `t` must store the sum of words `target` and `target + stride` in the
+    /// round of `stride` (`None`: the thread has no addition in that round).
+    pub fn target(self, t: u64, stride: u64) -> Option<u64> {
+        match self {
+            Tree::Any => None,
+            Tree::Interleaved => t.is_multiple_of(2 * stride).then_some(t),
+            Tree::StridedIndex => Some(2 * stride * t),
+            Tree::Sequential => (t < stride).then_some(t),
+        }
+    }
+
+    /// The rule in words, for a message.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Tree::Any => "any tree",
+            Tree::Interleaved => {
+                "in the round of `stride`, thread t with t % (2 * stride) == 0 adds word t + stride into word t"
+            }
+            Tree::StridedIndex => {
+                "in the round of `stride`, thread t adds word 2 * stride * t + stride into word 2 * stride * t"
+            }
+            Tree::Sequential => {
+                "in the round of `stride` (halving from half the block), thread t < stride adds word t + stride into word t"
+            }
+        }
+    }
+}
+
 /// How a kernel's data must flow, as its exercise's record declares it
 /// (`[[exercise.follow]]`): who counts each loaded element, where, and, for a kernel of
 /// vector loads, what every round of each thread's loop must do. [`crate::follow`] checks
@@ -296,6 +356,8 @@ pub struct Follow {
     /// Each lane counts only into shared words of one bank, its own (no two lanes of a
     /// warp in the same bank), in every round: 9.9's lane columns.
     pub lane_banks: bool,
+    /// The tree of a reduction in shared memory ([`Place::Shared`] with a sum).
+    pub tree: Tree,
 }
 
 /// The declaration of `kernel` in `table` (a chapter's generated `FOLLOWS`), if any.
@@ -410,7 +472,16 @@ mod tests {
         for name in chapter_records::SCOPES {
             assert!(Scope::parse(name).is_some(), "{name}");
         }
-        assert_eq!(Unit::parse("block"), None);
+        for name in chapter_records::TREES {
+            assert!(Tree::parse(name).is_some(), "{name}");
+        }
+        assert_eq!(Tree::parse("binary"), None);
+        assert_eq!(Tree::Sequential.target(3, 4), Some(3));
+        assert_eq!(Tree::Sequential.target(5, 4), None);
+        assert_eq!(Tree::Interleaved.target(4, 2), Some(4));
+        assert_eq!(Tree::Interleaved.target(2, 2), None);
+        assert_eq!(Tree::StridedIndex.target(3, 2), Some(12));
+        assert_eq!(Unit::parse("grid"), None);
         assert_eq!(Place::parse("local"), None);
         assert_eq!(Scope::parse("rows"), None);
         assert_eq!(Unit::Warp.noun(), "warp");
@@ -422,6 +493,7 @@ mod tests {
             vector_bytes: 0,
             in_flight: 0,
             lane_banks: false,
+            tree: Tree::Any,
         }];
         assert_eq!(follow_of(&TABLE, "k").map(|f| f.into), Some(Place::Shared));
         assert!(follow_of(&TABLE, "j").is_none());

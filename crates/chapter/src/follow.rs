@@ -35,7 +35,7 @@
 //! A break of the chain is the wrong technique, said with the thread (or warp) that broke
 //! it; the summary of a flow that holds ([`Followed`]) says what was measured.
 
-use crate::declared::{Follow, Place, Scope, Unit};
+use crate::declared::{Follow, Place, Scope, Tree, Unit};
 use simt::flow::{Collective, Flow, FlowEvent, FlowKind};
 use simt::{AtomicOp, AtomicType, Space};
 use std::collections::{BTreeMap, BTreeSet};
@@ -57,6 +57,35 @@ pub enum Adds<'a> {
     One,
     /// Its weight, `weights[i]`, added by one `f32` atomic of exactly that value.
     Weights(&'a [f32]),
+    /// Its value, `values[i]` (a reduction, chapter 10: every element's bin is the one
+    /// output word), summed with wrapping: [`Place::Global`] adds each by an atomic of
+    /// exactly that value; through shared memory ([`Place::Shared`]) a thread stores the
+    /// sum of the elements it loaded and the block's tree moves sums from word to word;
+    /// in registers each unit's commits add, in all, what it loaded.
+    Values(&'a [u32]),
+    /// The same for `f32` values, sums compared within their rounding.
+    FloatValues(&'a [f32]),
+}
+
+impl Adds<'_> {
+    /// Are the adds `f32` bits?
+    fn float(self) -> bool {
+        matches!(self, Adds::Weights(_) | Adds::FloatValues(_))
+    }
+
+    /// Is this a reduction (values summed into one word) rather than a histogram?
+    fn sums(self) -> bool {
+        matches!(self, Adds::Values(_) | Adds::FloatValues(_))
+    }
+
+    /// What element `i` adds: 1, or its weight's or value's bits.
+    fn of(self, i: usize) -> u64 {
+        match self {
+            Adds::One => 1,
+            Adds::Weights(w) | Adds::FloatValues(w) => w[i].to_bits() as u64,
+            Adds::Values(v) => v[i] as u64,
+        }
+    }
 }
 
 /// A launch's input, as [`follow`] reads it: its elements, their bins and what each adds.
@@ -151,11 +180,13 @@ pub fn follow(decl: &Follow, flow: &Flow, e: &Elements) -> Result<Followed, Stri
             e.noun
         ));
     }
-    let float = matches!(e.adds, Adds::Weights(_));
+    let float = e.adds.float();
+    let sums = e.adds.sums();
     let unit_of = |block: u64, thread: u32| -> UnitKey {
         match decl.unit {
             Unit::Thread => (block, thread),
             Unit::Warp => (block, thread / 32),
+            Unit::Block => (block, 0),
         }
     };
     let counting = |op: AtomicOp, ty: AtomicType| {
@@ -170,6 +201,7 @@ pub fn follow(decl: &Follow, flow: &Flow, e: &Elements) -> Result<Followed, Stri
     // The blocks' shared counters: what each word holds, who read what.
     let mut shared = SharedCounters {
         float,
+        sums,
         ..SharedCounters::default()
     };
     // Adds to `f32` counters whose sum came to zero and so needed no commit: no bin.
@@ -181,7 +213,14 @@ pub fn follow(decl: &Follow, flow: &Flow, e: &Elements) -> Result<Followed, Stri
     let mut out = Followed::default();
     for ev in &flow.events {
         match (ev.kind, ev.space) {
-            (FlowKind::Load, Space::Global) => mark_loaded(&mut loaded, e, ev),
+            (FlowKind::Load, Space::Global) => {
+                let fresh = mark_loaded(&mut loaded, e, ev);
+                if sums && decl.into == Place::Shared {
+                    let unit = unit_of(ev.block, ev.thread);
+                    let mine = shared.pending.entry((ev.block, ev.thread)).or_default();
+                    mine.extend(fresh.into_iter().map(|i| (unit, e.adds.of(i))));
+                }
+            }
             (FlowKind::Load, Space::Shared) if decl.into == Place::Shared => shared.read(ev),
             (FlowKind::Store, Space::Shared) if decl.into == Place::Shared => {
                 for (unit, v) in shared.store(ev, &mut broken) {
@@ -270,17 +309,19 @@ pub fn follow(decl: &Follow, flow: &Flow, e: &Elements) -> Result<Followed, Stri
                 continue;
             }
             loaded_n += 1;
-            let add = match e.adds {
-                Adds::One => 1,
-                Adds::Weights(w) => w[i].to_bits() as u64,
-            };
+            let add = e.adds.of(i);
             if !is_zero(add, float) {
                 want.push((bin, add));
             }
         }
         let got = reached.get(&u).cloned().unwrap_or_default();
         let no_bin = cancelled.get(&u).map_or(&[][..], Vec::as_slice);
-        if let Some(why) = mismatch(decl, e, u, loaded_n, want, got, no_bin, float) {
+        let why = if sums {
+            sum_mismatch(decl, e, u, loaded_n, &want, &got, float)
+        } else {
+            mismatch(decl, e, u, loaded_n, want, got, no_bin, float)
+        };
+        if let Some(why) = why {
             return Err(why);
         }
         out.elements += loaded_n;
@@ -288,6 +329,10 @@ pub fn follow(decl: &Follow, flow: &Flow, e: &Elements) -> Result<Followed, Stri
     // 2. Every commit added what the counters it read held.
     if let Some(why) = broken {
         return Err(why);
+    }
+    // A reduction's tree, round by round.
+    if sums && decl.into == Place::Shared && decl.tree != Tree::Any {
+        tree_rounds(decl.tree, &shared.moves, &shared.placed)?;
     }
     // 3. Each thread its own share of its block's elements.
     share(e, &per_thread)?;
@@ -316,8 +361,10 @@ fn words_of(ev: &FlowEvent) -> std::ops::RangeInclusive<u64> {
     ev.addr / 4..=(ev.addr + (ev.size.max(1) as u64) - 1) / 4
 }
 
-/// Marks the elements whose bytes the global load `ev` read as loaded by its thread.
-fn mark_loaded(loaded: &mut [Vec<Vec<Thread>>], e: &Elements, ev: &FlowEvent) {
+/// Marks the elements whose bytes the global load `ev` read as loaded by its thread;
+/// returns the elements of the first part that this load read for the first time.
+fn mark_loaded(loaded: &mut [Vec<Vec<Thread>>], e: &Elements, ev: &FlowEvent) -> Vec<usize> {
+    let mut fresh = Vec::new();
     let (lo, hi) = (ev.addr, ev.addr + ev.size as u64);
     for (k, p) in e.parts.iter().enumerate() {
         let size = p.size.max(1) as u64;
@@ -329,11 +376,15 @@ fn mark_loaded(loaded: &mut [Vec<Vec<Thread>>], e: &Elements, ev: &FlowEvent) {
         let last = (hi.min(end) - 1 - p.addr) / size;
         for i in first..=last {
             let who = &mut loaded[k][i as usize];
-            if who.last() != Some(&(ev.block, ev.thread)) {
+            if !who.contains(&(ev.block, ev.thread)) {
                 who.push((ev.block, ev.thread));
+                if k == 0 {
+                    fresh.push(i as usize);
+                }
             }
         }
     }
+    fresh
 }
 
 /// Do `f32` adds cancel out (a counter that ends at zero needs no commit)?
@@ -373,13 +424,93 @@ fn same(c: f64, held: f64, mass: f64, float: bool) -> bool {
 #[derive(Default)]
 struct SharedCounters {
     float: bool,
+    /// A reduction ([`Adds::Values`], [`Adds::FloatValues`]): elements enter shared
+    /// memory by a store of their sum, `u32` sums wrap, and a store is a move of the
+    /// words the thread read (its own last store included, which it still holds).
+    sums: bool,
+    /// Per thread, the elements it loaded and has not yet stored (a reduction).
+    pending: BTreeMap<Thread, Adds32>,
+    /// A reduction's moves: a thread storing the sum of words it read into a word.
+    moves: Vec<Move>,
+    /// A reduction's placements: a thread storing the sum of its loaded elements.
+    placed: Vec<Move>,
     words: BTreeMap<(u64, u64), Adds32>,
     epochs: BTreeMap<(u64, u64), u32>,
     /// Per thread, the words it read, in order, with the stores to each before the read.
     reads: BTreeMap<Thread, Vec<(u64, u32)>>,
 }
 
+/// A store of a reduction in shared memory: who stored the sum of what into which word.
+#[derive(Clone, Debug)]
+struct Move {
+    block: u64,
+    thread: u32,
+    target: u64,
+    /// The words whose sums it added (none for a placement of loaded elements).
+    sources: Vec<u64>,
+    line: u32,
+}
+
 impl SharedCounters {
+    /// Does `c` equal `held` (adds of absolute sum `mass`)? Within rounding for `f32`,
+    /// modulo 2^32 for a reduction's `u32` sums, exactly otherwise.
+    fn same(&self, c: f64, held: f64, mass: f64) -> bool {
+        if self.sums && !self.float {
+            c as u64 as u32 == held as u64 as u32
+        } else {
+            same(c, held, mass, self.float)
+        }
+    }
+
+    /// A reduction's store `ev`: the sum of the thread's pending elements and of the first
+    /// words of its fresh reads (as many as match) moves into the stored word. `None`
+    /// when no such sum is the stored value.
+    fn store_sum(&mut self, ev: &FlowEvent, broken: &mut Option<String>) -> Option<Adds32> {
+        let thread = (ev.block, ev.thread);
+        if ev.size != 4 {
+            return None;
+        }
+        let c = value(ev.value, self.float);
+        let pending = self.pending.get(&thread).cloned().unwrap_or_default();
+        let (p_sum, p_mass) = pending.iter().fold((0.0, 0.0), |(t, m), &(_, v)| {
+            let x = value(v, self.float);
+            (t + x, m + x.abs())
+        });
+        let ws = self.fresh(thread);
+        let k = (0..=ws.len()).rev().find(|&k| {
+            let (held, mass) = self.held(ev.block, &ws[..k]);
+            (k > 0 || !pending.is_empty()) && self.same(c, held + p_sum, mass + p_mass)
+        })?;
+        let target = ev.addr / 4;
+        // The words that held something: a word read back after its sum moved on is none.
+        let sources: Vec<u64> = ws[..k]
+            .iter()
+            .filter(|w| self.words.contains_key(&(ev.block, **w)))
+            .copied()
+            .collect();
+        let mut adds = self.take(ev.block, &ws[..k]);
+        adds.extend(self.pending.remove(&thread).unwrap_or_default());
+        let mut cancelled = Vec::new();
+        self.overwrite(ev, target, broken, &mut cancelled);
+        self.words.insert((ev.block, target), adds);
+        let m = Move {
+            block: ev.block,
+            thread: ev.thread,
+            target,
+            sources,
+            line: ev.line,
+        };
+        if !m.sources.is_empty() {
+            self.moves.push(m);
+        } else {
+            self.placed.push(m);
+        }
+        // The thread still holds what it stored: its next move may add to it.
+        let at = self.epochs.get(&(ev.block, target)).copied().unwrap_or(0);
+        self.reads.insert(thread, vec![(target, at)]);
+        Some(cancelled)
+    }
+
     /// A shared load: its words join its thread's reads (a read of zero carries nothing).
     fn read(&mut self, ev: &FlowEvent) {
         if ev.size <= 8 && is_zero(ev.value, self.float && ev.size == 4) {
@@ -422,7 +553,7 @@ impl SharedCounters {
         let ws = self.fresh(thread);
         (0..=ws.len()).rev().find_map(|k| {
             let (held, mass) = self.held(thread.0, &ws[..k]);
-            (k > 0 && same(c, held, mass, self.float)).then(|| ws[..k].to_vec())
+            (k > 0 && self.same(c, held, mass)).then(|| ws[..k].to_vec())
         })
     }
 
@@ -438,9 +569,15 @@ impl SharedCounters {
     /// that cancelled out are returned (they needed no commit), any other is a break of
     /// the chain, said in `broken`.
     fn store(&mut self, ev: &FlowEvent, broken: &mut Option<String>) -> Adds32 {
+        if self.sums
+            && !is_zero(ev.value, self.float)
+            && let Some(cancelled) = self.store_sum(ev, broken)
+        {
+            return cancelled;
+        }
         let thread = (ev.block, ev.thread);
         let target = ev.addr / 4;
-        let moved = (ev.size == 4 && !is_zero(ev.value, self.float))
+        let moved = (!self.sums && ev.size == 4 && !is_zero(ev.value, self.float))
             .then(|| self.matching(thread, value(ev.value, self.float)))
             .flatten();
         let mut cancelled = Vec::new();
@@ -517,7 +654,7 @@ impl SharedCounters {
                     }
                 }
                 let (held, mass) = self.held(ev.block, &all);
-                if !all.is_empty() && same(c, held, mass, self.float) {
+                if !all.is_empty() && self.same(c, held, mass) {
                     for t in &lanes {
                         self.reads.remove(t);
                     }
@@ -670,6 +807,158 @@ fn mismatch(
         "{noun} {key} of block {block} loaded {nw} input {elem}(s){of_slices} and its {place} counted \
          {ng}{detail}: {rule}"
     ))
+}
+
+/// The words of a message that says a reduction's stores broke the step's tree: a chapter
+/// names that failure's kind by them.
+pub const TREE_BROKEN: &str = "does not follow the step's tree";
+
+/// A reduction's unit `u`: do its adds (`got`) sum what the elements it loaded hold
+/// (`want`)? With [`Place::Global`], each element by an atomic of its own value.
+fn sum_mismatch(
+    decl: &Follow,
+    e: &Elements,
+    u: UnitKey,
+    loaded_n: u64,
+    want: &[(u32, u64)],
+    got: &[(u32, u64)],
+    float: bool,
+) -> Option<String> {
+    let noun = decl.unit.noun();
+    let (block, key) = u;
+    let elem = e.noun;
+    let shown = |v: f64| {
+        if float {
+            format!("{v}")
+        } else {
+            format!("{}", v as u64 as u32)
+        }
+    };
+    if decl.into == Place::Global {
+        let mut rest: Vec<u64> = want.iter().map(|&(_, v)| v).collect();
+        let mut extra = Vec::new();
+        for &(_, g) in got {
+            match rest.iter().position(|&x| x == g) {
+                Some(k) => {
+                    rest.remove(k);
+                }
+                None => extra.push(g),
+            }
+        }
+        if rest.is_empty() && extra.is_empty() {
+            return None;
+        }
+        let detail = match (rest.first(), extra.first()) {
+            (_, Some(&x)) => format!(
+                "one atomic added {}, the value of no {elem} it loaded",
+                shown(value(x, float))
+            ),
+            (Some(&x), None) => format!(
+                "no atomic of it added the {elem} {} it loaded",
+                shown(value(x, float))
+            ),
+            (None, None) => String::new(),
+        };
+        return Some(format!(
+            "{noun} {key} of block {block} loaded {loaded_n} {elem}(s) and issued {} nonzero global atomic(s): \
+             {detail}; each {elem} must reach the sum through an atomic_add of its own, issued by the \
+             {noun} that loaded it, with the {elem} as loaded",
+            got.len()
+        ));
+    }
+    let total = |v: &[(u32, u64)]| {
+        v.iter().fold((0f64, 0f64, 0u32), |(t, m, w), &(_, x)| {
+            let f = value(x, float);
+            (t + f, m + f.abs(), w.wrapping_add(x as u32))
+        })
+    };
+    let (w_sum, w_mass, w_wrap) = total(want);
+    let (g_sum, _, g_wrap) = total(got);
+    let holds = if float {
+        same(g_sum, w_sum, w_mass, true)
+    } else {
+        w_wrap == g_wrap
+    };
+    if holds {
+        return None;
+    }
+    let (w, g) = if float {
+        (shown(w_sum), shown(g_sum))
+    } else {
+        (w_wrap.to_string(), g_wrap.to_string())
+    };
+    let place = match decl.into {
+        Place::Shared => "the sums its block's tree committed for it",
+        _ => "its commits to the output",
+    };
+    Some(format!(
+        "{noun} {key} of block {block} loaded {loaded_n} {elem}(s) whose sum is {w}, and {place} added {g}: \
+         each {elem} must reach the sum exactly once, through the {noun} that loaded it"
+    ))
+}
+
+/// A reduction's rounds in shared memory against `tree`: each thread stores the sum of
+/// its elements at its own word (counted from the block's lowest stored word), and each
+/// move of round `stride` is the tree's (thread `t` adding word `target + stride` into
+/// `target = tree.target(t, stride)`).
+fn tree_rounds(tree: Tree, moves: &[Move], placed: &[Move]) -> Result<(), String> {
+    let mut base: BTreeMap<u64, u64> = BTreeMap::new();
+    for m in moves.iter().chain(placed) {
+        let b = base.entry(m.block).or_insert(m.target);
+        *b = (*b).min(m.target);
+    }
+    for p in placed {
+        let at = p.target - base[&p.block];
+        if at != p.thread as u64 {
+            return Err(format!(
+                "thread {} of block {} stored the sum of its elements at word {at} of the block's array (line {}), \
+                 not at its own index {}: the reduction {TREE_BROKEN} ({})",
+                p.thread,
+                p.block,
+                p.line,
+                p.thread,
+                tree.rule()
+            ));
+        }
+    }
+    for m in moves {
+        let b = base[&m.block];
+        let target = m.target - b;
+        let others: Vec<u64> = m
+            .sources
+            .iter()
+            .filter(|&&w| w != m.target)
+            .map(|&w| w.wrapping_sub(b))
+            .collect();
+        let stride = match others[..] {
+            [o] if o > target => Some(o - target),
+            _ => None,
+        };
+        // A move of the target alone (its partner held 0, which a read does not carry).
+        if others.is_empty() && m.sources == [m.target] {
+            continue;
+        }
+        let fits = stride.is_some_and(|s| {
+            s.is_power_of_two() && tree.target(m.thread as u64, s) == Some(target)
+        });
+        if !fits {
+            let read: Vec<String> = m
+                .sources
+                .iter()
+                .map(|w| w.wrapping_sub(b).to_string())
+                .collect();
+            return Err(format!(
+                "thread {} of block {} stored into word {target} the sum of words {} (line {}): \
+                 the reduction {TREE_BROKEN} ({})",
+                m.thread,
+                m.block,
+                read.join(" and "),
+                m.line,
+                tree.rule()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// No thread loads far more than its block's threads do on average ([`SHARE_SLACK`]).
@@ -913,6 +1202,7 @@ mod tests {
             vector_bytes: 0,
             in_flight: 0,
             lane_banks: false,
+            tree: crate::declared::Tree::Any,
         }
     }
     fn run(d: &Follow, data: &[u8], events: Vec<FlowEvent>) -> Result<Followed, String> {

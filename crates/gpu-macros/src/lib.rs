@@ -290,7 +290,7 @@ fn expand(f: &mut ItemFn) -> syn::Result<proc_macro2::TokenStream> {
 ///
 /// The function is unchanged; in the WebAssembly build the attribute adds an export,
 /// `__gpu_host_<name>`, that decodes the arguments the host passes, calls the function
-/// and encodes its result (`gpu::host_value`). Arguments are `&[u8]` or values
+/// and encodes its result (`gpu::host_value`). Arguments are `&[u8]`, `&[u32]`, `&[f32]` or values
 /// implementing `gpu::HostValue` (`u32`, arrays of them, enums deriving it); so is the
 /// result.
 #[proc_macro_attribute]
@@ -327,16 +327,23 @@ fn expand_host(f: &ItemFn) -> syn::Result<proc_macro2::TokenStream> {
         let var = format_ident!("__arg{i}");
         match &*pt.ty {
             Type::Reference(r) => {
-                let is_bytes =
-                    matches!(&*r.elem, Type::Slice(s) if quote!(#s).to_string() == "[u8]");
-                if !is_bytes || r.mutability.is_some() {
+                // A slice of bytes, `u32` or `f32` (a chapter's input), lent as a `Vec`.
+                let elem = match &*r.elem {
+                    Type::Slice(s) => {
+                        let e = &s.elem;
+                        let name = quote!(#e).to_string();
+                        ["u8", "u32", "f32"].contains(&name.as_str()).then_some(e)
+                    }
+                    _ => None,
+                };
+                let (Some(elem), None) = (elem, r.mutability) else {
                     return Err(syn::Error::new_spanned(
                         &pt.ty,
-                        "a #[host] function takes `&[u8]` or values (`u32`, ...)",
+                        "a #[host] function takes `&[u8]`, `&[u32]`, `&[f32]` or values (`u32`, ...)",
                     ));
-                }
+                };
                 decode.push(quote! {
-                    let #var: ::std::vec::Vec<u8> = ::gpu::host_value::HostValue::take(__input)
+                    let #var: ::std::vec::Vec<#elem> = ::gpu::host_value::HostValue::take(__input)
                         .expect("invariant: the emulator encodes the arguments");
                 });
                 pass.push(quote! { &#var[..] });

@@ -35,6 +35,34 @@ impl HostArg for &[u8] {
     }
 }
 
+/// A slice of `u32` or `f32` (a reduction's input): its length, then each element.
+macro_rules! slice_arg {
+    ($($t:ty),*) => {$(
+        impl HostArg for &[$t] {
+            fn put_arg(&self, out: &mut Vec<u8>) {
+                (self.len() as u32).put(out);
+                for x in self.iter() {
+                    x.put(out);
+                }
+            }
+        }
+
+        impl HostValue for Vec<$t> {
+            fn put(&self, out: &mut Vec<u8>) {
+                self.as_slice().put_arg(out);
+            }
+            fn take(input: &mut &[u8]) -> Option<Self> {
+                let n = u32::take(input)? as usize;
+                if input.len() / core::mem::size_of::<$t>() < n {
+                    return None;
+                }
+                (0..n).map(|_| <$t>::take(input)).collect()
+            }
+        }
+    )*};
+}
+slice_arg!(u32, f32);
+
 fn split<'a>(input: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
     if input.len() < n {
         return None;
@@ -132,5 +160,19 @@ mod tests {
         assert_eq!(bool::take(&mut input), Some(true));
         assert!(input.is_empty());
         assert_eq!(u32::take(&mut &[1u8, 2][..]), None);
+    }
+
+    #[test]
+    fn slices_of_words_round_trip_and_a_short_one_is_refused() {
+        let mut out = Vec::new();
+        (&[1u32, u32::MAX][..]).put_arg(&mut out);
+        (&[0.5f32, -2.0][..]).put_arg(&mut out);
+        let mut input = &out[..];
+        assert_eq!(Vec::<u32>::take(&mut input), Some(vec![1, u32::MAX]));
+        assert_eq!(Vec::<f32>::take(&mut input), Some(vec![0.5, -2.0]));
+        assert!(input.is_empty());
+        // A length of 3 with two words behind it.
+        let short = [3u8, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0];
+        assert_eq!(Vec::<u32>::take(&mut &short[..]), None);
     }
 }

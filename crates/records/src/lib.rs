@@ -132,14 +132,20 @@ pub struct FollowRecord {
     /// Each lane counts into words of one bank of its own, in every round.
     #[serde(default)]
     pub lane_banks: bool,
+    /// For a reduction in shared memory, the tree its rounds must follow: `"any"` (the
+    /// default), `"interleaved"`, `"strided_index"` or `"sequential"` ([`TREES`]).
+    #[serde(default)]
+    pub tree: Option<String>,
 }
 
 /// The units a follow record may name (`chapter::declared::Unit`).
-pub const UNITS: [&str; 2] = ["thread", "warp"];
+pub const UNITS: [&str; 3] = ["thread", "warp", "block"];
 /// The places a follow record may name (`chapter::declared::Place`).
 pub const PLACES: [&str; 3] = ["global", "shared", "registers"];
 /// The scopes a follow record may name (`chapter::declared::Scope`).
 pub const SCOPES: [&str; 2] = ["all", "slices"];
+/// The trees a follow record may name (`chapter::declared::Tree`).
+pub const TREES: [&str; 4] = ["any", "interleaved", "strided_index", "sequential"];
 
 /// A declared check's grid: a number of blocks, or `"one_per_thread"` with an optional
 /// `+K` (K more blocks than elements need: threads with no element).
@@ -412,6 +418,7 @@ pub fn parse(text: &str) -> Result<Records, String> {
                 ("unit", f.unit.as_str(), &UNITS[..]),
                 ("into", f.into.as_str(), &PLACES[..]),
                 ("scope", f.scope.as_deref().unwrap_or("all"), &SCOPES[..]),
+                ("tree", f.tree.as_deref().unwrap_or("any"), &TREES[..]),
             ];
             for (key, value, names) in named {
                 if !names.contains(&value) {
@@ -828,14 +835,15 @@ pub fn checks_rs(r: &Records) -> String {
             format!(
                 "    chapter::declared::Follow {{ kernel: {}, unit: chapter::declared::Unit::{}, into: \
                  chapter::declared::Place::{}, scope: chapter::declared::Scope::{}, vector_bytes: {}, \
-                 in_flight: {}, lane_banks: {} }},",
+                 in_flight: {}, lane_banks: {}, tree: chapter::declared::Tree::{} }},",
                 lit(&f.kernel),
                 variant(&f.unit),
                 variant(&f.into),
                 variant(f.scope.as_deref().unwrap_or("all")),
                 f.vector_bytes,
                 f.in_flight,
-                f.lane_banks
+                f.lane_banks,
+                variant(f.tree.as_deref().unwrap_or("any"))
             )
         })
         .collect();
@@ -1224,9 +1232,16 @@ hints = []
             (
                 GOOD.replace(
                     "needs = [\"7.1\"]",
-                    "needs = [\"7.1\"]\nfollow = [{ kernel = \"conv_tiled\", unit = \"block\", into = \"shared\" }]",
+                    "needs = [\"7.1\"]\nfollow = [{ kernel = \"conv_tiled\", unit = \"grid\", into = \"shared\" }]",
                 ),
-                "no unit `block`",
+                "no unit `grid`",
+            ),
+            (
+                GOOD.replace(
+                    "needs = [\"7.1\"]",
+                    "needs = [\"7.1\"]\nfollow = [{ kernel = \"conv_tiled\", unit = \"block\", into = \"shared\", tree = \"binary\" }]",
+                ),
+                "no tree `binary`",
             ),
             (
                 GOOD.replace(
@@ -1275,7 +1290,7 @@ hints = []
                 "pub static FOLLOWS: [chapter::declared::Follow; 1] = [\n    chapter::declared::Follow { \
                  kernel: \"conv_tiled\", unit: chapter::declared::Unit::Warp, into: \
                  chapter::declared::Place::Shared, scope: chapter::declared::Scope::Slices, vector_bytes: 16, \
-                 in_flight: 4, lane_banks: true },\n];"
+                 in_flight: 4, lane_banks: true, tree: chapter::declared::Tree::Any },\n];"
             ),
             "{checks}"
         );

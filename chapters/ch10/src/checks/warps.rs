@@ -1,0 +1,181 @@
+//! Checks of 10.8 and 10.9: shuffles in the warp, and the fastest reduction.
+
+use super::flow::{self, Values};
+use super::{
+    Checked, Ctx, counters, effective_global_atomics, require, shared_accesses, verify_f32,
+    verify_sum,
+};
+use crate::inputs;
+use crate::launch;
+use crate::reference;
+
+/// Grid-stride launches: a grid far smaller than the inputs, two block sizes.
+const GRIDS: [(u32, u32); 2] = [(2, 64), (3, 96)];
+
+/// Warp collective instructions a warp's reduction takes: five shuffle rounds.
+const SHUFFLES: u64 = 5;
+
+pub(crate) fn check_10_8(ctx: &mut Ctx) -> Checked {
+    ctx.follow_data();
+    let k = ctx.k.sum_warp_shuffle;
+    let mut launches = 0;
+    for case in inputs::u32_cases(ctx.seed) {
+        for (grid, block) in GRIDS {
+            let label = format!("{}, <<<{grid}, {block}>>>", case.name);
+            let run = launch::sum_u32(ctx.dev, &k, &case.data, grid, block);
+            let run = verify_sum(ctx, &label, run, reference::sum_u32(&case.data))?;
+            flow::follow(
+                ctx,
+                &label,
+                "sum_warp_shuffle",
+                &run,
+                Values::U32(&case.data),
+            )?;
+            if let Some(c) = counters(&run) {
+                let warps = (grid * block / 32) as u64;
+                require(
+                    ctx,
+                    &label,
+                    shared_accesses(c) == 0,
+                    Some(crate::failures::SHARED_MEMORY),
+                    || {
+                        format!(
+                            "{} shared-memory instructions: the warp's lanes add each other's sums through \
+                             shuffles, in registers",
+                            shared_accesses(c)
+                        )
+                    },
+                )?;
+                let atomics = effective_global_atomics(c);
+                require(
+                    ctx,
+                    &label,
+                    atomics <= warps,
+                    Some(crate::failures::ATOMICS_PER_WARP),
+                    || {
+                        format!(
+                            "{atomics} global atomics added something in {warps} warps: one lane adds its warp's \
+                             sum, once"
+                        )
+                    },
+                )?;
+                require(
+                    ctx,
+                    &label,
+                    (SHUFFLES * warps..=2 * SHUFFLES * warps).contains(&c.warp_collectives),
+                    Some(crate::failures::SHUFFLES),
+                    || {
+                        format!(
+                            "{} warp collectives in {warps} warps: a warp adds its 32 sums with {SHUFFLES} \
+                             shuffles",
+                            c.warp_collectives
+                        )
+                    },
+                )?;
+            }
+            launches += 1;
+        }
+    }
+    Ok(format!(
+        "{launches} launches right, each thread's elements in its register, {SHUFFLES} shuffles and one \
+         global atomic per warp{}",
+        ctx.technique_note()
+    ))
+}
+
+/// The most warp load instructions 16-byte loads of `n` elements take in `warps` warps:
+/// a warp's instruction reads 32 vectors (128 elements), and each warp may have one
+/// partial instruction of vectors and one of the tail.
+fn vector_load_requests(n: usize, warps: u64) -> u64 {
+    (n as u64).div_ceil(128) + 2 * warps
+}
+
+pub(crate) fn check_10_9(ctx: &mut Ctx) -> Checked {
+    ctx.follow_data();
+    let (ku, kf) = (ctx.k.sum_fastest_u32, ctx.k.sum_fastest_f32);
+    let mut launches = 0;
+    let technique = |ctx: &Ctx,
+                     label: &str,
+                     c: &gpu_host::Counters,
+                     n: usize,
+                     grid: u32,
+                     block: u32| {
+        let warps = (grid * block / 32) as u64;
+        let atomics = effective_global_atomics(c);
+        require(
+            ctx,
+            label,
+            atomics <= grid as u64,
+            Some(crate::failures::ATOMICS_PER_BLOCK),
+            || {
+                format!(
+                    "{atomics} global atomics added something in {grid} blocks: thread 0 adds its block's sum, \
+                     once"
+                )
+            },
+        )?;
+        let limit = vector_load_requests(n, warps);
+        require(
+            ctx,
+            label,
+            c.global_load_requests <= limit,
+            Some(crate::failures::NARROW_LOADS),
+            || {
+                format!(
+                    "{} warp load instructions for {n} elements: 16-byte loads take at most {limit} (32 vectors \
+                     of 4 elements an instruction)",
+                    c.global_load_requests
+                )
+            },
+        )
+    };
+    for case in inputs::u32_cases(ctx.seed) {
+        for (grid, block) in GRIDS {
+            let label = format!("u32: {}, <<<{grid}, {block}>>>", case.name);
+            let run = launch::sum_u32(ctx.dev, &ku, &case.data, grid, block);
+            let run = verify_sum(ctx, &label, run, reference::sum_u32(&case.data))?;
+            flow::follow(
+                ctx,
+                &label,
+                "sum_fastest_u32",
+                &run,
+                Values::U32(&case.data),
+            )?;
+            if let Some(c) = counters(&run) {
+                technique(ctx, &label, c, case.n(), grid, block)?;
+            }
+            launches += 1;
+        }
+    }
+    let mut worst = 0.0f64;
+    for case in inputs::f32_cases(ctx.seed) {
+        for (grid, block) in GRIDS {
+            let label = format!("f32: {}, <<<{grid}, {block}>>>", case.name);
+            let (exact, mass) = reference::sum_f64(&case.data);
+            let bound = reference::f32_bound(reference::fastest_depth(case.n(), grid, block), mass);
+            let run = launch::sum_f32(ctx.dev, &kf, &case.data, grid, block);
+            let run = verify_f32(ctx, &label, run, exact, bound)?;
+            flow::follow(
+                ctx,
+                &label,
+                "sum_fastest_f32",
+                &run,
+                Values::F32(&case.data),
+            )?;
+            if let Some(c) = counters(&run) {
+                technique(ctx, &label, c, case.n(), grid, block)?;
+            }
+            if bound > 0.0 {
+                let got = run.value().copied().unwrap_or(0.0) as f64;
+                worst = worst.max((got - exact).abs() / bound);
+            }
+            launches += 1;
+        }
+    }
+    Ok(format!(
+        "{launches} launches right (f32 within the bound of the kernel's order, at most {:.0}% of it), \
+         16-byte loads, one global atomic per block{}",
+        worst * 100.0,
+        ctx.technique_note()
+    ))
+}
