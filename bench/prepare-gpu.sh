@@ -37,6 +37,9 @@
 #                          fidelity script's ncu side at seeded shapes: bash DIR/gpu-arch-check.sh
 #   gpu-fidelity-ncu.sh    the fidelity script's ncu side alone at seeded shapes, and 9.9's
 #                          one exception at two shapes: bash DIR/gpu-fidelity-ncu.sh
+#   ch10                   chapter 10's binary, release, --features cuda: the progression
+#                          (--device gpu) and its bench (every step, CUB, torch.sum, 1 GiB)
+#   gpu-ch10.sh            chapter 10's bench there: bash DIR/gpu-ch10.sh [OUT_DIR]
 #   gpu-ch05.sh            chapter 5 there: its checks (stubs fail, references pass), the
 #                          progression and its bench: bash DIR/gpu-ch05.sh [OUT_DIR]
 #
@@ -51,7 +54,7 @@
 #
 # Usage: bash bench/prepare-gpu.sh [--chapter CH]... [--bench-only] [DIR]
 #   --chapter CH   only chapter CH's binaries (repeatable; default: every chapter with a
-#                  bench, ch05 and ch09). The session scripts take the same --chapter.
+#                  bench, ch05, ch09 and ch10). The session scripts take the same --chapter.
 #   --bench-only   only what the chapters' bench needs: their binaries, the anchors' sources,
 #                  the text input, COMMIT and the session scripts (no test binaries, PTX,
 #                  lanes or course self-test): a small folder, for comparing two builds.
@@ -71,7 +74,7 @@ while [ $# -gt 0 ]; do
     *) DEST=$1; shift ;;
   esac
 done
-[ ${#CHAPTERS[@]} -gt 0 ] || CHAPTERS=(ch05 ch09)
+[ ${#CHAPTERS[@]} -gt 0 ] || CHAPTERS=(ch05 ch09 ch10)
 DEST=${DEST:-$ROOT/.gpu}
 LIMIT_MIB=60
 # Whether chapter $1 is asked for.
@@ -179,7 +182,7 @@ cp bench/gpu-limits.sh "$DEST/gpu-limits.sh"
 cp bench/gpu-limit-profile.sh bench/gpu-arch-check.sh \
   bench/gpu-fidelity-ncu.sh "$DEST/"
 cp bench/gpu-fidelity.sh bench/fidelity.py bench/atomics_probe.cu "$DEST/"
-cp bench/gpu-ch05.sh "$DEST/gpu-ch05.sh"
+cp bench/gpu-ch05.sh bench/gpu-ch10.sh "$DEST/"
 cp crates/chapter/gpu-env.sh "$DEST/gpu-env.sh"
 # The same text the bench reads from the workspace: book/src/**/*.md in path order, each
 # followed by a newline.
@@ -198,11 +201,11 @@ else
 fi
 echo "$commit" >"$DEST/COMMIT"
 
-for f in ch05 ch05-exercises ch09 ch09-exercises ch09-unit course-solutions-pass cuda_smoke; do
+for f in ch05 ch05-exercises ch09 ch09-exercises ch09-unit ch10 ch10-exercises course-solutions-pass cuda_smoke; do
   [ ! -f "$DEST/$f" ] || strip --strip-debug "$DEST/$f"
 done
 chmod +x "$DEST/gpu-limit-profile.sh" "$DEST/gpu-arch-check.sh" "$DEST/gpu-fidelity-ncu.sh"
-chmod +x "$DEST/gpu-session.sh" "$DEST/gpu-variants.sh" "$DEST/gpu-extensions.sh" "$DEST/gpu-ch05.sh" "$DEST/gpu-fidelity.sh" "$DEST/gpu-limits.sh"
+chmod +x "$DEST/gpu-session.sh" "$DEST/gpu-variants.sh" "$DEST/gpu-extensions.sh" "$DEST/gpu-ch05.sh" "$DEST/gpu-ch10.sh" "$DEST/gpu-fidelity.sh" "$DEST/gpu-limits.sh"
 
 # --- checks that need no GPU -------------------------------------------------------------
 say "checking the folder here (no GPU)"

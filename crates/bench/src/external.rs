@@ -39,18 +39,123 @@ pub const TORCH_BINCOUNT: Source = Source {
     file: "torch_bincount.py",
     text: include_str!("../../../bench/torch_bincount.py"),
 };
+/// `cub::DeviceReduce::Sum`, `u32` and `f32` (chapter 10's anchor).
+pub const CUB_REDUCE: Source = Source {
+    file: "cub_reduce.cu",
+    text: include_str!("../../../bench/cub_reduce.cu"),
+};
+/// `torch.sum` (chapter 10's).
+pub const TORCH_SUM: Source = Source {
+    file: "torch_sum.py",
+    text: include_str!("../../../bench/torch_sum.py"),
+};
+
+/// Where an external implementation comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tool {
+    /// Found or built by the bench (CUB: compiled with `nvcc` from PATH; PyTorch: the
+    /// embedded script run with `python3`); skipped with a note when impossible.
+    Auto,
+    /// This program (CUB) or script (PyTorch).
+    Path(PathBuf),
+    /// Not run.
+    Off,
+}
+
+/// An anchor ready to run ([`tools`]): its path, why it cannot run, or `None` when off.
+pub type Ready = Option<Result<PathBuf, String>>;
+
+/// A chapter's two anchors, CUB's program and PyTorch's script, as `[(source, where it
+/// comes from, its name in notes); 2]`, ready to run: `None` when off, `Err` (also
+/// recorded in `notes`) when it cannot run here. CUB is compiled with `nvcc` into
+/// `work_dir` for compute capability `arch` when no program is given; PyTorch needs
+/// `python` on PATH.
+pub fn tools(
+    [(cub_src, cub, cub_name), (torch_src, torch, torch_name)]: [(&Source, &Tool, &str); 2],
+    python: &str,
+    work_dir: &Path,
+    arch: (u32, u32),
+    notes: &mut Vec<String>,
+) -> (Ready, Ready) {
+    let cub = match cub {
+        Tool::Off => None,
+        Tool::Path(p) => Some(cub_binary(cub_src, Some(p), work_dir, (0, 0))),
+        Tool::Auto => Some(cub_binary(cub_src, None, work_dir, arch)),
+    };
+    if let Some(Err(why)) = &cub {
+        notes.push(format!("{cub_name} not run: {why}"));
+    }
+    let torch = match torch {
+        Tool::Off => None,
+        _ if !on_path(python) => {
+            notes.push(format!("{torch_name} not run: {python} is not on PATH"));
+            None
+        }
+        Tool::Path(p) => Some(torch_script(torch_src, Some(p), work_dir)),
+        Tool::Auto => Some(torch_script(torch_src, None, work_dir)),
+    };
+    if let Some(Err(why)) = &torch {
+        notes.push(format!("{torch_name} not run: {why}"));
+    }
+    (cub, torch)
+}
+
+/// The command that runs an anchor: `python SCRIPT` for PyTorch (step `torch`), the
+/// program for CUB.
+pub fn command(python: &str, step: &str, path: &Path) -> Command {
+    if step == "torch" {
+        let mut c = Command::new(python);
+        c.arg(path);
+        c
+    } else {
+        Command::new(path)
+    }
+}
+
+/// Runs the anchor of `step` at `path` on `file` (`dtype` and `bins` as its arguments)
+/// with the budget's warm-ups and repetitions. From 256 MiB (`bytes`) on, a first call
+/// (warm-up 0, one run) sizes the rest to the budget: CUB on 4 GiB of u32 values took
+/// 12.6 s a call on an H100, 23 calls 5 minutes.
+pub fn run_sized(
+    python: &str,
+    step: &str,
+    path: &Path,
+    file: &Path,
+    (dtype, bins): (&str, u32),
+    b: &crate::measure::Budget,
+    bytes: u64,
+) -> Outcome {
+    let (mut warmup, mut reps) = (b.runs.warmup, b.runs.reps);
+    if bytes >= 256 << 20 {
+        let mut probe = command(python, step, path);
+        probe.args(args(file, dtype, bins, 0, 1));
+        if let Outcome::Ran { median_ms, .. } = run(probe) {
+            (warmup, reps) = crate::plan(
+                std::time::Duration::from_secs_f64(median_ms / 1e3),
+                warmup,
+                reps,
+                b.budget,
+            );
+        }
+    }
+    let mut cmd = command(python, step, path);
+    cmd.args(args(file, dtype, bins, warmup, reps));
+    run(cmd)
+}
 
 /// What an external implementation gave.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
-    /// It ran: its median time and its bins.
+    /// It ran: its median time and its result.
     Ran {
         /// Median of its timed calls, milliseconds.
         median_ms: f64,
         /// Its timed calls.
         reps: u32,
-        /// The histogram it computed.
+        /// The histogram it computed (empty for a reduction).
         bins: Vec<u64>,
+        /// The sum it computed (a reduction's anchor; `None` for a histogram's).
+        sum: Option<f64>,
     },
     /// It could not run here (no PyTorch, no GPU for it): why.
     Skipped(String),
@@ -95,6 +200,8 @@ enum Line {
         median_ms: f64,
         reps: u32,
         bins: Vec<u64>,
+        #[serde(default)]
+        sum: Option<f64>,
     },
 }
 
@@ -108,10 +215,12 @@ pub fn parse(line: &str) -> Outcome {
             median_ms,
             reps,
             bins,
+            sum,
         }) => Outcome::Ran {
             median_ms,
             reps,
             bins,
+            sum,
         },
         Err(e) if line.trim_start().starts_with('{') => Outcome::Failed(format!(
             "a result without median_ms, reps and bins, or skipped ({e}): {line}"
@@ -229,13 +338,25 @@ mod tests {
             Outcome::Ran {
                 median_ms: 0.5,
                 reps: 20,
-                bins: vec![1, 2, 3]
+                bins: vec![1, 2, 3],
+                sum: None,
             }
         );
         assert_eq!(
             parse(r#"{"impl":"torch.bincount","skipped":"no CUDA device"}"#),
             Outcome::Skipped("no CUDA device".into())
         );
+        assert_eq!(
+            parse(r#"{"impl":"torch.sum","median_ms":0.25,"reps":2,"bins":[],"sum":-1.5e9}"#),
+            Outcome::Ran {
+                median_ms: 0.25,
+                reps: 2,
+                bins: vec![],
+                sum: Some(-1.5e9),
+            }
+        );
+        assert!(CUB_REDUCE.text.contains("DeviceReduce::Sum"));
+        assert!(TORCH_SUM.text.contains("torch.sum"));
         assert!(matches!(parse("{}"), Outcome::Failed(_)));
         assert!(matches!(parse("nope"), Outcome::Failed(_)));
         assert!(CUB_HISTOGRAM.text.contains("HistogramEven"));
@@ -255,7 +376,8 @@ mod tests {
             Outcome::Ran {
                 median_ms: 1.5,
                 reps: 3,
-                bins: vec![4]
+                bins: vec![4],
+                sum: None,
             }
         );
         let mut bad = Command::new("sh");

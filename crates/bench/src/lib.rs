@@ -14,7 +14,7 @@
 //! - **The limit** ([`reference`](mod@reference)): a read-only kernel with 16-byte loads and a
 //!   device-to-device copy on the same input; every row's `pct_read_bw` is a percentage of
 //!   the faster.
-//! - **Anchors**: the CPU ([`cpu`], [`cpu_simd`]), and programs a user would run instead
+//! - **Anchors**: the CPU ([`cpu`], [`cpu_simd`] for histograms, [`cpu_sum`] for sums), and programs a user would run instead
 //!   of writing a kernel (CUB, PyTorch: [`external`]).
 //! - **Modes**: the size sweep ([`sizes`]) and the same-grid runs ([`steps`]).
 //! - **Results** ([`report`], [`provenance`]): a table, CSV and JSON with a header saying
@@ -24,6 +24,7 @@
 
 pub mod cpu;
 pub mod cpu_simd;
+pub mod cpu_sum;
 pub mod data;
 pub mod external;
 pub mod measure;

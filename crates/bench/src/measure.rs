@@ -259,15 +259,24 @@ pub fn weighted_difference(expected: &[f64], got: &[f32]) -> Option<String> {
 /// The fewest runs a CPU row's median is taken of.
 pub const CPU_MIN_RUNS: u32 = 3;
 
-/// Times a CPU histogram: one checked run, then as many more as fit in the budget and
-/// at least [`CPU_MIN_RUNS`], the median of them all. A core of the shared host machine
-/// ran the same loop at speeds a third apart from one run to the next: one run is not a
-/// measurement.
+/// Times a CPU histogram: [`measure_cpu_checked`] against the CPU's own histogram.
 pub fn measure_cpu(f: &dyn Fn() -> Vec<u32>, expected: &[u32], b: &Budget) -> Measured {
+    measure_cpu_checked(f, &|got: &Vec<u32>| difference(expected, got), b)
+}
+
+/// Times a CPU loop: one run checked by `check` (`None`: right; else why not), then as
+/// many more as fit in the budget and at least [`CPU_MIN_RUNS`], the median of them all.
+/// A core of the shared host machine ran the same loop at speeds a third apart from one
+/// run to the next: one run is not a measurement.
+pub fn measure_cpu_checked<T>(
+    f: &dyn Fn() -> T,
+    check: &dyn Fn(&T) -> Option<String>,
+    b: &Budget,
+) -> Measured {
     let t = Instant::now();
     let got = f();
     let first = t.elapsed();
-    if let Some(d) = difference(expected, &got) {
+    if let Some(d) = check(&got) {
         return Measured::Wrong(d);
     }
     let (_, planned) = plan(first, 0, b.runs.reps, b.budget.saturating_sub(first));

@@ -287,12 +287,17 @@ impl Report {
     /// The rows as an aligned table, grouped by element type and input, with the header's
     /// essentials above and the notes below.
     pub fn table(&self) -> String {
+        self.table_titled("Chapter 9 bench")
+    }
+
+    /// [`table`](Self::table) under another chapter's title (`Chapter 10 bench`).
+    pub fn table_titled(&self, title: &str) -> String {
         let h = &self.header;
         let mut out = String::new();
         let gbps = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.1}"));
         let _ = writeln!(
             out,
-            "Chapter 9 bench on {} ({} SMs, CUDA {}, driver {}), {}, commit {}",
+            "{title} on {} ({} SMs, CUDA {}, driver {}), {}, commit {}",
             h.gpu, h.sm_count, h.cuda_version, h.driver_version, h.date_utc, h.git_commit
         );
         let _ = writeln!(

@@ -263,38 +263,16 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
         rows: Vec::new(),
     };
     let mut anchors_done = false;
-    let work_dir = opts.out_dir.join("tools");
-    let cub = match &opts.cub {
-        Tool::Off => None,
-        Tool::Path(p) => Some(external::cub_binary(CUB, Some(p), &work_dir, (0, 0))),
-        Tool::Auto => Some(external::cub_binary(
-            CUB,
-            None,
-            &work_dir,
-            dev.props().compute_capability,
-        )),
-    };
-    if let Some(Err(why)) = &cub {
-        report.header.notes.push(format!("CUB not run: {why}"));
-    }
-    let torch = match &opts.torch {
-        Tool::Off => None,
-        _ if !external::on_path(&opts.python) => {
-            report.header.notes.push(format!(
-                "torch.bincount not run: {} is not on PATH",
-                opts.python
-            ));
-            None
-        }
-        Tool::Path(p) => Some(external::torch_script(TORCH, Some(p), &work_dir)),
-        Tool::Auto => Some(external::torch_script(TORCH, None, &work_dir)),
-    };
-    if let Some(Err(why)) = &torch {
-        report
-            .header
-            .notes
-            .push(format!("torch.bincount not run: {why}"));
-    }
+    let (cub, torch) = external::tools(
+        [
+            (CUB, &opts.cub, "CUB"),
+            (TORCH, &opts.torch, "torch.bincount"),
+        ],
+        &opts.python,
+        &opts.out_dir.join("tools"),
+        dev.props().compute_capability,
+        &mut report.header.notes,
+    );
     for &dtype in &opts.dtypes {
         if (opts.variants || opts.extensions) && dtype != Dtype::U8 {
             continue;
@@ -442,31 +420,21 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                         for (name, step, tool) in &tools {
                             let Ok(path) = tool else { continue };
                             progress(&format!("{tag} {name}"));
-                            let mut cmd = external_command(&opts.python, step, path);
-                            // From 256 MiB on, a first call (warm-up 0, one run) sizes the
-                            // rest to the budget: CUB on 4 GiB of u32 values took 12.6 s a
-                            // call on an H100, 23 calls 5 minutes.
-                            let (mut warmup, mut reps) = (opts.runs.warmup, opts.runs.reps);
-                            if data.len_bytes() >= 256 << 20 {
-                                let mut probe = external_command(&opts.python, step, path);
-                                probe.args(external::args(&file, dtype.name(), bins, 0, 1));
-                                if let external::Outcome::Ran { median_ms, .. } =
-                                    external::run(probe)
-                                {
-                                    (warmup, reps) = plan(
-                                        Duration::from_secs_f64(median_ms / 1e3),
-                                        warmup,
-                                        reps,
-                                        opts.budget,
-                                    );
-                                }
-                            }
-                            cmd.args(external::args(&file, dtype.name(), bins, warmup, reps));
-                            let r = match external::run(cmd) {
+                            let ran = external::run_sized(
+                                &opts.python,
+                                step,
+                                path,
+                                &file,
+                                (dtype.name(), bins),
+                                &opts.budget(),
+                                data.len_bytes(),
+                            );
+                            let r = match ran {
                                 external::Outcome::Ran {
                                     median_ms,
                                     reps,
                                     bins,
+                                    ..
                                 } => match difference(&expected, &bins) {
                                     Some(d) => row(name, step).failed(format!("{WRONG}: {d}")),
                                     None => row(name, step).measured(median_ms, reps),
@@ -494,18 +462,6 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
     report.set_percentages();
     report.set_targets(&TARGETS);
     report
-}
-
-/// The command that runs an external tool: `python3 SCRIPT` for PyTorch, the binary for
-/// CUB.
-fn external_command(python: &str, step: &str, path: &Path) -> std::process::Command {
-    if step == "torch" {
-        let mut c = std::process::Command::new(python);
-        c.arg(path);
-        c
-    } else {
-        std::process::Command::new(path)
-    }
 }
 
 /// A row in a few words, for progress lines.

@@ -64,17 +64,8 @@ impl Dtype {
     }
 }
 
-/// Where an external implementation comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tool {
-    /// Found or built by the bench (CUB: compiled with `nvcc` from PATH; PyTorch: the
-    /// embedded script run with `python3`); skipped with a note when impossible.
-    Auto,
-    /// This program (CUB) or script (PyTorch).
-    Path(PathBuf),
-    /// Not run.
-    Off,
-}
+/// Where an external implementation comes from ([`::bench::external::Tool`]).
+pub use ::bench::external::Tool;
 
 /// What to measure and how.
 #[derive(Clone, Debug)]
