@@ -23,7 +23,7 @@ use ::bench::external::{self, Source, Tool};
 use ::bench::measure::{
     Budget, HostData, Measured, Uploaded, first_line, measure_checked, measure_cpu_checked,
 };
-use ::bench::report::{Header, Report, Row, SKIPPED, Target, WRONG};
+use ::bench::report::{Header, Report, Row, Target};
 use ::bench::steps::Step;
 use chapter::launch::{Shape, coarsened, one_per_thread};
 use course::KernelSource;
@@ -253,25 +253,7 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report, Lau
 
 /// The header: the device, the host, the options.
 fn header(dev: &Device, opts: &Options) -> Header {
-    let p = dev.props();
     Header {
-        gpu: p.name.clone(),
-        sm_count: p.sm_count,
-        compute_capability: format!("{}.{}", p.compute_capability.0, p.compute_capability.1),
-        l2_bytes: p.l2_bytes,
-        driver_version: chapter::provenance::nvidia_driver_version(),
-        cuda_version: chapter::provenance::cuda_version(dev),
-        date_utc: chapter::provenance::utc_now(),
-        host_cpu: ::bench::provenance::host_cpu(),
-        host_threads: opts.cpu_threads,
-        host_clock_ghz: None,
-        git_commit: ::bench::provenance::git_commit(),
-        command: opts.command.clone(),
-        input_bytes: opts.runs.size_bytes,
-        warmup: opts.runs.warmup,
-        reps: opts.runs.reps,
-        budget_ms: opts.budget.as_millis() as u64,
-        seed: opts.runs.seed,
         text: "-".into(),
         method: "GPU kernels: median of event-timed launches after warm-ups, each launch timed \
                  alone from a cold L2 (a kernel reads twice the L2 before every launch, and \
@@ -280,7 +262,7 @@ fn header(dev: &Device, opts: &Options) -> Header {
                  events around each call, twice the L2 read before each too. GB/s = input \
                  bytes / median time (10^9 B/s)."
             .into(),
-        ..Header::default()
+        ..::bench::provenance::header(dev, &opts.budget(), opts.cpu_threads, &opts.command)
     }
 }
 
@@ -353,7 +335,7 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                     }
                     let m = measure_step(dev, &s, &up, expected, n, &budget);
                     let r = m.into_row(row(s.kernel, s.step));
-                    progress(&format!("{tag} {} {}: {}", s.step, s.kernel, summary(&r)));
+                    progress(&format!("{tag} {} {}: {}", s.step, s.kernel, r.summary()));
                     report.rows.push(r);
                 }
                 up.free(dev);
@@ -385,63 +367,35 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
             };
             for (name, m) in rows {
                 let r = m.into_row(row(&name, "cpu"));
-                progress(&format!("{tag} {name}: {}", summary(&r)));
+                progress(&format!("{tag} {name}: {}", r.summary()));
                 report.rows.push(r);
             }
         }
-        let tools: Vec<(&str, &str, &Result<PathBuf, String>)> = [
-            ("cub::DeviceReduce::Sum", "cub", cub.as_ref()),
-            ("torch.sum", "torch", torch.as_ref()),
-        ]
-        .into_iter()
-        .filter_map(|(n, s, t)| t.map(|t| (n, s, t)))
-        .collect();
-        if !tools.iter().any(|(_, _, t)| t.is_ok()) {
-            continue;
-        }
-        let file = match ::bench::reference::write_input(&data, opts.tmp_dir.as_ref(), "ch10", &tag)
-        {
-            Ok(f) => f,
-            Err(why) => {
-                report
-                    .header
-                    .notes
-                    .push(format!("{tag}: {why}; CUB and PyTorch not run"));
-                continue;
-            }
+        let how = external::Runner {
+            python: &opts.python,
+            tmp_dir: opts.tmp_dir.as_ref(),
+            chapter: "ch10",
+            budget: &budget,
         };
-        for (name, step, tool) in &tools {
-            let Ok(path) = tool else { continue };
-            progress(&format!("{tag} {name}"));
-            let ran = external::run_sized(
-                &opts.python,
-                step,
-                path,
-                &file,
-                (dtype.name(), 1),
-                &budget,
-                data.len_bytes(),
-            );
-            let r = match ran {
-                external::Outcome::Ran {
-                    median_ms,
-                    reps,
-                    sum: Some(sum),
-                    ..
-                } => match expected.check(sum, expected.loose_depth()) {
-                    Some(d) => row(name, step).failed(format!("{WRONG}: {d}")),
-                    None => row(name, step).measured(median_ms, reps),
-                },
-                external::Outcome::Ran { .. } => row(name, step).failed("no sum in its result"),
-                external::Outcome::Skipped(why) => {
-                    row(name, step).failed(format!("{SKIPPED}: {why}"))
-                }
-                external::Outcome::Failed(why) => row(name, step).failed(why),
-            };
-            progress(&format!("{tag} {name}: {}", summary(&r)));
-            report.rows.push(r);
-        }
-        let _ = std::fs::remove_file(&file);
+        let check = |_: &[u64], sum: Option<f64>| match sum {
+            Some(s) => expected.check(s, expected.loose_depth()),
+            None => Some("no sum in its result".into()),
+        };
+        let rows = external::run_anchors(
+            [
+                ("cub::DeviceReduce::Sum", "cub", &cub),
+                ("torch.sum", "torch", &torch),
+            ],
+            &data,
+            (dtype.name(), 1),
+            &how,
+            &tag,
+            &row,
+            &check,
+            &mut report.header.notes,
+            progress,
+        );
+        report.rows.extend(rows);
     }
     report.set_percentages();
     report.set_targets(&TARGETS);
@@ -510,14 +464,6 @@ fn measure_step(
             let _ = dev.free(out);
             note(m)
         }
-    }
-}
-
-/// A row in a few words, for progress lines.
-fn summary(r: &Row) -> String {
-    match (r.rate.median_ms, r.rate.gbps) {
-        (Some(ms), Some(g)) => format!("{ms:.3} ms, {g:.1} GB/s ({} runs)", r.reps),
-        _ => r.note.clone().unwrap_or_else(|| "no result".into()),
     }
 }
 

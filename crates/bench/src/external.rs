@@ -143,6 +143,88 @@ pub fn run_sized(
     run(cmd)
 }
 
+/// How a chapter runs its anchors on one input: the Python for PyTorch, where the input
+/// file goes (`tmp_dir`, else `/dev/shm` or the system's), the chapter's name for the file,
+/// and the budget.
+#[derive(Clone, Copy, Debug)]
+pub struct Runner<'a> {
+    /// The Python interpreter for PyTorch.
+    pub python: &'a str,
+    /// Where the input file is written (`--tmp`).
+    pub tmp_dir: Option<&'a PathBuf>,
+    /// The chapter (`ch09`), in the file's name.
+    pub chapter: &'a str,
+    /// Warm-ups, repetitions and time per case.
+    pub budget: &'a crate::measure::Budget,
+}
+
+/// Why an anchor's result (its bins, its sum) is wrong, if it is (`None`: right).
+pub type Check<'a> = dyn Fn(&[u64], Option<f64>) -> Option<String> + 'a;
+
+/// Runs the anchors `tools` (`(name, step, ready)`, as [`tools`] made them) on `data`,
+/// written once to a file, with `dtype` and `bins` as their arguments, and returns a row
+/// each (`row(name, step)`): timed when `check(bins, sum)` finds nothing wrong, else why
+/// not. `tag` prefixes the progress lines; a file that cannot be written is a note.
+#[allow(clippy::too_many_arguments)]
+pub fn run_anchors(
+    tools: [(&str, &str, &Ready); 2],
+    data: &crate::measure::HostData,
+    (dtype, bins): (&str, u32),
+    how: &Runner,
+    tag: &str,
+    row: &dyn Fn(&str, &str) -> crate::report::Row,
+    check: &Check,
+    notes: &mut Vec<String>,
+    progress: &mut dyn FnMut(&str),
+) -> Vec<crate::report::Row> {
+    use crate::report::{SKIPPED, WRONG};
+    let tools: Vec<(&str, &str, &Result<PathBuf, String>)> = tools
+        .into_iter()
+        .filter_map(|(n, s, t)| t.as_ref().map(|t| (n, s, t)))
+        .collect();
+    if !tools.iter().any(|(_, _, t)| t.is_ok()) {
+        return Vec::new();
+    }
+    let file = match crate::reference::write_input(data, how.tmp_dir, how.chapter, tag) {
+        Ok(f) => f,
+        Err(why) => {
+            notes.push(format!("{tag}: {why}; CUB and PyTorch not run"));
+            return Vec::new();
+        }
+    };
+    let mut rows = Vec::new();
+    for (name, step, tool) in &tools {
+        let Ok(path) = tool else { continue };
+        progress(&format!("{tag} {name}"));
+        let ran = run_sized(
+            how.python,
+            step,
+            path,
+            &file,
+            (dtype, bins),
+            how.budget,
+            data.len_bytes(),
+        );
+        let r = match ran {
+            Outcome::Ran {
+                median_ms,
+                reps,
+                bins,
+                sum,
+            } => match check(&bins, sum) {
+                Some(d) => row(name, step).failed(format!("{WRONG}: {d}")),
+                None => row(name, step).measured(median_ms, reps),
+            },
+            Outcome::Skipped(why) => row(name, step).failed(format!("{SKIPPED}: {why}")),
+            Outcome::Failed(why) => row(name, step).failed(why),
+        };
+        progress(&format!("{tag} {name}: {}", r.summary()));
+        rows.push(r);
+    }
+    let _ = std::fs::remove_file(&file);
+    rows
+}
+
 /// What an external implementation gave.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {

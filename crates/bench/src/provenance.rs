@@ -1,6 +1,36 @@
 //! Where a run comes from: the host CPU and the course's commit, for the JSON's header
 //! (the device's name, driver and CUDA version are [`chapter::provenance`]'s).
 
+use crate::measure::Budget;
+use crate::report::Header;
+use gpu_host::Device;
+
+/// A header with what every chapter's bench records: the device, the host (`cpu_threads`
+/// for its CPU rows), the commit, the command line and the budget. The chapter adds its
+/// text input, its method and the host's clock when it has them.
+pub fn header(dev: &Device, b: &Budget, cpu_threads: usize, command: &str) -> Header {
+    let p = dev.props();
+    Header {
+        gpu: p.name.clone(),
+        sm_count: p.sm_count,
+        compute_capability: format!("{}.{}", p.compute_capability.0, p.compute_capability.1),
+        l2_bytes: p.l2_bytes,
+        driver_version: chapter::provenance::nvidia_driver_version(),
+        cuda_version: chapter::provenance::cuda_version(dev),
+        date_utc: chapter::provenance::utc_now(),
+        host_cpu: host_cpu(),
+        host_threads: cpu_threads,
+        git_commit: git_commit(),
+        command: command.to_string(),
+        input_bytes: b.runs.size_bytes,
+        warmup: b.runs.warmup,
+        reps: b.runs.reps,
+        budget_ms: b.budget.as_millis() as u64,
+        seed: b.runs.seed,
+        ..Header::default()
+    }
+}
+
 /// The host CPU's model name, with its family and model numbers (cloud hosts report a
 /// generic name such as `Intel(R) Xeon(R) Processor`: the numbers say which CPU), from
 /// `/proc/cpuinfo`.

@@ -87,6 +87,14 @@ impl Row {
         self.step.starts_with(|c: char| c.is_ascii_digit())
     }
 
+    /// The row in a few words, for progress lines.
+    pub fn summary(&self) -> String {
+        match (self.rate.median_ms, self.rate.gbps) {
+            (Some(ms), Some(g)) => format!("{ms:.3} ms, {g:.1} GB/s ({} runs)", self.reps),
+            _ => self.note.clone().unwrap_or_else(|| "no result".into()),
+        }
+    }
+
     /// Adds a note (after any already there).
     pub fn noted(mut self, note: impl Into<String>) -> Row {
         let note = note.into();

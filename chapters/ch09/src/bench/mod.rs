@@ -73,13 +73,12 @@ use ::bench::measure::{
     HostData, Measured, Uploaded, difference, first_line, measure_checked, measure_cpu,
     measure_kernel, weighted_difference,
 };
-use ::bench::reference::write_input;
 use ::bench::steps::{same_grid_steps, same_grid_summary};
 use ::bench::warm::warm_up;
 use course::KernelSource;
 use data::Input;
 use gpu_host::{Device, DeviceBuffer, LaunchError};
-use report::{Header, Report, Row, SKIPPED, WRONG};
+use report::{Header, Report, Row};
 use solutions::ch09::{FASTEST_SHARED_BYTES, FastestPolicy, fastest_grid_coarsened};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -367,7 +366,7 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                         }
                         let m = measure_step(dev, &s, &up, &expected, opts);
                         let r = m.into_row(row(s.kernel, s.step));
-                        progress(&format!("{tag} {} {}: {}", s.step, s.kernel, summary(&r)));
+                        progress(&format!("{tag} {} {}: {}", s.step, s.kernel, r.summary()));
                         report.rows.push(r);
                     }
                     if opts.student {
@@ -397,60 +396,33 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                 };
                 for (name, f) in rows {
                     let r = measure_cpu(&f, &expected, &opts.budget()).into_row(row(&name, "cpu"));
-                    progress(&format!("{tag} {name}: {}", summary(&r)));
+                    progress(&format!("{tag} {name}: {}", r.summary()));
                     report.rows.push(r);
                 }
             }
 
             // CUB and PyTorch, on the same input written to a file.
-            let tools: Vec<(&str, &str, &Result<PathBuf, String>)> = [
-                ("cub::DeviceHistogram::HistogramEven", "cub", cub.as_ref()),
-                ("torch.bincount", "torch", torch.as_ref()),
-            ]
-            .into_iter()
-            .filter_map(|(n, s, t)| t.map(|t| (n, s, t)))
-            .collect();
-            if tools.iter().any(|(_, _, t)| t.is_ok()) {
-                match write_input(&data, opts.tmp_dir.as_ref(), "ch09", &tag) {
-                    Err(why) => report
-                        .header
-                        .notes
-                        .push(format!("{tag}: {why}; CUB and PyTorch not run")),
-                    Ok(file) => {
-                        for (name, step, tool) in &tools {
-                            let Ok(path) = tool else { continue };
-                            progress(&format!("{tag} {name}"));
-                            let ran = external::run_sized(
-                                &opts.python,
-                                step,
-                                path,
-                                &file,
-                                (dtype.name(), bins),
-                                &opts.budget(),
-                                data.len_bytes(),
-                            );
-                            let r = match ran {
-                                external::Outcome::Ran {
-                                    median_ms,
-                                    reps,
-                                    bins,
-                                    ..
-                                } => match difference(&expected, &bins) {
-                                    Some(d) => row(name, step).failed(format!("{WRONG}: {d}")),
-                                    None => row(name, step).measured(median_ms, reps),
-                                },
-                                external::Outcome::Skipped(why) => {
-                                    row(name, step).failed(format!("{SKIPPED}: {why}"))
-                                }
-                                external::Outcome::Failed(why) => row(name, step).failed(why),
-                            };
-                            progress(&format!("{tag} {name}: {}", summary(&r)));
-                            report.rows.push(r);
-                        }
-                        let _ = std::fs::remove_file(&file);
-                    }
-                }
-            }
+            let how = external::Runner {
+                python: &opts.python,
+                tmp_dir: opts.tmp_dir.as_ref(),
+                chapter: "ch09",
+                budget: &opts.budget(),
+            };
+            let rows = external::run_anchors(
+                [
+                    ("cub::DeviceHistogram::HistogramEven", "cub", &cub),
+                    ("torch.bincount", "torch", &torch),
+                ],
+                &data,
+                (dtype.name(), bins),
+                &how,
+                &tag,
+                &row,
+                &|bins, _| difference(&expected, bins),
+                &mut report.header.notes,
+                progress,
+            );
+            report.rows.extend(rows);
         }
     }
     if opts.extensions {
@@ -462,12 +434,4 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
     report.set_percentages();
     report.set_targets(&TARGETS);
     report
-}
-
-/// A row in a few words, for progress lines.
-fn summary(r: &Row) -> String {
-    match (r.rate.median_ms, r.rate.gbps) {
-        (Some(ms), Some(g)) => format!("{ms:.3} ms, {g:.1} GB/s ({} runs)", r.reps),
-        _ => r.note.clone().unwrap_or_else(|| "no result".into()),
-    }
 }

@@ -5,26 +5,9 @@ use super::*;
 
 /// The header: the device, the host, the options.
 pub(super) fn header(dev: &Device, opts: &Options) -> Header {
-    let p = dev.props();
     let text = &opts.text;
     Header {
-        gpu: p.name.clone(),
-        sm_count: p.sm_count,
-        compute_capability: format!("{}.{}", p.compute_capability.0, p.compute_capability.1),
-        l2_bytes: p.l2_bytes,
-        driver_version: chapter::provenance::nvidia_driver_version(),
-        cuda_version: chapter::provenance::cuda_version(dev),
-        date_utc: report::now_utc(),
-        host_cpu: bench::provenance::host_cpu(),
-        host_threads: opts.cpu_threads,
         host_clock_ghz: if opts.cpu { cpu::clock_ghz() } else { None },
-        git_commit: bench::provenance::git_commit(),
-        command: opts.command.clone(),
-        input_bytes: opts.runs.size_bytes,
-        warmup: opts.runs.warmup,
-        reps: opts.runs.reps,
-        budget_ms: opts.budget.as_millis() as u64,
-        seed: opts.runs.seed,
         text: format!(
             "{}, {} bytes, FNV-1a {:016x}, repeated to the input size (u32: its bytes widened)",
             text.1,
@@ -39,6 +22,6 @@ pub(super) fn header(dev: &Device, opts: &Options) -> Header {
                  histogram outside them; torch.bincount allocates its output inside them). \
                  GB/s = input bytes / median time (10^9 B/s)."
             .into(),
-        ..Header::default()
+        ..::bench::provenance::header(dev, &opts.budget(), opts.cpu_threads, &opts.command)
     }
 }

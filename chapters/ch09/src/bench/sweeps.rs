@@ -36,7 +36,7 @@ pub(super) fn cas_sweep(
             d.len() as u64,
         );
         let r = measure_step(dev, &s, &up, &expected, opts).into_row(row);
-        progress(&format!("{tag} {} {}: {}", s.step, s.kernel, summary(&r)));
+        progress(&format!("{tag} {} {}: {}", s.step, s.kernel, r.summary()));
         report.rows.push(r);
     }
     if let Uploaded::U8(b) = up {
@@ -84,7 +84,7 @@ pub(super) fn rgb_and_joint(
         Err(e) => Measured::Failed(format!("alloc failed: {}", first_line(&e))),
     };
     let r = m.into_row(Row::new("histo_rgb", "9.11", input, "u8", bins, n as u64));
-    progress(&format!("{tag} 9.11 histo_rgb: {}", summary(&r)));
+    progress(&format!("{tag} 9.11 histo_rgb: {}", r.summary()));
     report.rows.push(r);
 
     // 9.12: weighted, f32 weights in quarters from -2 to 2 (as the exercise's check),
@@ -126,7 +126,7 @@ pub(super) fn rgb_and_joint(
         bins,
         5 * n as u64,
     ));
-    progress(&format!("{tag} 9.12 histo_weighted: {}", summary(&r)));
+    progress(&format!("{tag} 9.12 histo_weighted: {}", r.summary()));
     report.rows.push(r);
 
     // 9.13: joint, 16 x 16 bins over the pairs of the two halves.
@@ -185,7 +185,7 @@ pub(super) fn rgb_and_joint(
     ));
     progress(&format!(
         "{tag} 9.13 histo_joint (16 x 16 bins): {}",
-        summary(&r)
+        r.summary()
     ));
     report.rows.push(r);
 }
@@ -223,7 +223,7 @@ pub(super) fn strategy_sweep(
             let m = measure_step(dev, &s, &up, &expected, opts);
             let row = Row::new(s.kernel, s.step, input.name(), "u32", bins, 4 * n as u64);
             let r = m.into_row(row);
-            progress(&format!("{tag} {} {}: {}", s.step, s.kernel, summary(&r)));
+            progress(&format!("{tag} {} {}: {}", s.step, s.kernel, r.summary()));
             report.rows.push(r);
         }
         if let Uploaded::U32(d) = up {
