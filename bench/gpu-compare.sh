@@ -6,23 +6,29 @@
 # rows, labels and verdicts; each time within twice the old build's own run-to-run spread,
 # at least 10 %) and the tables with their numbers masked.
 #
-#   bash bench/gpu-compare.sh OLD_DIR NEW_DIR [OUT_DIR]    (from the repository root)
+#   bash bench/gpu-compare.sh OLD_DIR NEW_DIR [RESULTS]    (from the repository root)
 #
 # Chapter 9: every step, CPU, CUB and torch.bincount on 64 MiB inputs (both element types,
 # the four inputs) and a size sweep of 9.9 at 4 and 16 MiB; chapter 5: its bench at 128 MiB.
-# CUB is compiled once here and given to both builds. Under 7 minutes (each run has its
-# limit), about 3 expected. Exit status 0 when every comparison says SAME.
+# CUB is compiled once here and given to both builds. The order is old, new, old, new, and
+# each new run is compared with the old run before it. Under 8 minutes (each run has its
+# limit), about 4 expected. Exit status 0 when every comparison says SAME.
 set -u
 OLD=$(cd "${1:?OLD_DIR}" && pwd)
 NEW=$(cd "${2:?NEW_DIR}" && pwd)
-OUT_DIR=${3:-${OUT:-gpu-compare}}
-mkdir -p "$OUT_DIR"
-OUT_DIR=$(cd "$OUT_DIR" && pwd)
+RESULTS=${3:-${OUT:-gpu-compare}}
+mkdir -p "$RESULTS"
+RESULTS=$(cd "$RESULTS" && pwd)
+# Every run's files go to a scratch folder; RESULTS gets the verdicts, the GPU's name and
+# one archive of everything (a few files: a GPU session brings back only so many).
+OUT_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gpu-compare.XXXXXX")
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin; do
   [ -d "$d" ] && PATH=$PATH:$d
 done
-export PATH RUST_BACKTRACE=0
+# The sandbox's modules the binaries read (the same kernels in both builds): the new
+# folder's.
+export PATH RUST_BACKTRACE=0 COURSE_LANES_DIR="$NEW/lanes"
 START=$(date +%s)
 FAILED=0
 step() { echo; echo "=== [$(($(date +%s) - START))s] $*"; }
@@ -50,14 +56,19 @@ run() {
   tail -n 3 "$OUT_DIR/$name.table"
 }
 
-# compare NAME FILE: old-a against new, with old-b's spread, and the masked tables.
+# compare NAME FILE: old-a against new, then old-b against new-b, each with the other old
+# run's spread (the order old, new, old, new: a drift of the machine shows in both), and the
+# masked tables.
 compare() {
   local name=$1 file=$2
   step "compare $name"
   python3 "$HERE/compare_reports.py" "$OUT_DIR/$name-old-a/$file" "$OUT_DIR/$name-new/$file" \
     --again "$OUT_DIR/$name-old-b/$file" | tee "$OUT_DIR/$name-compare.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || FAILED=1
-  mask() { sed -E 's/-?[0-9][0-9.]*/#/g; s/ +/ /g' "$1"; }
+  python3 "$HERE/compare_reports.py" "$OUT_DIR/$name-old-b/$file" "$OUT_DIR/$name-new-b/$file" \
+    --again "$OUT_DIR/$name-old-a/$file" | tee "$OUT_DIR/$name-compare-b.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || FAILED=1
+  mask() { sed -E 's/commit [0-9a-f-]+/commit #/; s/-?[0-9][0-9.]*/#/g; s/ +/ /g' "$1"; }
   if diff <(mask "$OUT_DIR/$name-old-a.table") <(mask "$OUT_DIR/$name-new.table") >"$OUT_DIR/$name-table.diff"; then
     echo "tables: the same but for their numbers"
   else
@@ -69,7 +80,7 @@ compare() {
 ARGS09=(--size-mib 64 --budget-ms 400 "${CUB[@]}")
 ARGS_SIZES=(--sizes 4,16 --step 9.9 --skip cpu,torch,cub --budget-ms 300)
 ARGS05=(--size-mib 128)
-for who in old-a:"$OLD" new:"$NEW" old-b:"$OLD"; do
+for who in old-a:"$OLD" new:"$NEW" old-b:"$OLD" new-b:"$NEW"; do
   tag=${who%%:*}
   build=${who#*:}
   run "$build" "ch09-$tag" 75 ch09 "${ARGS09[@]}"
@@ -79,5 +90,7 @@ done
 compare ch09 bench.json
 compare ch09-sizes sizes.json
 compare ch05 bench.json
-step "done: $([ "$FAILED" -eq 0 ] && echo SAME || echo DIFFERENT), results in $OUT_DIR"
+tar -C "$OUT_DIR" -czf "$RESULTS/results.tgz" .
+cp "$OUT_DIR"/*-compare*.txt "$OUT_DIR/gpu.txt" "$RESULTS/"
+step "done: $([ "$FAILED" -eq 0 ] && echo SAME || echo DIFFERENT), verdicts in $RESULTS, every file in $RESULTS/results.tgz"
 exit "$FAILED"

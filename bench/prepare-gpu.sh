@@ -55,9 +55,10 @@
 # Usage: bash bench/prepare-gpu.sh [--chapter CH]... [--bench-only] [DIR]
 #   --chapter CH   only chapter CH's binaries (repeatable; default: every chapter with a
 #                  bench, ch05, ch09 and ch10). The session scripts take the same --chapter.
-#   --bench-only   only what the chapters' bench needs: their binaries, the anchors' sources,
-#                  the text input, COMMIT and the session scripts (no test binaries, PTX,
-#                  lanes or course self-test): a small folder, for comparing two builds.
+#   --bench-only   only what the chapters' bench needs: their binaries, the sandbox's
+#                  modules, the anchors' sources, the text input, COMMIT and the session
+#                  scripts (no test binaries, PTX or course self-test): a small folder, for
+#                  comparing two builds.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -166,11 +167,14 @@ if [ "$BENCH_ONLY" -eq 0 ]; then
   # The default build last, so that target/ptx holds what the binaries embed.
   cargo run --quiet -p ptx-builder -- --quiet kernels solutions api-probe >/dev/null 2>&1 || true
 
-  say "the sandbox's modules (the emulator runs every kernel as WebAssembly)"
-  cargo run --quiet -p gpu-host --example build_lanes -- "$DEST/lanes" >&2 ||
-    die "the WebAssembly build of the kernels failed"
-  export COURSE_LANES_DIR="$DEST/lanes"
 fi
+
+# The sandbox's modules, in every folder (--bench-only too): the binaries ask the emulator's
+# build of a kernel what it declares (chapter 5's and 10's benches fail without them there).
+say "the sandbox's modules (the emulator runs every kernel as WebAssembly)"
+cargo run --quiet -p gpu-host --example build_lanes -- "$DEST/lanes" >&2 ||
+  die "the WebAssembly build of the kernels failed"
+export COURSE_LANES_DIR="$DEST/lanes"
 
 say "bench sources, text, commit, session script"
 # Every chapter's anchors (CUB programs, PyTorch scripts): the binaries embed them too.
