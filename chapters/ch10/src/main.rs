@@ -31,7 +31,7 @@ fn bench(b: &cli::BenchArgs) -> ExitCode {
         .write(&opts.out_dir)
         .map(|(csv, json)| format!("wrote {} and {}", csv.display(), json.display()));
     chapter::cli::finish_bench(
-        &report.table_titled("Chapter 10 bench"),
+        &report.table_titled("Chapter 10 bench", "issue 48"),
         written,
         &opts.out_dir,
         report.all_correct(),

@@ -295,11 +295,12 @@ impl Report {
     /// The rows as an aligned table, grouped by element type and input, with the header's
     /// essentials above and the notes below.
     pub fn table(&self) -> String {
-        self.table_titled("Chapter 9 bench")
+        self.table_titled("Chapter 9 bench", "issues 4 and 40")
     }
 
-    /// [`table`](Self::table) under another chapter's title (`Chapter 10 bench`).
-    pub fn table_titled(&self, title: &str) -> String {
+    /// [`table`](Self::table) under another chapter's title (`Chapter 10 bench`), its
+    /// targets said to come from `source` (`issue 48`).
+    pub fn table_titled(&self, title: &str, source: &str) -> String {
         let h = &self.header;
         let mut out = String::new();
         let gbps = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.1}"));
@@ -382,7 +383,7 @@ impl Report {
             out.push('\n');
         }
         if !h.targets.is_empty() {
-            out.push_str("targets (issues 4 and 40):\n");
+            let _ = writeln!(out, "targets ({source}):");
             for t in &h.targets {
                 let _ = writeln!(out, "  {t}");
             }
