@@ -20,6 +20,7 @@
 
 pub mod mechanisms;
 pub mod phone;
+pub mod reduction;
 pub mod sizes;
 pub mod svg;
 
@@ -1134,6 +1135,7 @@ pub fn all_figures(
     out.extend(emulator_figures(&Params::default())?);
     out.push(trace_figure()?);
     out.extend(mechanisms::mechanism_figures()?);
+    out.extend(reduction::reduction_figures()?);
     out.extend(ch05_figures(&ch05::progression::Params::default())?);
     Ok(out)
 }
