@@ -40,6 +40,8 @@ const SPLIT: &str = "#d55e00";
 // ANCHOR: tree_interleaved
 /// 10.4's ordering: at stride `s`, thread `t` adds `s[t + s]` into `s[t]` when `t` is a
 /// multiple of `2 s`. The adding threads are spread over every warp.
+// `t % (2 * stride) == 0` is PMPP's test, which the exercise is named after.
+#[allow(clippy::manual_is_multiple_of)]
 #[kernel]
 pub fn tree_interleaved(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
     let s = shared_array![u32; TREE_BLOCK as usize];
@@ -194,7 +196,7 @@ pub struct Probe {
     pub findings: usize,
 }
 
-/// Runs `kernel` (one of [`sum_racy`], [`sum_atomic`]) on `n` ones as
+/// Runs `kernel` (one of [`sum_racy()`], [`sum_atomic()`]) on `n` ones as
 /// `<<<ceil(n / block), block>>>` on the emulator: the numbers 10.2's and 10.3's pages
 /// ask the reader to predict.
 pub fn probe(
@@ -229,6 +231,7 @@ fn tree_input(n: u32) -> Vec<u32> {
 /// What one traced launch of a reduction gave: its counters, its trace and its sum.
 struct Run {
     counters: Counters,
+    report: simt::LaunchReport,
     trace: Trace,
     sum: u32,
 }
@@ -253,7 +256,8 @@ fn run_tree(
             (data.slice(), sum.slice()),
         )
         .map_err(|e| e.to_string())?;
-    let counters = *r.counters().ok_or("the emulator gave no counters")?;
+    let report = r.emulator.clone().ok_or("the emulator gave no report")?;
+    let counters = report.counters;
     let got = dev.download(&sum).map_err(|e| e.to_string())?[0];
     let want: u32 = tree_input(n).iter().sum();
     if got != want {
@@ -265,6 +269,7 @@ fn run_tree(
     }
     Ok(Run {
         counters,
+        report,
         trace,
         sum: got,
     })
@@ -291,13 +296,15 @@ fn shared(t: &Trace) -> Result<u32, String> {
         .ok_or_else(|| "the trace has no shared buffer".to_string())
 }
 
-/// Divergent steps and bank conflicts read from the trace: steps with fewer than 32
-/// lanes (every warp of these launches is whole and no lane exits early, so a step with
-/// fewer lanes is a split warp), and the extra passes of shared loads and stores. They
-/// must be the launch's counters: the figure draws the same events the counters count.
+/// Bank conflicts and the tree's divergent steps read from the trace, checked against
+/// the launch's counters: the extra passes of every shared load and store must be the
+/// launch's `bank_conflicts`, and the steps of the tree's add line run by fewer than 32
+/// lanes (every warp of these launches is whole, so those are split warps) must be that
+/// line's `divergent_steps`. (Thread 0's final load and atomic run alone but are not
+/// divergent: the other lanes of its warp have exited, and exited lanes are not live.)
+/// Returns the launch's divergent steps and bank conflicts.
 fn check_counters(run: &Run, what: &str) -> Result<(u64, u64), String> {
     let sh = shared(&run.trace)?;
-    let divergent = run.trace.steps.iter().filter(|s| s.lanes.len() < 32).count() as u64;
     let conflicts: u64 = run
         .trace
         .steps
@@ -305,15 +312,41 @@ fn check_counters(run: &Run, what: &str) -> Result<(u64, u64), String> {
         .filter(|s| s.buffer == sh && s.kind != AccessKind::Atomic)
         .map(|s| passes(s).saturating_sub(1))
         .sum();
+    // The add's line: the line of most shared loads.
+    let mut loads: BTreeMap<u32, usize> = BTreeMap::new();
+    for st in run
+        .trace
+        .steps
+        .iter()
+        .filter(|s| s.buffer == sh && s.kind == AccessKind::Load)
+    {
+        *loads.entry(st.line).or_default() += 1;
+    }
+    let line = loads
+        .iter()
+        .max_by_key(|(_, n)| **n)
+        .map(|(l, _)| *l)
+        .ok_or("the trace has no shared load")?;
+    let traced = run
+        .trace
+        .steps
+        .iter()
+        .filter(|s| s.line == line && s.lanes.len() < 32)
+        .count() as u64;
+    let counted = run
+        .report
+        .line("reduction.rs", line)
+        .map(|c| c.divergent_steps)
+        .ok_or(format!("{what}: no counters for line {line}"))?;
     let c = &run.counters;
-    if (divergent, conflicts) != (c.divergent_steps, c.bank_conflicts) {
+    if conflicts != c.bank_conflicts || traced != counted {
         return Err(format!(
-            "{what}: the trace shows {divergent} divergent steps and {conflicts} bank conflicts, \
-             the counters {} and {}",
-            c.divergent_steps, c.bank_conflicts
+            "{what}: the trace shows {conflicts} bank conflicts and {traced} divergent steps \
+             of the add, the counters {} and {counted}",
+            c.bank_conflicts
         ));
     }
-    Ok((divergent, conflicts))
+    Ok((c.divergent_steps, conflicts))
 }
 
 /// One step of the tree in block 0: its stride, the threads that added, the warps that
@@ -342,10 +375,11 @@ fn tree_steps(run: &Run) -> Result<Vec<TreeStep>, String> {
             .filter(|s| s.block == 0 && s.warp == w && s.buffer == sh)
             .collect();
         let mut k = 1; // past the staging store
-        while k + 2 < mine.len() || (k + 2 == mine.len() && mine[k + 1].kind == AccessKind::Store)
-        {
+        while k + 2 < mine.len() || (k + 2 == mine.len() && mine[k + 1].kind == AccessKind::Store) {
             let (a, b, st) = (mine[k], mine[k + 1], mine[k + 2]);
-            if a.kind != AccessKind::Load || b.kind != AccessKind::Load || st.kind != AccessKind::Store
+            if a.kind != AccessKind::Load
+                || b.kind != AccessKind::Load
+                || st.kind != AccessKind::Store
             {
                 break;
             }
@@ -401,12 +435,19 @@ fn tree_figure(
     let row_h = 20.0;
     let grid_top = top + 22.0;
     let grid_bottom = grid_top + row_h * steps.len() as f64;
-    let height = grid_bottom + 76.0 + Svg::caption_height_at(W, &caption, SMALL) + 6.0;
+    let height = grid_bottom + 58.0 + Svg::caption_height_at(W, &caption, SMALL) + 6.0;
     let mut s = Svg::shown(W, height, title, SHOWN, SMALL);
     for (i, l) in lines.iter().enumerate() {
-        s.text(10.0, 50.0 + 18.0 * i as f64, SMALL + 1.0, "start", l, "normal");
+        s.text(
+            10.0,
+            50.0 + 18.0 * i as f64,
+            SMALL + 1.0,
+            "start",
+            l,
+            "normal",
+        );
     }
-    let (left, cell, gap) = (62.0, 2.5, 8.0);
+    let (left, cell, gap) = (56.0, 2.0, 6.0);
     let warp_w = 32.0 * cell;
     let x_of = |t: usize| left + (t / 32) as f64 * (warp_w + gap) + cell * (t % 32) as f64;
     s.text(10.0, top + 12.0, SMALL, "start", "stride", "bold");
@@ -420,14 +461,22 @@ fn tree_figure(
             "bold",
         );
     }
-    let (split_x, ways_x) = (x_of(TREE_BLOCK as usize - 1) + 30.0, 398.0);
+    let (split_x, ways_x) = (356.0, 398.0);
     s.text(split_x, top + 12.0, SMALL, "middle", "split", "bold");
     s.text(ways_x, top + 12.0, SMALL, "middle", "ways", "bold");
     for (r, st) in steps.iter().enumerate() {
         let y = grid_top + row_h * r as f64;
-        s.text(10.0, y + 14.0, SMALL, "start", &st.stride.to_string(), "normal");
+        s.text(
+            10.0,
+            y + 14.0,
+            SMALL,
+            "start",
+            &st.stride.to_string(),
+            "normal",
+        );
         for (t, &on) in st.active.iter().enumerate() {
-            s.rect(x_of(t), y + 3.0, cell - 0.4, row_h - 6.0, if on { ACTIVE } else { IDLE }, 1.0);
+            let colour = if on { ACTIVE } else { IDLE };
+            s.rect(x_of(t), y + 3.0, cell - 0.3, row_h - 6.0, colour, 1.0);
         }
         for (w, &split) in st.split.iter().enumerate() {
             if split {
@@ -435,14 +484,28 @@ fn tree_figure(
                     "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"{SPLIT}\" stroke-width=\"2\"/>\n",
                     num(x_of(w * 32) - 1.5),
                     num(y + 1.5),
-                    num(warp_w + 2.6),
+                    num(warp_w + 2.7),
                     num(row_h - 3.0)
                 ));
             }
         }
         let n_split = st.split.iter().filter(|&&x| x).count();
-        s.text(split_x, y + 14.0, SMALL, "middle", &n_split.to_string(), "normal");
-        s.text(ways_x, y + 14.0, SMALL, "middle", &st.ways.to_string(), "normal");
+        s.text(
+            split_x,
+            y + 14.0,
+            SMALL,
+            "middle",
+            &n_split.to_string(),
+            "normal",
+        );
+        s.text(
+            ways_x,
+            y + 14.0,
+            SMALL,
+            "middle",
+            &st.ways.to_string(),
+            "normal",
+        );
     }
     s.rect(10.0, grid_bottom + 10.0, 14.0, 12.0, ACTIVE, 1.0);
     s.text(30.0, grid_bottom + 20.0, SMALL, "start", "adds", "normal");
@@ -452,7 +515,14 @@ fn tree_figure(
         "<rect x=\"160\" y=\"{}\" width=\"14\" height=\"12\" fill=\"none\" stroke=\"{SPLIT}\" stroke-width=\"2\"/>\n",
         num(grid_bottom + 10.0)
     ));
-    s.text(180.0, grid_bottom + 20.0, SMALL, "start", "a warp split in two", "normal");
+    s.text(
+        180.0,
+        grid_bottom + 20.0,
+        SMALL,
+        "start",
+        "a warp split in two",
+        "normal",
+    );
     s.text(
         10.0,
         grid_bottom + 46.0,
@@ -469,7 +539,7 @@ fn tree_figure(
     })
 }
 
-/// `ch10-tree-10.4.svg`: [`tree_interleaved`], every warp split at every step but the last.
+/// `ch10-tree-10.4.svg`: [`tree_interleaved()`], a split warp in every round.
 pub fn tree_interleaved_figure() -> Result<Figure, String> {
     tree_figure(
         "ch10-tree-10.4.svg",
@@ -484,7 +554,7 @@ pub fn tree_interleaved_figure() -> Result<Figure, String> {
     )
 }
 
-/// `ch10-tree-10.5.svg`: [`tree_strided_index`], the adding threads packed, their words
+/// `ch10-tree-10.5.svg`: [`tree_strided_index()`], the adding threads packed, their words
 /// `2 stride` apart.
 pub fn tree_strided_figure() -> Result<Figure, String> {
     tree_figure(
@@ -500,7 +570,7 @@ pub fn tree_strided_figure() -> Result<Figure, String> {
     )
 }
 
-/// `ch10-tree-10.6.svg`: [`tree_halving`], the adding threads packed on consecutive words.
+/// `ch10-tree-10.6.svg`: [`tree_halving()`], the adding threads packed on consecutive words.
 pub fn tree_halving_figure() -> Result<Figure, String> {
     tree_figure(
         "ch10-tree-10.6.svg",
@@ -515,8 +585,8 @@ pub fn tree_halving_figure() -> Result<Figure, String> {
     )
 }
 
-/// `ch10-coarsened-10.7.svg`: the same 512 values reduced by [`tree_halving`] in four
-/// blocks and by [`tree_coarsened`] in one block of threads that each add [`COARSEN`]
+/// `ch10-coarsened-10.7.svg`: the same 512 values reduced by [`tree_halving()`] in four
+/// blocks and by [`tree_coarsened()`] in one block of threads that each add [`COARSEN`]
 /// values first; the two runs' counters side by side.
 pub fn coarsened_figure() -> Result<Figure, String> {
     let n = TREE_BLOCK * COARSEN;
@@ -555,29 +625,30 @@ pub fn coarsened_figure() -> Result<Figure, String> {
         }
     }
     let caption = format!(
-        "SIMT emulator traces and counters of tree_halving (<<<{COARSEN}, {TREE_BLOCK}>>>) and \
-         tree_coarsened (<<<1, {TREE_BLOCK}>>>, coarsening {COARSEN}) on the same {n} values \
-         (crates/figures/src/reduction.rs); a cell is an element, its colour the block that \
-         loaded it; barriers count one per warp"
+        "SIMT emulator traces and counters of tree_halving in {COARSEN} blocks of {TREE_BLOCK} \
+         threads and tree_coarsened in 1 block of {TREE_BLOCK} threads, coarsening {COARSEN}, \
+         on the same {n} values (crates/figures/src/reduction.rs); a cell is an element, its \
+         colour the block that loaded it; barriers: released, once per block"
     );
     let (left, cell) = (62.0, 2.5);
     let block_colours = ["#0072b2", "#e69f00", "#009e73", "#cc79a7"];
     let top_a = 112.0;
     let top_b = top_a + 30.0 + 4.0 * 16.0 + 20.0;
     let table_top = top_b + 30.0 + 4.0 * 16.0 + 40.0;
-    let rows: Vec<(&str, fn(&Counters) -> u64)> = vec![
-        ("blocks (trees)", |_| 0),
-        ("barriers", |c| c.barriers),
-        ("shared loads + stores", |c| {
-            c.shared_load_requests + c.shared_store_requests
-        }),
-        ("global atomics", |c| c.global_atomic_lanes),
-        ("warp instructions", |c| c.warp_instructions),
+    // Each row: a label and the two runs' values.
+    let both = |f: fn(&Run) -> u64| (f(&plain), f(&coarse));
+    let rows = [
+        ("blocks (trees)", both(|r| r.trace.grid[0] as u64)),
+        ("barriers", both(|r| r.counters.barriers)),
+        (
+            "shared loads + stores",
+            both(|r| r.counters.shared_load_requests + r.counters.shared_store_requests),
+        ),
+        ("global atomics", both(|r| r.counters.global_atomic_lanes)),
+        ("warp instructions", both(|r| r.counters.warp_instructions)),
     ];
-    let height = table_top
-        + 20.0 * rows.len() as f64
-        + 16.0
-        + Svg::caption_height_at(W, &caption, SMALL);
+    let height =
+        table_top + 20.0 * rows.len() as f64 + 16.0 + Svg::caption_height_at(W, &caption, SMALL);
     let mut s = Svg::shown(W, height, "10.7: coarsening the tree", SHOWN, SMALL);
     for (i, l) in [
         "The same 512 values: four blocks each run a",
@@ -587,27 +658,69 @@ pub fn coarsened_figure() -> Result<Figure, String> {
     .iter()
     .enumerate()
     {
-        s.text(10.0, 50.0 + 18.0 * i as f64, SMALL + 1.0, "start", l, "normal");
+        s.text(
+            10.0,
+            50.0 + 18.0 * i as f64,
+            SMALL + 1.0,
+            "start",
+            l,
+            "normal",
+        );
     }
-    s.text(10.0, top_a, SMALL + 1.0, "start", "10.6: four blocks of 128 threads", "bold");
+    s.text(
+        10.0,
+        top_a,
+        SMALL + 1.0,
+        "start",
+        "10.6: four blocks of 128 threads",
+        "bold",
+    );
     for (e, &(b, _)) in lp.iter().enumerate() {
         let (row, col) = (e / TREE_BLOCK as usize, e % TREE_BLOCK as usize);
         let y = top_a + 12.0 + 16.0 * row as f64;
-        s.rect(left + cell * col as f64, y, cell - 0.4, 12.0, block_colours[b as usize % 4], 1.0);
+        s.rect(
+            left + cell * col as f64,
+            y,
+            cell - 0.4,
+            12.0,
+            block_colours[b as usize % 4],
+            1.0,
+        );
     }
     for row in 0..COARSEN as usize {
         let y = top_a + 22.0 + 16.0 * row as f64;
         s.text(10.0, y, SMALL, "start", &format!("block {row}"), "normal");
     }
-    s.text(10.0, top_b, SMALL + 1.0, "start", "10.7: one block, coarsening 4", "bold");
+    s.text(
+        10.0,
+        top_b,
+        SMALL + 1.0,
+        "start",
+        "10.7: one block, coarsening 4",
+        "bold",
+    );
     for (e, &(b, _)) in lc.iter().enumerate() {
         let (row, col) = (e / TREE_BLOCK as usize, e % TREE_BLOCK as usize);
         let y = top_b + 12.0 + 16.0 * row as f64;
-        s.rect(left + cell * col as f64, y, cell - 0.4, 12.0, block_colours[b as usize % 4], 1.0);
+        s.rect(
+            left + cell * col as f64,
+            y,
+            cell - 0.4,
+            12.0,
+            block_colours[b as usize % 4],
+            1.0,
+        );
     }
     for row in 0..COARSEN as usize {
         let y = top_b + 22.0 + 16.0 * row as f64;
-        s.text(10.0, y, SMALL, "start", &format!("load {}", row + 1), "normal");
+        s.text(
+            10.0,
+            y,
+            SMALL,
+            "start",
+            &format!("load {}", row + 1),
+            "normal",
+        );
     }
     s.text(
         10.0,
@@ -619,13 +732,8 @@ pub fn coarsened_figure() -> Result<Figure, String> {
     );
     s.text(300.0, table_top, SMALL, "middle", "10.6", "bold");
     s.text(380.0, table_top, SMALL, "middle", "10.7", "bold");
-    for (i, (label, f)) in rows.iter().enumerate() {
+    for (i, (label, (a, b))) in rows.iter().enumerate() {
         let y = table_top + 20.0 * (i + 1) as f64;
-        let (a, b) = if i == 0 {
-            (plain.trace.grid[0] as u64, coarse.trace.grid[0] as u64)
-        } else {
-            (f(&plain.counters), f(&coarse.counters))
-        };
         s.text(10.0, y, SMALL, "start", label, "normal");
         s.text(300.0, y, SMALL, "middle", &a.to_string(), "normal");
         s.text(380.0, y, SMALL, "middle", &b.to_string(), "normal");
@@ -638,7 +746,7 @@ pub fn coarsened_figure() -> Result<Figure, String> {
     })
 }
 
-/// `ch10-shuffle-10.8.svg`: one warp of [`shuffle_steps`]: every lane's value after each
+/// `ch10-shuffle-10.8.svg`: one warp of [`shuffle_steps()`]: every lane's value after each
 /// `shfl.down` step, and, for the lanes whose values reach lane 0, the lane each one read.
 /// The values must be `shfl.down`'s definition (lane `l` reads lane `l + offset`, or its
 /// own value when that is past lane 31) and lane 0 must end with 1 + 2 + ... + 32.
@@ -661,7 +769,10 @@ pub fn shuffle_figure() -> Result<Figure, String> {
             .map(|l| want[l] + if l + o < 32 { want[l + o] } else { want[l] })
             .collect();
         if v[(k + 1) * 32..(k + 2) * 32] != want[..] {
-            return Err(format!("shfl.down at offset {o}: the emulator gave {:?}, the definition {want:?}", &v[(k + 1) * 32..(k + 2) * 32]));
+            return Err(format!(
+                "shfl.down at offset {o}: the emulator gave {:?}, the definition {want:?}",
+                &v[(k + 1) * 32..(k + 2) * 32]
+            ));
         }
     }
     let total = v[5 * 32];
@@ -690,7 +801,14 @@ pub fn shuffle_figure() -> Result<Figure, String> {
     .iter()
     .enumerate()
     {
-        s.text(10.0, 50.0 + 18.0 * i as f64, SMALL + 1.0, "start", l, "normal");
+        s.text(
+            10.0,
+            50.0 + 18.0 * i as f64,
+            SMALL + 1.0,
+            "start",
+            l,
+            "normal",
+        );
     }
     s.text(cx(3), 92.0, SMALL, "middle", "after offset", "bold");
     s.text(22.0, 108.0, SMALL, "middle", "lane", "bold");
@@ -706,14 +824,29 @@ pub fn shuffle_figure() -> Result<Figure, String> {
         for k in 0..6usize {
             let colour = if useful(k, l) { "#56b4e9" } else { "#eeeeee" };
             s.rect(cx(k) - half, y + 1.0, 2.0 * half, row_h - 2.0, colour, 0.7);
-            s.text(cx(k), y + 11.5, SMALL, "middle", &v[k * 32 + l].to_string(), "normal");
+            s.text(
+                cx(k),
+                y + 11.5,
+                SMALL,
+                "middle",
+                &v[k * 32 + l].to_string(),
+                "normal",
+            );
         }
     }
     for (k, &o) in offsets.iter().enumerate() {
         for l in 0..o {
             let y_from = top + row_h * (l + o) as f64 + row_h / 2.0;
             let y_to = top + row_h * l as f64 + row_h / 2.0;
-            s.line(cx(k) + half, y_from, cx(k + 1) - half, y_to, "#0072b2", 1.0, "");
+            s.line(
+                cx(k) + half,
+                y_from,
+                cx(k + 1) - half,
+                y_to,
+                "#0072b2",
+                1.0,
+                "",
+            );
         }
     }
     s.text(

@@ -10,7 +10,11 @@ fn reduction_figures_match_their_runs() {
     let figs = reduction::reduction_figures().unwrap();
     assert_eq!(figs.len(), 5);
     for f in &figs {
-        assert!(f.svg.starts_with("<svg ") && f.svg.ends_with("</svg>\n"), "{}", f.name);
+        assert!(
+            f.svg.starts_with("<svg ") && f.svg.ends_with("</svg>\n"),
+            "{}",
+            f.name
+        );
         assert!(f.svg.contains("SIMT emulator"), "{}: no caption", f.name);
     }
 }
@@ -22,9 +26,25 @@ fn racy_sum_loses_updates_and_atomic_sum_does_not() {
     let (n, block) = (1000, 256);
     let racy = probe(&sum_racy::KERNEL, n, block).unwrap();
     let atomic = probe(&sum_atomic::KERNEL, n, block).unwrap();
-    println!("10.2 sum_racy, {n} ones, blocks of {block}: sum {}, findings {}, counters {:?}", racy.sum, racy.findings, racy.counters);
-    println!("10.3 sum_atomic, {n} ones, blocks of {block}: sum {}, findings {}, counters {:?}", atomic.sum, atomic.findings, atomic.counters);
-    assert!(racy.sum < n && racy.findings > 0, "the race must lose updates and be reported");
+    println!(
+        "10.2 sum_racy: {n} ones, <<<{}, {block}>>>: sum {}, races reported {}, overwritten stores {}",
+        n.div_ceil(block),
+        racy.sum,
+        racy.findings,
+        racy.counters.overwritten_stores
+    );
+    println!(
+        "10.3 sum_atomic: {n} ones, <<<{}, {block}>>>: sum {}, races reported {}, g.atomics {}, worst.ser {}",
+        n.div_ceil(block),
+        atomic.sum,
+        atomic.findings,
+        atomic.counters.global_atomic_lanes,
+        atomic.counters.global_atomic_max_depth
+    );
+    assert!(
+        racy.sum < n && racy.findings > 0,
+        "the race must lose updates and be reported"
+    );
     assert_eq!(atomic.sum, n);
     assert_eq!(atomic.findings, 0);
     assert_eq!(atomic.counters.global_atomic_lanes, n as u64);
