@@ -38,8 +38,8 @@ const IDLE: &str = "#dddddd";
 const SPLIT: &str = "#d55e00";
 
 // ANCHOR: tree_interleaved
-/// 10.4's ordering: at stride `s`, thread `t` adds `s[t + s]` into `s[t]` when `t` is a
-/// multiple of `2 s`. The adding threads are spread over every warp.
+/// 10.4's ordering: at stride `s`, thread `t` adds `s[t + s]` into `s[t]` when
+/// `t` is a multiple of `2 s`. The adding threads are spread over every warp.
 // `t % (2 * stride) == 0` is PMPP's test, which the exercise is named after.
 #[allow(clippy::manual_is_multiple_of)]
 #[kernel]
@@ -63,8 +63,8 @@ pub fn tree_interleaved(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
 // ANCHOR_END: tree_interleaved
 
 // ANCHOR: tree_strided_index
-/// 10.5's ordering: thread `t` works on `index = 2 s t`, so the adding threads are the
-/// first ones, packed into few warps; their words are `2 s` apart.
+/// 10.5's ordering: thread `t` works on `index = 2 s t`, so the adding threads
+/// are the first ones, packed into few warps; their words are `2 s` apart.
 #[kernel]
 pub fn tree_strided_index(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
     let s = shared_array![u32; TREE_BLOCK as usize];
@@ -87,8 +87,8 @@ pub fn tree_strided_index(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
 // ANCHOR_END: tree_strided_index
 
 // ANCHOR: tree_halving
-/// 10.6's ordering: the stride halves from half the block, and thread `t < s` adds
-/// `s[t + s]` into `s[t]`: the first threads add, on consecutive words.
+/// 10.6's ordering: the stride halves from half the block, and thread `t < s`
+/// adds `s[t + s]` into `s[t]`: the first threads add, on consecutive words.
 #[kernel]
 pub fn tree_halving(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
     let s = shared_array![u32; TREE_BLOCK as usize];
@@ -141,9 +141,9 @@ pub fn tree_coarsened(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
 // ANCHOR_END: tree_coarsened
 
 // ANCHOR: shuffle_steps
-/// One warp's `shfl.down` tree: lane `l` starts with `l + 1` and, at offsets 16, 8, 4, 2
-/// and 1, adds the value of lane `l + offset`. `out` gets every lane's value after each
-/// step (32 per step, the start first), for the figure.
+/// One warp's `shfl.down` tree: lane `l` starts with `l + 1` and, at offsets 16,
+/// 8, 4, 2 and 1, adds the value of lane `l + offset`. `out` gets every lane's
+/// value after each step (32 per step, the start first), for the figure.
 #[kernel]
 pub fn shuffle_steps(out: GlobalSlice<u32>) {
     let lane = warp::lane_id();
@@ -161,8 +161,8 @@ pub fn shuffle_steps(out: GlobalSlice<u32>) {
 // ANCHOR_END: shuffle_steps
 
 // ANCHOR: sum_racy
-/// 10.2's mistake, for the book's prediction: every thread adds its element to `sum[0]`
-/// with a plain load and store, one element per thread.
+/// 10.2's mistake, for the book's prediction: every thread adds its element to
+/// `sum[0]` with a plain load and store, one element per thread.
 #[kernel]
 pub fn sum_racy(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
     let i = thread::index_1d();
