@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds and runs probe2.cu, and shows what nvcc makes of probe.cu's one atomic per
+# element on one address (SASS): from the repository root,
+#   bash notes/ch10-book-2026-11-28/run2.sh > probe2.txt 2>&1
+set -euo pipefail
+dir=$(dirname "$0")
+nvcc -O3 -arch=sm_90 -o /tmp/ch10-probe2 "$dir/probe2.cu"
+date -u +"date: %Y-%m-%dT%H:%M:%SZ"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+nvcc --version | tail -1
+/tmp/ch10-probe2
+echo "SASS of sum_atomic (probe2.cu), its atomic and warp instructions:"
+cuobjdump -sass -fun sum_atomic /tmp/ch10-probe2 | grep -E "ATOM|RED|SHFL|VOTE|POPC|MATCH|FLO|EXIT" || true
