@@ -10,4 +10,5 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 nvcc --version | tail -1
 /tmp/ch10-probe2
 echo "SASS of sum_atomic (probe2.cu), its atomic and warp instructions:"
-cuobjdump -sass -fun sum_atomic /tmp/ch10-probe2 | grep -E "ATOM|RED|SHFL|VOTE|POPC|MATCH|FLO|EXIT" || true
+cuobjdump -sass /tmp/ch10-probe2 | awk '/Function : .*sum_atomic/ {f = 1} f {print} f && /EXIT/ {f = 0}' \
+    | grep -E "Function|ATOM|RED|SHFL|VOTE|POPC|MATCH|FLO|EXIT" || true
