@@ -10,5 +10,5 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 nvcc --version | tail -1
 /tmp/ch10-probe2
 echo "SASS of sum_atomic (probe2.cu), its atomic and warp instructions:"
-cuobjdump -sass /tmp/ch10-probe2 | awk '/Function : .*sum_atomic/ {f = 1} f {print} f && /EXIT/ {f = 0}' \
+cuobjdump -sass /tmp/ch10-probe2 | awk '/Function : / {f = /sum_atomic/} f {print}' \
     | grep -E "Function|ATOM|RED|SHFL|VOTE|POPC|MATCH|FLO|EXIT" || true
