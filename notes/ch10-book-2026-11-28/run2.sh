@@ -12,3 +12,7 @@ nvcc --version | tail -1
 echo "SASS of sum_atomic (probe2.cu), its atomic and warp instructions:"
 cuobjdump -sass /tmp/ch10-probe2 | awk '/Function : / {f = /sum_atomic/} f {print}' \
     | grep -E "Function|ATOM|RED|SHFL|VOTE|POPC|MATCH|FLO|EXIT" || true
+echo "PTX of sum_atomic (nvcc -ptx): its atomic and warp instructions:"
+nvcc -O3 -arch=sm_90 -ptx -o /tmp/ch10-probe2.ptx "$dir/probe2.cu"
+awk '/\.entry .*sum_atomic/ {f = 1} f {print} f && /^}/ {f = 0}' /tmp/ch10-probe2.ptx \
+    | grep -E "entry|atom|red\.|shfl|vote|redux|match|activemask" || true
