@@ -10,7 +10,7 @@
 //   read:        16-byte loads of the whole input, a sum per thread kept (the ceiling)
 // Trees: blocks of 256 threads, one element per thread, one atomicAdd per block. u32 input
 // of 2^28 elements (1 GiB) but 2^24 for `atomic`. Each case: the median of REPS launches
-// timed one by one with CUDA events, a 256 MiB buffer read between launches (outside the
+// timed one by one with CUDA events, a 256 MiB buffer written (cudaMemset) between launches (outside the
 // events) so that the input is not in L2. Every sum is checked against the CPU's.
 // Build: nvcc -O3 -arch=sm_90 probe.cu
 #include <cstdio>
