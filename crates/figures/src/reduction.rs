@@ -356,6 +356,8 @@ struct TreeStep {
     active: Vec<bool>,
     split: Vec<bool>,
     ways: u64,
+    /// Warp 0's first load of the round (`s[a]`), when warp 0 added in it.
+    warp0_load: Option<TraceStep>,
 }
 
 /// The tree's steps, read from the trace: a warp's two loads of the add (`s[a]`, then
@@ -389,7 +391,11 @@ fn tree_steps(run: &Run) -> Result<Vec<TreeStep>, String> {
                 active: vec![false; block],
                 split: vec![false; warps],
                 ways: 1,
+                warp0_load: None,
             });
+            if w == 0 {
+                e.warp0_load = Some(a.clone());
+            }
             for &(lane, _) in &a.lanes {
                 e.active[w as usize * 32 + lane as usize] = true;
             }
@@ -406,6 +412,50 @@ fn tree_steps(run: &Run) -> Result<Vec<TreeStep>, String> {
         ));
     }
     Ok(steps)
+}
+
+/// Warp 0's load `st` in the round of stride `stride`, as the 32 banks: a column per bank,
+/// a square per distinct word the bank serves, stacked one pass above the other.
+fn bank_panel(s: &mut Svg, top: f64, (stride, st): &(u64, TraceStep)) {
+    let lanes = st.lanes.len();
+    s.text(
+        10.0,
+        top,
+        SMALL,
+        "start",
+        &format!("banks of warp 0's first load at stride {stride} ({lanes} lanes):"),
+        "bold",
+    );
+    let mut words: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for &(_, w) in &st.lanes {
+        let v = words.entry(w % 32).or_default();
+        if !v.contains(&w) {
+            v.push(w);
+        }
+    }
+    let n = passes(st).max(1) as f64;
+    let (left, cell, grid_top) = (48.0, 11.0, top + 10.0);
+    for b in 0..32u64 {
+        let x = left + cell * b as f64;
+        s.rect(x, grid_top, cell - 1.0, 10.0 * n + 4.0, "#eeeeee", 1.0);
+        for k in 0..words.get(&b).map_or(0, Vec::len) {
+            s.rect(
+                x + 1.0,
+                grid_top + 2.0 + 10.0 * k as f64,
+                cell - 3.0,
+                8.0,
+                ACTIVE,
+                1.0,
+            );
+        }
+    }
+    s.text(10.0, grid_top + 10.0, SMALL, "start", "pass", "normal");
+    let below = grid_top + 10.0 * n + 20.0;
+    for b in [0u64, 8, 16, 24, 31] {
+        let x = left + cell * b as f64 + cell / 2.0;
+        s.text(x, below, SMALL, "middle", &b.to_string(), "normal");
+    }
+    s.text(10.0, below, SMALL, "start", "bank", "normal");
 }
 
 /// One of the three tree figures: `name`, the kernel, the step it illustrates, its title,
@@ -435,7 +485,16 @@ fn tree_figure(
     let row_h = 20.0;
     let grid_top = top + 22.0;
     let grid_bottom = grid_top + row_h * steps.len() as f64;
-    let height = grid_bottom + 58.0 + Svg::caption_height_at(W, &caption, SMALL) + 6.0;
+    // The round whose banks the figure draws: warp 0's first load in the round with the
+    // most passes, and among those the one with the most lanes.
+    let shown = steps
+        .iter()
+        .filter_map(|st| st.warp0_load.as_ref().map(|l| (st.stride, l)))
+        .max_by_key(|(stride, l)| (passes(l), l.lanes.len(), *stride))
+        .map(|(stride, l)| (stride, l.clone()))
+        .ok_or("warp 0 added in no round")?;
+    let panel = 40.0 + 10.0 * passes(&shown.1) as f64 + 24.0;
+    let height = grid_bottom + 74.0 + panel + Svg::caption_height_at(W, &caption, SMALL) + 6.0;
     let mut s = Svg::shown(W, height, title, SHOWN, SMALL);
     for (i, l) in lines.iter().enumerate() {
         s.text(
@@ -531,6 +590,7 @@ fn tree_figure(
         &format!("counters: divergent steps {divergent}, bank conflicts {conflicts}"),
         "bold",
     );
+    bank_panel(&mut s, grid_bottom + 74.0, &shown);
     s.caption(&caption);
     Ok(Figure {
         name,
