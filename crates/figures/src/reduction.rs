@@ -194,6 +194,8 @@ pub struct Probe {
     pub counters: Counters,
     /// The emulator's findings (a race is one).
     pub findings: usize,
+    /// The first finding, as the emulator words it.
+    pub first_finding: Option<String>,
 }
 
 /// Runs `kernel` (one of [`sum_racy()`], [`sum_atomic()`]) on `n` ones as
@@ -220,6 +222,7 @@ pub fn probe(
         sum: dev.download(&sum).map_err(|e| e.to_string())?[0],
         counters: *r.counters().ok_or("the emulator gave no counters")?,
         findings: r.findings().len(),
+        first_finding: r.findings().first().map(|f| f.to_string()),
     })
 }
 

@@ -49,3 +49,37 @@ fn racy_sum_loses_updates_and_atomic_sum_does_not() {
     assert_eq!(atomic.findings, 0);
     assert_eq!(atomic.counters.global_atomic_lanes, n as u64);
 }
+
+/// 10.6 with the barrier after each round left out: a round reads words that other
+/// warps write in the round before, with nothing between them.
+#[gpu::kernel]
+fn tree_halving_no_barrier(data: gpu::GlobalSlice<u32>, sum: gpu::GlobalSlice<u32>) {
+    use gpu::prelude::*;
+    let s = shared_array![u32; 128];
+    let t = thread::thread_idx_x();
+    s.store(t, data.load(thread::index_1d()));
+    thread::sync_threads();
+    let mut stride = thread::block_dim_x() / 2;
+    while stride > 0 {
+        if t < stride {
+            s.store(t, s.load(t) + s.load(t + stride));
+        }
+        stride /= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, s.load(0));
+    }
+}
+
+/// The book's 10.6 says a missing barrier is reported as a hazard on shared memory.
+#[test]
+fn a_tree_without_its_barriers_is_reported() {
+    let p = probe(&tree_halving_no_barrier::KERNEL, 128, 128).unwrap();
+    println!(
+        "10.6 without barriers: 128 ones, <<<1, 128>>>: sum {}, findings {}: {}",
+        p.sum,
+        p.findings,
+        p.first_finding.as_deref().unwrap_or("-")
+    );
+    assert!(p.findings > 0, "the missing barrier must be reported");
+}
