@@ -40,6 +40,11 @@ pub struct Params {
     /// Seed of the generated inputs.
     #[arg(long, value_name = "S", default_value_t = 10)]
     pub seed: u64,
+    /// The inputs' values: uniform (random in 1..=1000, the default), zeros, skew:P (P%
+    /// zeros) or text:FILE (its bytes as values), as the other chapters and the fidelity
+    /// script (bench/fidelity.py) name them. The `f32` steps sum the same values.
+    #[arg(long, value_name = "KIND", default_value = "uniform", value_parser = chapter::inputs::parse_input)]
+    pub input: chapter::inputs::InputKind,
 }
 
 /// The options' defaults.
@@ -179,9 +184,12 @@ fn stride_grid(s: &mut Steps<'_, Kernels, Params>) -> u32 {
 /// starts. The rows come in step order.
 pub fn run(mut s: Steps<'_, Kernels, Params>) -> Vec<Row> {
     let (k, p) = (s.kernels, s.params);
-    let data = inputs::uniform(p.n, 1000, p.seed);
+    let data = inputs::of_kind(&p.input, p.n, 1000, p.seed);
     let total = reference::sum_u32(&data);
-    let floats = inputs::f32_uniform(p.n, 1000.0, p.seed);
+    let floats = match p.input {
+        chapter::inputs::InputKind::Uniform => inputs::f32_uniform(p.n, 1000.0, p.seed),
+        _ => data.iter().map(|&x| x as f32).collect(),
+    };
     let (exact, mass) = reference::sum_f64(&floats);
     let exact_u32 = move |x: &u32| *x == total;
     let mut rows = Vec::new();
