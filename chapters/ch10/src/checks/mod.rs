@@ -13,6 +13,8 @@ mod flow;
 mod trees;
 mod warps;
 
+pub use trees::QUIET_DIVERGENCE;
+
 // One check function per exercise (`ex_<chapter>_<step>`, named by the records of
 // `exercises.toml`) and `check_with`: `chapter::check_registry`.
 include!(concat!(env!("OUT_DIR"), "/checks.rs"));
