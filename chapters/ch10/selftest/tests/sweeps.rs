@@ -24,7 +24,7 @@ fn the_divergence_bound_tells_the_trees_apart_at_every_block_size() {
         let run = |dev: &mut Device, kernel| {
             let run = launch::sum_u32(dev, kernel, &data, grid, block).expect("launch");
             assert_eq!(run.sum, [reference::sum_u32(&data)], "block {block}");
-            run.report.counters().expect("emulated").clone()
+            *run.report.counters().expect("emulated")
         };
         let c = run(&mut dev, &k.sum_tree_interleaved);
         assert!(
