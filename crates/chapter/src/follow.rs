@@ -27,6 +27,15 @@
 //!    that many vector loads in flight before counting in every round that has them, and
 //!    each lane counting in one bank of its own.
 //!
+//! A reduction (chapter 10: [`Adds::Values`], [`Adds::FloatValues`]) is followed the same
+//! way, each element's value in place of a count: with [`Place::Global`] each element is
+//! added by an atomic of its own value; in shared memory a thread stores the sum of the
+//! elements it loaded at its own word, every later store is a move of the words it read
+//! (its own last store included) into one, checked round by round against the step's
+//! [`Tree`], and the commit adds what the words it read hold; in registers each unit
+//! ([`Unit::Block`] for one atomic per block) commits the sum of what it loaded. `u32`
+//! sums compare modulo 2^32, `f32` sums within their rounding.
+//!
 //! What it cannot see: arithmetic in registers. A count is followed from the atomics and
 //! memory operations around it, so a kernel that moves elements between lanes after all
 //! its loads (through shuffles) and counts them elsewhere in registers is not told apart
