@@ -370,7 +370,11 @@ mod tests {
             if r.step == "10.2" {
                 assert_eq!(r.status, "race", "{r:?}");
             } else {
-                assert!(r.correct, "{} {}: {} {:?}", r.step, r.kernel, r.status, r.note);
+                assert!(
+                    r.correct,
+                    "{} {}: {} {:?}",
+                    r.step, r.kernel, r.status, r.note
+                );
             }
         }
     }
@@ -385,7 +389,11 @@ mod tests {
         for r in &rows {
             if TREES.contains(&r.step) {
                 assert_eq!(r.status, "skipped", "{r:?}");
-                assert!(r.note.as_deref().is_some_and(|n| n.contains("power of two")));
+                assert!(
+                    r.note
+                        .as_deref()
+                        .is_some_and(|n| n.contains("power of two"))
+                );
             } else if r.step != "10.2" {
                 assert!(r.correct, "{} {}: {}", r.step, r.kernel, r.status);
             }
