@@ -298,11 +298,11 @@ pub fn fastest_grid(sm_count: u32, blocks_per_sm: u32, block: u32, n: usize) -> 
 // ANCHOR_END: policy
 
 // ANCHOR: add_vector
-/// `acc` plus the four elements of one 16-byte vector, in order.
+/// `acc` plus the four elements of one 16-byte vector, in order. Written out (no loop
+/// over the array), so that the vector stays in four registers: a loop the compiler keeps
+/// would index the array at run time, in local memory.
 #[inline(always)]
 pub fn add_vector<T: Element>(acc: T, U32x4([a, b, c, d]): U32x4) -> T {
-    // Four names, not a loop over the array: a loop's iterator kept the vector in local
-    // memory and split its load in two in the PTX (notes/ch10-fidelity-2026-11-28.md).
     acc.add(T::from_word(a))
         .add(T::from_word(b))
         .add(T::from_word(c))

@@ -14,18 +14,6 @@ pub fn uniform(n: usize, max: u32, seed: u64) -> Vec<u32> {
     (0..n).map(|_| 1 + rng.below(max as u64) as u32).collect()
 }
 
-/// `n` values of the progression's `--input` kind: [`uniform`] in `1..=max`, or the bytes
-/// of the other kinds (zeros, a hot value, a text) as `u32`.
-pub fn of_kind(kind: &chapter::inputs::InputKind, n: usize, max: u32, seed: u64) -> Vec<u32> {
-    match kind {
-        chapter::inputs::InputKind::Uniform => uniform(n, max, seed),
-        _ => chapter::inputs::bytes(kind, n, seed)
-            .into_iter()
-            .map(u32::from)
-            .collect(),
-    }
-}
-
 /// The `u32` inputs of the sum kernels: lengths 0, 1, 33, a length no block divides,
 /// and a long one whose sum wraps past `u32::MAX` several times.
 pub fn u32_cases(seed: u64) -> Vec<Case<u32>> {
