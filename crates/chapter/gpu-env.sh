@@ -1,5 +1,5 @@
-# The environment of every GPU session script (chapters/*/bench/gpu-*.sh), sourced from
-# the folder chapters/ch09/bench/prepare-gpu.sh made, where it lies beside them:
+# The environment of every GPU session script (bench/gpu-*.sh), sourced from
+# the folder bench/prepare-gpu.sh made, where it lies beside them:
 #
 #   HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 #   . "$HERE/gpu-env.sh" DEFAULT_OUT "$@"

@@ -353,13 +353,9 @@ impl Report {
         out
     }
 
-    /// Writes `bench.json` into `dir` and returns its path.
+    /// Writes `bench.json` into `dir` and returns its path ([`bench::report::write_json`]).
     pub fn write(&self, dir: &Path) -> std::io::Result<PathBuf> {
-        std::fs::create_dir_all(dir)?;
-        let path = dir.join("bench.json");
-        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(&path, json + "\n")?;
-        Ok(path)
+        bench::report::write_json(dir, "bench.json", self)
     }
 }
 

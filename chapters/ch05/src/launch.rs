@@ -5,62 +5,17 @@
 //! `todo!()` or an out-of-bounds access in a student's kernel is a value, not a crash.
 
 use crate::kernels::{HistoKernel, HistoKernelN, MapKernel, MulKernel, OutKernel};
-use gpu_host::{Device, DeviceBuffer, DeviceValue, LaunchConfig, LaunchError, LaunchReport};
+use gpu_host::{Device, LaunchConfig, LaunchError};
 use solutions::ch05::{BINS, UNWRITTEN};
 
-/// What a launch produced: the output, the report (counters on the emulator, the time on
-/// a GPU) and the launch configuration.
-#[derive(Clone, Debug)]
-pub struct Run {
-    /// The downloaded output buffer.
-    pub out: Vec<u32>,
-    /// The launch's report.
-    pub report: LaunchReport,
-    /// Blocks launched (all dimensions multiplied).
-    pub grid: u32,
-    /// Threads per block (all dimensions multiplied).
-    pub block: u32,
-    /// Device address of the output buffer, to tell its atomics apart in the report's
-    /// flow.
-    pub output_addr: u64,
-    /// Device addresses of the input buffers, in the kernel's argument order.
-    pub input_addrs: Vec<u64>,
-}
-
-impl chapter::checking::Launched for Run {
-    type Item = u32;
-    fn report(&self) -> &LaunchReport {
-        &self.report
-    }
-    fn output(&self) -> &[u32] {
-        &self.out
-    }
-}
+/// What a launch produced ([`chapter::launch::Run`]): the output, the report and the
+/// launch configuration.
+pub type Run = chapter::launch::Run<u32>;
 
 /// Blocks for one element per thread ([`chapter::launch::one_per_thread`]).
 pub use chapter::launch::one_per_thread;
 
-/// Downloads `out` after a launch and frees the buffers
-/// ([`chapter::launch::download_and_free`]): the run of `cfg`.
-fn finish<I: DeviceValue>(
-    dev: &mut Device,
-    launched: Result<LaunchReport, LaunchError>,
-    out: DeviceBuffer<u32>,
-    inputs: Vec<DeviceBuffer<I>>,
-    cfg: LaunchConfig,
-) -> Result<Run, LaunchError> {
-    let output_addr = out.slice().addr();
-    let input_addrs = inputs.iter().map(|b| b.slice().addr()).collect();
-    let (out, report) = chapter::launch::download_and_free(dev, launched, out, inputs)?;
-    Ok(Run {
-        out,
-        report,
-        grid: cfg.blocks() as u32,
-        block: cfg.threads_per_block() as u32,
-        output_addr,
-        input_addrs,
-    })
-}
+use chapter::launch::finish;
 
 /// Runs `a[i] = b[i] * c[i]` (5.1, 5.3): `a` is allocated zeroed, `b.len()` long.
 pub fn mul(
@@ -83,7 +38,7 @@ pub fn coords(dev: &mut Device, k: &OutKernel, cfg: LaunchConfig) -> Result<Run,
     let len = (cfg.blocks() * cfg.threads_per_block()) as usize;
     let out = dev.upload(&vec![UNWRITTEN; len])?;
     let launched = dev.launch(k, cfg, (out.slice(),));
-    finish::<u32>(dev, launched, out, vec![], cfg)
+    finish::<u32, u32>(dev, launched, out, vec![], cfg)
 }
 
 /// Runs a `(src, dst)` kernel (5.4, 5.5): `dst` is allocated zeroed, `src.len()` long.
@@ -108,7 +63,7 @@ pub fn in_place(
 ) -> Result<Run, LaunchError> {
     let d = dev.upload(data)?;
     let launched = dev.launch(k, cfg, (d.slice(),));
-    finish::<u32>(dev, launched, d, vec![], cfg)
+    finish::<u32, u32>(dev, launched, d, vec![], cfg)
 }
 
 /// Runs a byte histogram (5.6) into [`BINS`] zeroed bins.

@@ -27,7 +27,7 @@ pub fn trace_params() -> Params {
 pub use chapter::trace::Drawn;
 
 /// Runs `step` with the kernels of `source` on a traced emulator and draws its busiest
-/// launch ([`chapter::trace::draw`]). `Err` (one line) for an unknown step or a step
+/// launch ([`chapter::trace::draw_kernels`]). `Err` (one line) for an unknown step or a step
 /// that launched no kernel.
 pub fn draw(source: KernelSource, step: &str, params: &Params) -> Result<Drawn, String> {
     draw_table(kernels(source), step, params)
@@ -36,8 +36,8 @@ pub fn draw(source: KernelSource, step: &str, params: &Params) -> Result<Drawn, 
 /// [`draw`] from a table of kernels rather than a crate: what the tests use to draw a
 /// stand-in without depending on the student's files.
 pub fn draw_table(k: &Kernels, step: &str, params: &Params) -> Result<Drawn, String> {
-    let source = k.source;
-    chapter::trace::draw(
+    chapter::trace::draw_kernels(
+        k.source,
         &progression::STEPS,
         step,
         |dev, step| progression::run(Steps::all(dev, k, params).only(&[step])),
@@ -47,7 +47,6 @@ pub fn draw_table(k: &Kernels, step: &str, params: &Params) -> Result<Drawn, Str
                 "step {step} launched no kernel on the device ({status}), so there is nothing to draw"
             )
         },
-        |step, kernel, status| format!("{step} {kernel} ({} kernels): {status}", source.name()),
     )
 }
 

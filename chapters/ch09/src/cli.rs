@@ -152,11 +152,11 @@ pub struct BenchArgs {
     /// Directory for bench.csv and bench.json (and a CUB build).
     #[arg(long, value_name = "DIR", default_value = "ch09-bench")]
     pub out: PathBuf,
-    /// The compiled CUB program (chapters/ch09/bench/cub_histogram.cu) [default: compile
+    /// The compiled CUB program (bench/cub_histogram.cu) [default: compile
     /// it with nvcc when nvcc is on PATH].
     #[arg(long, value_name = "PATH")]
     pub cub: Option<PathBuf>,
-    /// The PyTorch script (chapters/ch09/bench/torch_bincount.py) [default: the copy built
+    /// The PyTorch script (bench/torch_bincount.py) [default: the copy built
     /// into this program].
     #[arg(long, value_name = "PATH")]
     pub torch: Option<PathBuf>,

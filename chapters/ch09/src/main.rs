@@ -313,7 +313,7 @@ fn demo_racecheck(d: &cli::DemoArgs) -> ExitCode {
     let mut emu = Device::emulator();
     match launch::bytes(&mut emu, &k, &small, bins, shape) {
         Ok(run) => {
-            let right = run.bins == ch09::reference::byte_histogram(&small, bins);
+            let right = run.out == ch09::reference::byte_histogram(&small, bins);
             println!(
                 "emulator, n = {}: bins {}",
                 small.len(),
@@ -340,13 +340,13 @@ fn demo_racecheck(d: &cli::DemoArgs) -> ExitCode {
         Ok(run) => {
             let expected = ch09::reference::byte_histogram(&data, bins);
             let wrong = run
-                .bins
+                .out
                 .iter()
                 .zip(&expected)
                 .filter(|(a, b)| a != b)
                 .count();
             let lost: i64 = expected.iter().map(|&x| x as i64).sum::<i64>()
-                - run.bins.iter().map(|&x| x as i64).sum::<i64>();
+                - run.out.iter().map(|&x| x as i64).sum::<i64>();
             println!(
                 "{}, n = {}, <<<{}, {block}>>>: {wrong} of {bins} bins wrong, {lost} counts lost \
                  (timing decides; racecheck finds the race either way)",
@@ -362,7 +362,7 @@ fn demo_racecheck(d: &cli::DemoArgs) -> ExitCode {
                 bins,
                 shape,
             )
-            .map(|r| r.bins == expected);
+            .map(|r| r.out == expected);
             println!(
                 "histo_private_shared (with its barriers), same input: {}",
                 match right {

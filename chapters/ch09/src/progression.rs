@@ -239,13 +239,13 @@ impl Runner<'_> {
         let row = match r {
             Ok(run) => {
                 let correct =
-                    run.bins.len() >= expected.len() && run.bins[..expected.len()] == *expected;
+                    run.out.len() >= expected.len() && run.out[..expected.len()] == *expected;
                 let lost = expected
                     .iter()
                     .map(|&x| x as u64)
                     .sum::<u64>()
                     .saturating_sub(
-                        run.bins[..expected.len().min(run.bins.len())]
+                        run.out[..expected.len().min(run.out.len())]
                             .iter()
                             .map(|&x| x as u64)
                             .sum(),
@@ -356,7 +356,7 @@ impl Runner<'_> {
             shape,
         ) {
             Ok(run) => {
-                let correct = run.bins == expected;
+                let correct = run.out == expected;
                 completed(
                     "9.12",
                     "histo_weighted",

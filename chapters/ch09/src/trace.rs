@@ -27,10 +27,11 @@ pub fn trace_params() -> Params {
 pub use chapter::trace::Drawn;
 
 /// Runs `step` with the kernels of `source` on a traced emulator and draws its busiest
-/// launch ([`chapter::trace::draw`]). `Err` (one line) for an unknown step or a step
+/// launch ([`chapter::trace::draw_kernels`]). `Err` (one line) for an unknown step or a step
 /// that launched no kernel (9.1 is host code).
 pub fn draw(source: KernelSource, step: &str, params: &Params) -> Result<Drawn, String> {
-    chapter::trace::draw(
+    chapter::trace::draw_kernels(
+        source,
         &progression::STEPS,
         step,
         |dev, step| progression::run(Steps::all(dev, kernels(source), params).only(&[step])),
@@ -40,7 +41,6 @@ pub fn draw(source: KernelSource, step: &str, params: &Params) -> Result<Drawn, 
                  nothing to draw"
             )
         },
-        |step, kernel, status| format!("{step} {kernel} ({} kernels): {status}", source.name()),
     )
 }
 

@@ -12,9 +12,12 @@
 //! - `cargo run -p ch10` runs the progression on the emulator and prints its counters.
 //! - On a GPU (this crate's `cuda` feature) the counters are absent, the technique
 //!   assertions are skipped (the pass message says so) and the sums are still checked.
+//! - `cargo run -p ch10 --release --features cuda -- bench` measures every step on a GPU
+//!   against the read bandwidth, CUB, PyTorch and the CPU ([`bench`](mod@bench)).
 
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod checks;
 pub mod command;
 pub mod inputs;

@@ -40,7 +40,7 @@ pub struct RowsOutput {
     pub columns: Vec<String>,
     /// With --json on the emulator: each row also carries its counters under the names of
     /// the Nsight Compute metrics they model (an `ncu` object), what
-    /// chapters/ch09/bench/fidelity.py compares with ncu on a GPU.
+    /// bench/fidelity.py compares with ncu on a GPU.
     #[arg(long, requires = "json")]
     pub ncu_names: bool,
 }

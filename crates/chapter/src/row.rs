@@ -8,7 +8,7 @@ use serde::Serialize;
 
 /// The emulator's counters of a row under the names of the Nsight Compute metrics they
 /// model ([`simt::Counters::ncu_metrics`]): the `ncu` object of a progression's `--json --ncu-names`
-/// row, which the fidelity run (`chapters/ch09/bench/fidelity.py`) reads to know what to
+/// row, which the fidelity run (`bench/fidelity.py`) reads to know what to
 /// ask `ncu` for and what to compare. `None` on a GPU or for a launch that failed.
 pub type NcuCounters = Option<std::collections::BTreeMap<&'static str, u64>>;
 

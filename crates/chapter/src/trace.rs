@@ -18,6 +18,20 @@ pub struct Drawn {
     pub summary: String,
 }
 
+/// [`draw`] of a chapter's progression run with the kernels of `source`, each picture titled
+/// `STEP KERNEL (SOURCE kernels): STATUS`: what every chapter's `trace::draw` is.
+pub fn draw_kernels<E>(
+    source: course::KernelSource,
+    steps: &[&'static str],
+    step: &str,
+    run: impl FnOnce(&mut Device, &'static str) -> Vec<Row<E>>,
+    nothing_to_draw: impl FnOnce(&'static str, &[Row<E>]) -> String,
+) -> Result<Drawn, String> {
+    draw(steps, step, run, nothing_to_draw, |step, kernel, status| {
+        format!("{step} {kernel} ({} kernels): {status}", source.name())
+    })
+}
+
 /// Runs `step` (one of `steps`) by `run` on a traced emulator and draws it: a step of
 /// two or three kernels of one launch each side by side (9.6's contiguous and
 /// interleaved partitionings), else its busiest launch, the one with the most atomics

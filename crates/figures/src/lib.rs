@@ -85,7 +85,7 @@ pub(crate) fn newest_named(notes: &Path, prefix: &str) -> Option<PathBuf> {
     found.pop()
 }
 
-/// One row of the bench (see `chapters/ch09/src/bench/report.rs` for the schema).
+/// One row of the bench (see `crates/bench/src/report.rs` for the schema).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchRow {
     /// The implementation: a kernel name, `cub::...`, `torch.bincount`, `cpu ...`.

@@ -1,7 +1,7 @@
 //! `cargo run -p gpu-host --example build_lanes -- DIR`: builds the sandbox's modules
 //! (`kernels.wasm`, `solutions.wasm`, see `gpu_host::lanes`) into DIR, for a machine that
 //! runs the course's binaries without cargo (`COURSE_LANES_DIR=DIR`): the GPU machine of
-//! `chapters/ch09/bench/prepare-gpu.sh`.
+//! `bench/prepare-gpu.sh`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

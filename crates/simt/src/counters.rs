@@ -168,7 +168,7 @@ impl Counters {
     }
 
     /// The counters under the names of the Nsight Compute metrics they model, for the
-    /// fidelity run (`chapters/ch09/bench/fidelity.py`), which asks `ncu` for exactly
+    /// fidelity run (`bench/fidelity.py`), which asks `ncu` for exactly
     /// these metrics and sets the GPU's value beside the emulator's. A name joined by `+`
     /// is the sum of those metrics (a global atomic is `atom` or `red`, a shared bank
     /// conflict a load's or a store's). Kept beside the fields so that the mapping and

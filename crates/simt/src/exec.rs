@@ -827,7 +827,7 @@ impl SharedAtomicPasses {
 /// `atomicAdd(&s[i], v)` compiles to a loop (`notes/sass-h100-2026-11-23.md`): `LDS` the
 /// word, add, `ATOMS.CAST.SPIN` (store the sum if the word still holds what was loaded),
 /// and around again for the lanes whose swap did not happen. Measured one warp at a time
-/// on an H100 (`chapters/ch09/bench/atomics_probe.cu`, `notes/fidelity-h100-2026-11-24.md`):
+/// on an H100 (`bench/atomics_probe.cu`, `notes/fidelity-h100-2026-11-24.md`):
 /// in each round every bank takes the swap of its lowest waiting lane, so the rounds are
 /// the most lanes any one bank has (32 for a warp on one word, and also for 32 words of
 /// one bank), the `ATOMS.CAST.SPIN` itself has no bank conflicts, and each round's `LDS`

@@ -658,7 +658,7 @@ fn shared_f32_patterns(out: GlobalSlice<f32>) {
 }
 
 /// The model of a shared `f32` atomic add (a `LDS` + `ATOMS.CAST.SPIN` loop on sm_90),
-/// pinned by what Nsight Compute counted for one warp of `chapters/ch09/bench/atomics_probe.cu`
+/// pinned by what Nsight Compute counted for one warp of `bench/atomics_probe.cu`
 /// on an H100 (driver 580.159.04, CUDA 13.0, 2026-11-24; the probe's own read-back `LDS`
 /// taken off): rounds (`smsp__inst_executed_op_shared_atom`, and as many loads), the loop's
 /// load bank conflicts, and no bank conflicts of the atomic itself. Each round a bank takes

@@ -1,138 +1,7 @@
-//! One measurement: a checked first launch, then timed launches (or a timed CPU loop), and
-//! the inputs on the host and on the device that it runs on.
+//! A chapter 9 step measured on its input ([`::bench::measure`] times it).
 
 use super::*;
-
-/// What one measurement came to.
-pub(super) enum Measured {
-    /// Right, with its median over `reps` runs; `note` says how when that differs.
-    Ok {
-        median: Duration,
-        reps: u32,
-        note: Option<String>,
-    },
-    /// A wrong result: the first wrong bin.
-    Wrong(String),
-    /// It failed to run: why.
-    Failed(String),
-}
-
-impl Measured {
-    pub(super) fn into_row(self, row: Row) -> Row {
-        match self {
-            Measured::Ok { median, reps, note } => {
-                let r = row.measured(median.as_secs_f64() * 1e3, reps);
-                match note {
-                    Some(n) => r.noted(n),
-                    None => r,
-                }
-            }
-            Measured::Wrong(why) => row.failed(format!("{WRONG}: {why}")),
-            Measured::Failed(why) => row.failed(why),
-        }
-    }
-}
-
-/// The first difference between a result and the CPU's histogram, if any.
-pub(super) fn difference<T: PartialEq + std::fmt::Display + Copy>(
-    expected: &[u32],
-    got: &[T],
-) -> Option<String>
-where
-    u64: From<T>,
-{
-    if got.len() < expected.len() {
-        return Some(format!("{} bins, expected {}", got.len(), expected.len()));
-    }
-    let wrong = (0..expected.len()).filter(|&i| u64::from(got[i]) != expected[i] as u64);
-    let wrong: Vec<usize> = wrong.collect();
-    let first = *wrong.first()?;
-    Some(format!(
-        "{} of {} bins differ from the CPU's histogram (first: bin {first} expected {}, got {})",
-        wrong.len(),
-        expected.len(),
-        expected[first],
-        got[first]
-    ))
-}
-
-/// The first line of an error, for a row's note.
-pub(super) fn first_line(e: &impl std::fmt::Display) -> String {
-    e.to_string().lines().next().unwrap_or_default().to_string()
-}
-
-/// Measures one kernel: a checked first launch, then timed launches from a zeroed output,
-/// the last of them checked too.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn measure_kernel<A: KernelArgs>(
-    dev: &mut Device,
-    k: &Kernel<A>,
-    cfg: LaunchConfig,
-    args: A,
-    out: &DeviceBuffer<u32>,
-    expected: &[u32],
-    opts: &Options,
-) -> Measured {
-    let check = |got: &[u32]| difference(expected, got);
-    measure_checked(dev, k, cfg, args, out, &check, opts)
-}
-
-// ANCHOR: measure_checked
-/// [`measure_kernel`] with any output type and check (`None`: right; else why
-/// not).
-pub(super) fn measure_checked<A: KernelArgs, T: gpu_host::DeviceValue>(
-    dev: &mut Device,
-    k: &Kernel<A>,
-    cfg: LaunchConfig,
-    args: A,
-    out: &DeviceBuffer<T>,
-    check: &dyn Fn(&[T]) -> Option<String>,
-    opts: &Options,
-) -> Measured {
-    let wall = Instant::now();
-    let probe = match dev.launch(k, cfg, args) {
-        Ok(r) => r.gpu_time.unwrap_or_else(|| wall.elapsed()),
-        Err(e) => return Measured::Failed(format!("launch failed: {}", first_line(&e))),
-    };
-    match dev.download(out) {
-        Ok(got) => {
-            if let Some(d) = check(&got) {
-                return Measured::Wrong(d);
-            }
-        }
-        Err(e) => return Measured::Failed(format!("download failed: {}", first_line(&e))),
-    }
-    if probe >= opts.budget {
-        return Measured::Ok {
-            median: probe,
-            reps: 1,
-            note: Some(format!(
-                "one launch ({:.0} ms, longer than the {} ms budget)",
-                probe.as_secs_f64() * 1e3,
-                opts.budget.as_millis()
-            )),
-        };
-    }
-    let (warmup, reps) = plan(probe, opts.runs.warmup, opts.runs.reps, opts.budget);
-    let times = match dev.time_launches_zeroed(k, cfg, args, out, warmup, reps) {
-        Ok(t) => t,
-        Err(e) => return Measured::Failed(format!("timed launches failed: {}", first_line(&e))),
-    };
-    match dev.download(out) {
-        Ok(got) => {
-            if let Some(d) = check(&got) {
-                return Measured::Wrong(format!("in the timed launches: {d}"));
-            }
-        }
-        Err(e) => return Measured::Failed(format!("download failed: {}", first_line(&e))),
-    }
-    Measured::Ok {
-        median: median(&times),
-        reps,
-        note: None,
-    }
-}
-// ANCHOR_END: measure_checked
+use ::bench::measure::measure_kernel;
 
 /// Runs `step` on the uploaded input `data` (bytes or values, as the step takes).
 pub(super) fn measure_step(
@@ -150,127 +19,22 @@ pub(super) fn measure_step(
     let h = out.slice();
     let m = match (step.launch, data) {
         (StepKernel::Bytes(k), Uploaded::U8(d)) => {
-            measure_kernel(dev, &k, cfg, (d.slice(), h), &out, expected, opts)
+            measure_kernel(dev, &k, cfg, (d.slice(), h), &out, expected, &opts.budget())
         }
-        (StepKernel::BytesWith(k, arg), Uploaded::U8(d)) => {
-            measure_kernel(dev, &k, cfg, (d.slice(), h, arg), &out, expected, opts)
-        }
+        (StepKernel::BytesWith(k, arg), Uploaded::U8(d)) => measure_kernel(
+            dev,
+            &k,
+            cfg,
+            (d.slice(), h, arg),
+            &out,
+            expected,
+            &opts.budget(),
+        ),
         (StepKernel::Values(k), Uploaded::U32(d)) => {
-            measure_kernel(dev, &k, cfg, (d.slice(), h), &out, expected, opts)
+            measure_kernel(dev, &k, cfg, (d.slice(), h), &out, expected, &opts.budget())
         }
         _ => Measured::Failed("invariant: a step got the other element type".into()),
     };
     let _ = dev.free(out);
     m
-}
-
-/// An input on the device.
-pub(super) enum Uploaded {
-    U8(DeviceBuffer<u8>),
-    U32(DeviceBuffer<u32>),
-}
-
-impl Uploaded {
-    /// The input's bytes, as the read kernel reads them.
-    pub(super) fn bytes(&self) -> GlobalSlice<u8> {
-        match self {
-            Uploaded::U8(d) => d.slice(),
-            Uploaded::U32(d) => d.slice().cast::<u8>(),
-        }
-    }
-}
-
-/// An input on the host.
-pub(super) enum HostData {
-    U8(Vec<u8>),
-    U32(Vec<u32>),
-}
-
-impl HostData {
-    pub(super) fn len_bytes(&self) -> u64 {
-        match self {
-            HostData::U8(d) => d.len() as u64,
-            HostData::U32(d) => 4 * d.len() as u64,
-        }
-    }
-
-    /// The little-endian bytes, as the device and the external programs see them.
-    pub(super) fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
-        match self {
-            HostData::U8(d) => std::borrow::Cow::Borrowed(d),
-            #[cfg(target_endian = "little")]
-            HostData::U32(d) => {
-                // SAFETY: `u32` has no padding and any byte is a valid `u8`; on a
-                // little-endian host its bytes in memory are the little-endian encoding.
-                std::borrow::Cow::Borrowed(unsafe {
-                    std::slice::from_raw_parts(d.as_ptr() as *const u8, 4 * d.len())
-                })
-            }
-            #[cfg(not(target_endian = "little"))]
-            HostData::U32(d) => {
-                std::borrow::Cow::Owned(d.iter().flat_map(|v| v.to_le_bytes()).collect())
-            }
-        }
-    }
-
-    /// The XOR of the `u32` words of every whole 16-byte vector: what the read kernel's
-    /// threads, XORed together, must give.
-    pub(super) fn vector_xor(&self) -> u32 {
-        match self {
-            HostData::U8(d) => d
-                .chunks_exact(16)
-                .flat_map(|v| v.chunks_exact(4))
-                .fold(0, |x, w| x ^ u32::from_le_bytes([w[0], w[1], w[2], w[3]])),
-            HostData::U32(d) => d.chunks_exact(4).flatten().fold(0, |x, &w| x ^ w),
-        }
-    }
-}
-
-/// The first bin of a weighted histogram off the exact sums by more than `1e-6` of the
-/// bin's weight (at least `1e-3`), if any.
-pub(super) fn weighted_difference(expected: &[f64], got: &[f32]) -> Option<String> {
-    if got.len() < expected.len() {
-        return Some(format!("{} bins, expected {}", got.len(), expected.len()));
-    }
-    let off = |i: usize| (got[i] as f64 - expected[i]).abs() > (expected[i].abs() * 1e-6).max(1e-3);
-    let wrong: Vec<usize> = (0..expected.len()).filter(|&i| off(i)).collect();
-    let first = *wrong.first()?;
-    Some(format!(
-        "{} of {} bins differ from the CPU's sums (first: bin {first} expected {}, got {})",
-        wrong.len(),
-        expected.len(),
-        expected[first],
-        got[first]
-    ))
-}
-
-/// The fewest runs a CPU row's median is taken of.
-const CPU_MIN_RUNS: u32 = 3;
-
-/// Times a CPU histogram: one checked run, then as many more as fit in the budget and
-/// at least [`CPU_MIN_RUNS`], the median of them all. A core of the shared host machine
-/// ran the same loop at speeds a third apart from one run to the next: one run is not a
-/// measurement.
-pub(super) fn measure_cpu(f: &dyn Fn() -> Vec<u32>, expected: &[u32], opts: &Options) -> Measured {
-    let t = Instant::now();
-    let got = f();
-    let first = t.elapsed();
-    if let Some(d) = difference(expected, &got) {
-        return Measured::Wrong(d);
-    }
-    let (_, planned) = plan(first, 0, opts.runs.reps, opts.budget.saturating_sub(first));
-    let more = planned.max(CPU_MIN_RUNS - 1);
-    let mut times: Vec<Duration> = (0..more)
-        .map(|_| {
-            let t = Instant::now();
-            std::hint::black_box(f());
-            t.elapsed()
-        })
-        .collect();
-    times.push(first);
-    Measured::Ok {
-        median: median(&times),
-        reps: times.len() as u32,
-        note: None,
-    }
 }

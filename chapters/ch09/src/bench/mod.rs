@@ -30,7 +30,7 @@
 //! atomics on one-value input take about a second per GiB), fewer launches are made so
 //! that a case takes about `--budget-ms` (at least one timed launch; `reps` in the
 //! results says how many). The row's time is the median. Before the first timed case the
-//! GPU is kept busy until its times settle (`bench/warm.rs`): clocks follow the load, and the first
+//! GPU is kept busy until its times settle (`crates/bench/src/warm.rs`): clocks follow the load, and the first
 //! case after an idle spell or a profiler ran 3.5 times slower than a rerun. CPU loops are timed with the
 //! host's clock the same way; CUB and PyTorch time themselves with events.
 //!
@@ -43,42 +43,45 @@
 //! implementation, input and element type: impl, step, input, dtype, bins, bytes,
 //! median_ms, gbps, pct_read_bw, correct, reps, note), the JSON with a header: GPU,
 //! driver, CUDA version, SMs, date (UTC), host CPU, git commit, options, and the course's
-//! speed targets (issues 4 and 40) with what this run reached ([`report::TARGETS`]). Progress
+//! speed targets (issues 4 and 40) with what this run reached ([`TARGETS`]). Progress
 //! goes to stderr.
 
-mod anchors;
-pub mod cpu;
-pub mod cpu_simd;
-pub mod data;
-pub mod external;
 mod measure;
 mod options;
 mod provenance;
-pub mod report;
-pub mod sizes;
 mod steps;
 mod sweeps;
-mod warm;
 
-use anchors::*;
 use measure::*;
 pub use options::*;
 use provenance::*;
 pub use steps::*;
 use sweeps::*;
-use warm::*;
+
+/// The suffix of a student's row's implementation (`histo_atomic (yours)`).
+pub use ::bench::YOURS;
+/// The bench's pieces every chapter shares, under the names this module has always given
+/// them (the crate is `bench`).
+pub use ::bench::{cpu, cpu_simd, data, external, report, sizes};
+/// The median of `times` and how many runs fit a budget ([`chapter::timing`]).
+pub use ::bench::{median, plan};
 
 use crate::device;
 use crate::kernels::{ByteKernel, ByteKernelWith, Kernels, REFERENCE, U32Kernel};
 use crate::launch::{Shape, coarsened, device_grid, one_per_thread};
+use ::bench::measure::{
+    HostData, Measured, Uploaded, difference, first_line, measure_checked, measure_cpu,
+    measure_kernel, weighted_difference,
+};
+use ::bench::steps::{same_grid_steps, same_grid_summary};
+use ::bench::warm::warm_up;
 use course::KernelSource;
 use data::Input;
-use gpu::{Kernel, KernelArgs};
-use gpu_host::{Device, DeviceBuffer, GlobalSlice, LaunchConfig, LaunchError};
-use report::{Header, Report, Row, SKIPPED, WRONG};
+use gpu_host::{Device, DeviceBuffer, LaunchError};
+use report::{Header, Report, Row};
 use solutions::ch09::{FASTEST_SHARED_BYTES, FastestPolicy, fastest_grid_coarsened};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Opens GPU 0 with the reference PTX and runs the bench on it. Without a CUDA device
 /// (or without the `cuda` feature) this is the host runtime's one clear `no CUDA device`
@@ -95,11 +98,34 @@ pub fn run_sizes(
     progress: &mut dyn FnMut(&str),
 ) -> Result<sizes::SizeSweep, LaunchError> {
     let mut dev = device::open_gpu(&[KernelSource::Reference])?;
-    Ok(sizes::sweep(&mut dev, opts, sizes, progress))
+    Ok(sweep_sizes(&mut dev, opts, sizes, progress))
 }
 
-/// The suffix of a student's row's implementation (`histo_atomic (yours)`).
-pub const YOURS: &str = " (yours)";
+/// [`run_on`] at each of `sizes` (bytes) on `dev`, each size's results in its own folder
+/// under `opts.out_dir` ([`sizes::sweep`]).
+pub fn sweep_sizes(
+    dev: &mut Device,
+    opts: &Options,
+    sizes: &[u64],
+    progress: &mut dyn FnMut(&str),
+) -> sizes::SizeSweep {
+    sizes::sweep(
+        sizes,
+        &opts.out_dir,
+        progress,
+        |bytes, out_dir, progress| {
+            let o = Options {
+                runs: chapter::timing::BenchRuns {
+                    size_bytes: bytes,
+                    ..opts.runs
+                },
+                out_dir,
+                ..opts.clone()
+            };
+            run_on(dev, &o, progress)
+        },
+    )
+}
 
 /// Elements of the emulator's rehearsal of a student's step, before the GPU.
 pub const REHEARSAL_BYTES: usize = 1 << 16;
@@ -161,17 +187,11 @@ fn student_rows(
         ..opts.clone()
     };
     let mut emu = Device::emulator();
-    let small_up = match &small {
-        HostData::U8(d) => emu.upload(d).map(Uploaded::U8),
-        HostData::U32(d) => emu.upload(d).map(Uploaded::U32),
-    };
+    let small_up = Uploaded::of(&mut emu, &small);
     let rehearsal_steps = steps_on(&mut emu, small.len_bytes() as usize);
     let open = || {
         device::open_gpu(&[KernelSource::Student]).and_then(|mut d| {
-            let up = match data {
-                HostData::U8(x) => d.upload(x).map(Uploaded::U8),
-                HostData::U32(x) => d.upload(x).map(Uploaded::U32),
-            }?;
+            let up = Uploaded::of(&mut d, data)?;
             Ok((d, up))
         })
     };
@@ -233,9 +253,6 @@ fn student_rows(
     out
 }
 
-/// The median of `times` and how many runs fit a budget ([`chapter::timing`]).
-pub use chapter::timing::{median, plan};
-
 /// Runs the whole bench on `dev` (a GPU; the emulator works too, slowly, for tests):
 /// references, kernels, alternatives. Never fails as a whole: every failure is a row's or
 /// the header's note.
@@ -245,37 +262,16 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
         rows: Vec::new(),
     };
     let mut anchors_done = false;
-    let work_dir = opts.out_dir.join("tools");
-    let cub = match &opts.cub {
-        Tool::Off => None,
-        Tool::Path(p) => Some(external::cub_binary(Some(p), &work_dir, (0, 0))),
-        Tool::Auto => Some(external::cub_binary(
-            None,
-            &work_dir,
-            dev.props().compute_capability,
-        )),
-    };
-    if let Some(Err(why)) = &cub {
-        report.header.notes.push(format!("CUB not run: {why}"));
-    }
-    let torch = match &opts.torch {
-        Tool::Off => None,
-        _ if !external::on_path(&opts.python) => {
-            report.header.notes.push(format!(
-                "torch.bincount not run: {} is not on PATH",
-                opts.python
-            ));
-            None
-        }
-        Tool::Path(p) => Some(external::torch_script(Some(p), &work_dir)),
-        Tool::Auto => Some(external::torch_script(None, &work_dir)),
-    };
-    if let Some(Err(why)) = &torch {
-        report
-            .header
-            .notes
-            .push(format!("torch.bincount not run: {why}"));
-    }
+    let (cub, torch) = external::tools(
+        [
+            (CUB, &opts.cub, "CUB"),
+            (TORCH, &opts.torch, "torch.bincount"),
+        ],
+        &opts.python,
+        &opts.out_dir.join("tools"),
+        dev.props().compute_capability,
+        &mut report.header.notes,
+    );
     for &dtype in &opts.dtypes {
         if (opts.variants || opts.extensions) && dtype != Dtype::U8 {
             continue;
@@ -318,10 +314,7 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
             };
 
             // The GPU: upload, the references once, then the steps.
-            let uploaded = match &data {
-                HostData::U8(d) => dev.upload(d).map(Uploaded::U8),
-                HostData::U32(d) => dev.upload(d).map(Uploaded::U32),
-            };
+            let uploaded = Uploaded::of(dev, &data);
             match uploaded {
                 Err(e) => {
                     report.header.notes.push(format!(
@@ -338,7 +331,14 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                             progress(&format!("{tag} {}", report.header.warm_up));
                         }
                         progress(&format!("{tag} read bandwidth and device copy"));
-                        anchors(dev, &up, &data, input, opts, &mut report);
+                        ::bench::reference::read_bandwidth(
+                            dev,
+                            &up,
+                            &data,
+                            input.name(),
+                            &opts.budget(),
+                            &mut report,
+                        );
                     }
                     let steps = match dtype {
                         // The extension sweep's byte kernels run below, on their own sizes.
@@ -346,7 +346,7 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                         Dtype::U8 if opts.variants => variant_steps(dev, data.len_bytes() as usize),
                         Dtype::U8 if opts.same_grid => same_grid_steps(
                             byte_steps(&REFERENCE, dev, data.len_bytes() as usize),
-                            data.len_bytes() as usize,
+                            |s, shape| retarget(s, shape, data.len_bytes() as usize),
                         ),
                         Dtype::U8 => byte_steps(&REFERENCE, dev, data.len_bytes() as usize),
                         Dtype::U32 => value_steps(
@@ -366,7 +366,7 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                         }
                         let m = measure_step(dev, &s, &up, &expected, opts);
                         let r = m.into_row(row(s.kernel, s.step));
-                        progress(&format!("{tag} {} {}: {}", s.step, s.kernel, summary(&r)));
+                        progress(&format!("{tag} {} {}: {}", s.step, s.kernel, r.summary()));
                         report.rows.push(r);
                     }
                     if opts.student {
@@ -384,10 +384,7 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                             rgb_and_joint(dev, up, d, opts, &tag, progress, &mut report);
                         }
                     }
-                    match up {
-                        Uploaded::U8(d) => drop(dev.free(d)),
-                        Uploaded::U32(d) => drop(dev.free(d)),
-                    }
+                    up.free(dev);
                 }
             }
 
@@ -398,71 +395,34 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                     HostData::U32(d) => cpu::rows(d, bins, opts.cpu_threads),
                 };
                 for (name, f) in rows {
-                    let r = measure_cpu(&f, &expected, opts).into_row(row(&name, "cpu"));
-                    progress(&format!("{tag} {name}: {}", summary(&r)));
+                    let r = measure_cpu(&f, &expected, &opts.budget()).into_row(row(&name, "cpu"));
+                    progress(&format!("{tag} {name}: {}", r.summary()));
                     report.rows.push(r);
                 }
             }
 
             // CUB and PyTorch, on the same input written to a file.
-            let tools: Vec<(&str, &str, &Result<PathBuf, String>)> = [
-                ("cub::DeviceHistogram::HistogramEven", "cub", cub.as_ref()),
-                ("torch.bincount", "torch", torch.as_ref()),
-            ]
-            .into_iter()
-            .filter_map(|(n, s, t)| t.map(|t| (n, s, t)))
-            .collect();
-            if tools.iter().any(|(_, _, t)| t.is_ok()) {
-                match write_input(&data, opts, &tag) {
-                    Err(why) => report
-                        .header
-                        .notes
-                        .push(format!("{tag}: {why}; CUB and PyTorch not run")),
-                    Ok(file) => {
-                        for (name, step, tool) in &tools {
-                            let Ok(path) = tool else { continue };
-                            progress(&format!("{tag} {name}"));
-                            let mut cmd = external_command(&opts.python, step, path);
-                            // From 256 MiB on, a first call (warm-up 0, one run) sizes the
-                            // rest to the budget: CUB on 4 GiB of u32 values took 12.6 s a
-                            // call on an H100, 23 calls 5 minutes.
-                            let (mut warmup, mut reps) = (opts.runs.warmup, opts.runs.reps);
-                            if data.len_bytes() >= 256 << 20 {
-                                let mut probe = external_command(&opts.python, step, path);
-                                probe.args(external::args(&file, dtype.name(), bins, 0, 1));
-                                if let external::Outcome::Ran { median_ms, .. } =
-                                    external::run(probe)
-                                {
-                                    (warmup, reps) = plan(
-                                        Duration::from_secs_f64(median_ms / 1e3),
-                                        warmup,
-                                        reps,
-                                        opts.budget,
-                                    );
-                                }
-                            }
-                            cmd.args(external::args(&file, dtype.name(), bins, warmup, reps));
-                            let r = match external::run(cmd) {
-                                external::Outcome::Ran {
-                                    median_ms,
-                                    reps,
-                                    bins,
-                                } => match difference(&expected, &bins) {
-                                    Some(d) => row(name, step).failed(format!("{WRONG}: {d}")),
-                                    None => row(name, step).measured(median_ms, reps),
-                                },
-                                external::Outcome::Skipped(why) => {
-                                    row(name, step).failed(format!("{SKIPPED}: {why}"))
-                                }
-                                external::Outcome::Failed(why) => row(name, step).failed(why),
-                            };
-                            progress(&format!("{tag} {name}: {}", summary(&r)));
-                            report.rows.push(r);
-                        }
-                        let _ = std::fs::remove_file(&file);
-                    }
-                }
-            }
+            let how = external::Runner {
+                python: &opts.python,
+                tmp_dir: opts.tmp_dir.as_ref(),
+                chapter: "ch09",
+                budget: &opts.budget(),
+            };
+            let rows = external::run_anchors(
+                [
+                    ("cub::DeviceHistogram::HistogramEven", "cub", &cub),
+                    ("torch.bincount", "torch", &torch),
+                ],
+                &data,
+                (dtype.name(), bins),
+                &how,
+                &tag,
+                &row,
+                &|bins, _| difference(&expected, bins),
+                &mut report.header.notes,
+                progress,
+            );
+            report.rows.extend(rows);
         }
     }
     if opts.extensions {
@@ -472,380 +432,6 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
         report.header.notes.extend(same_grid_summary(&report.rows));
     }
     report.set_percentages();
-    report.set_targets();
+    report.set_targets(&TARGETS);
     report
-}
-
-/// The command that runs an external tool: `python3 SCRIPT` for PyTorch, the binary for
-/// CUB.
-fn external_command(python: &str, step: &str, path: &Path) -> std::process::Command {
-    if step == "torch" {
-        let mut c = std::process::Command::new(python);
-        c.arg(path);
-        c
-    } else {
-        std::process::Command::new(path)
-    }
-}
-
-/// A row in a few words, for progress lines.
-fn summary(r: &Row) -> String {
-    match (r.rate.median_ms, r.rate.gbps) {
-        (Some(ms), Some(g)) => format!("{ms:.3} ms, {g:.1} GB/s ({} runs)", r.reps),
-        _ => r.note.clone().unwrap_or_else(|| "no result".into()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plans_fit_the_budget() {
-        let ms = Duration::from_millis;
-        assert_eq!(plan(ms(1), 3, 20, ms(2000)), (3, 20));
-        assert_eq!(plan(ms(100), 3, 20, ms(2000)), (0, 20));
-        assert_eq!(plan(ms(250), 3, 20, ms(2000)), (0, 8));
-        assert_eq!(plan(ms(900), 3, 20, ms(2000)), (0, 2));
-        assert_eq!(plan(ms(5000), 3, 20, ms(2000)), (0, 1));
-        assert_eq!(plan(Duration::ZERO, 3, 20, ms(2000)), (3, 20));
-        assert_eq!(median(&[ms(3), ms(1), ms(2)]), ms(2));
-        assert_eq!(median(&[ms(4), ms(1), ms(2), ms(3)]), ms(3));
-    }
-
-    #[test]
-    fn the_steps_are_the_progressions() {
-        let props = gpu_host::DeviceProps::emulated_h100();
-        let n = 1 << 30;
-        let steps = byte_steps(&REFERENCE, &mut Device::emulator(), n);
-        let names: Vec<&str> = steps.iter().map(|s| s.kernel).collect();
-        assert_eq!(
-            names,
-            [
-                "histo_atomic",
-                "histo_private_global",
-                "histo_private_shared",
-                "histo_private_dynamic",
-                "histo_coarse_contiguous",
-                "histo_coarse_interleaved",
-                "histo_aggregate",
-                "histo_warp_aggregate",
-                "histo_fastest"
-            ]
-        );
-        for s in &steps {
-            let name = match s.launch {
-                StepKernel::Bytes(k) => k.name,
-                StepKernel::BytesWith(k, _) => k.name,
-                StepKernel::Values(k) => k.name,
-            };
-            assert_eq!(name, s.kernel);
-        }
-        assert_eq!(steps[0].shape.grid, 132 * 8);
-        assert_eq!(steps[1].out_len, 132 * 8 * 256);
-        assert_eq!(steps[2].shape.grid, (1 << 30) / 256);
-        let v = value_steps(&REFERENCE, &props, n / 4, U32_BINS);
-        assert_eq!(v[1].shape.shared_bytes, 4 * U32_BINS);
-        // Past 4096 bins: the global kernel and 9.17's two sliced ones, whose grids are
-        // whole multiples of their slices.
-        let v = value_steps(&REFERENCE, &props, n / 4, 65_536);
-        let kernels: Vec<&str> = v.iter().map(|s| s.kernel).collect();
-        assert_eq!(
-            kernels,
-            ["histo_u32_global", "histo_u32_sliced", "u32_sliced_vectors"]
-        );
-        assert_eq!(v[1].shape.shared_bytes, props.shared_bytes_per_block);
-        assert_eq!(v[1].shape.grid % 6, 0, "65536 bins in slices of 12288");
-        assert_eq!(v[2].shape.shared_bytes, 4 * SLICE_BINS);
-        assert_eq!(v[2].shape.grid, 132, "one 128 KiB block per SM, two slices");
-    }
-
-    /// 9.17's bench kernel on the emulator: right at 16 384 and 65 536 bins, with one
-    /// chunk or several, fewer blocks than slices, and a tail of values past the last
-    /// whole vector (small grids: zeroing 32 768 bins per block is slow to emulate).
-    #[test]
-    fn the_sliced_vectors_are_right_on_the_emulator() {
-        let mut dev = Device::emulator();
-        let k = solutions::bench::u32_sliced_vectors::KERNEL;
-        for (bins, width, grid, block) in [
-            (65_536, SLICE_BINS, 2, 64),
-            (65_536, SLICE_BINS, 4, 96),
-            (65_536, 16_384, 3, 64),
-            (16_384, 16_384, 3, 64),
-        ] {
-            let data = data::values(Input::Uniform, 6001, bins + bins / 8, 9, &[]);
-            let expected = crate::reference::value_histogram(&data, bins);
-            let shape = Shape::new(grid, block).with_bins(width);
-            let run = crate::launch::values(&mut dev, &k, &data, bins, shape).unwrap();
-            assert_eq!(run.bins, expected, "{bins} bins, {shape:?}");
-        }
-    }
-
-    /// The whole pipeline on the emulator, on a small input: every kernel right, the
-    /// references measured, CSV and JSON written.
-    #[test]
-    fn the_bench_runs_on_the_emulator() {
-        let dir = std::env::temp_dir().join(format!("ch09-bench-test-{}", std::process::id()));
-        let opts = Options {
-            runs: chapter::timing::BenchRuns {
-                size_bytes: 8 << 10,
-                warmup: 0,
-                reps: 1,
-                ..Options::default().runs
-            },
-            budget: Duration::from_secs(60),
-            inputs: vec![Input::Skewed90, Input::Text],
-            cub: Tool::Off,
-            torch: Tool::Off,
-            cpu_threads: 2,
-            out_dir: dir.clone(),
-            text: (b"the quick brown fox ".to_vec(), "a test".into()),
-            ..Options::default()
-        };
-        let mut lines = Vec::new();
-        let report = run_on(&mut Device::emulator(), &opts, &mut |l| {
-            lines.push(l.to_string())
-        });
-        assert!(report.all_correct(), "{}", report.table());
-        // 2 references + (9 kernels + 4 CPU) x 2 inputs + (3 kernels + 4 CPU) x 2 inputs.
-        assert_eq!(report.rows.len(), 2 + 13 * 2 + 7 * 2, "{}", report.table());
-        assert!(report.rows.iter().all(|r| r.pct_read_bw.is_some()));
-        assert!(report.header.read_bw_gbps.is_some());
-        let (csv, json) = report.write(&dir).unwrap();
-        assert!(
-            std::fs::read_to_string(csv)
-                .unwrap()
-                .contains("histo_fastest,9.9,text,u8,256,8192,")
-        );
-        assert!(
-            std::fs::read_to_string(json)
-                .unwrap()
-                .contains("\"header\"")
-        );
-        assert!(
-            lines
-                .iter()
-                .any(|l| l.contains("[u32 text] 9.14 histo_u32_shared"))
-        );
-        let _ = std::fs::remove_dir_all(dir);
-    }
-
-    /// `--kernels student` on the emulator: beside every step's reference row, a row of the
-    /// student's kernel on the same input, right or saying why it has no time (what
-    /// `kernels/` holds decides which: the test holds for any).
-    #[test]
-    fn the_student_s_rows_sit_beside_the_reference_s() {
-        let dir = std::env::temp_dir().join(format!("ch09-bench-student-{}", std::process::id()));
-        let opts = Options {
-            runs: chapter::timing::BenchRuns {
-                size_bytes: 8 << 10,
-                warmup: 0,
-                reps: 1,
-                ..Options::default().runs
-            },
-            budget: Duration::from_secs(60),
-            inputs: vec![Input::Uniform],
-            cpu: false,
-            cub: Tool::Off,
-            torch: Tool::Off,
-            cpu_threads: 2,
-            out_dir: dir.clone(),
-            student: true,
-            ..Options::default()
-        };
-        let report = run_on(&mut Device::emulator(), &opts, &mut |_| {});
-        let steps: Vec<&Row> = report
-            .rows
-            .iter()
-            .filter(|r| r.step.starts_with("9.") && !r.implementation.ends_with(YOURS))
-            .collect();
-        assert!(!steps.is_empty(), "{}", report.table());
-        for r in steps {
-            let mine = report.rows.iter().find(|m| {
-                m.implementation == format!("{}{YOURS}", r.implementation)
-                    && m.step == r.step
-                    && m.input == r.input
-                    && m.dtype == r.dtype
-            });
-            let Some(mine) = mine else {
-                panic!(
-                    "no row of yours beside {}\n{}",
-                    r.implementation,
-                    report.table()
-                );
-            };
-            assert!(mine.correct || mine.note.is_some(), "{}", report.table());
-        }
-        let _ = std::fs::remove_dir_all(dir);
-    }
-
-    /// `--same-grid` on the emulator: after each byte step whose launch differs from the
-    /// step before it, the step again on that step's grid and block, right, and a summary
-    /// line per such pair.
-    #[test]
-    fn the_same_grid_mode_runs_on_the_emulator() {
-        let dir = std::env::temp_dir().join(format!("ch09-same-grid-test-{}", std::process::id()));
-        let opts = Options {
-            runs: chapter::timing::BenchRuns {
-                size_bytes: 3 * 8192 + 77,
-                warmup: 0,
-                reps: 1,
-                ..Options::default().runs
-            },
-            budget: Duration::from_secs(60),
-            same_grid: true,
-            dtypes: vec![Dtype::U8],
-            inputs: vec![Input::Uniform],
-            cpu: false,
-            cub: Tool::Off,
-            torch: Tool::Off,
-            cpu_threads: 2,
-            out_dir: dir.clone(),
-            text: (b"the quick brown fox ".to_vec(), "a test".into()),
-            ..Options::default()
-        };
-        let report = run_on(&mut Device::emulator(), &opts, &mut |_| {});
-        assert!(report.all_correct(), "{}", report.table());
-        let same: Vec<&str> = report
-            .rows
-            .iter()
-            .filter(|r| r.implementation.contains(SAME_GRID))
-            .map(|r| r.implementation.as_str())
-            .collect();
-        // 9.5 on 9.4's grid, 9.6 (contiguous) on 9.5's, 9.9 on 9.8's. (At this size 9.6's
-        // coarsened grid and 9.7's resident one are both 13 blocks of 256: no row.)
-        assert_eq!(
-            same,
-            [
-                "histo_private_shared@9.4",
-                "histo_coarse_contiguous@9.5",
-                "histo_fastest@9.8"
-            ],
-            "{}",
-            report.table()
-        );
-        let summary: Vec<&String> = report
-            .header
-            .notes
-            .iter()
-            .filter(|n| n.starts_with("same grid"))
-            .collect();
-        assert_eq!(summary.len(), same.len(), "{:?}", report.header.notes);
-        assert!(
-            summary[2].contains("9.9 histo_fastest on 9.8's grid takes"),
-            "{}",
-            summary[2]
-        );
-        let _ = std::fs::remove_dir_all(dir);
-    }
-
-    /// The variant sweep on the emulator: every variant right on every byte input, with
-    /// a length that leaves a partial round of vectors and a tail of bytes.
-    #[test]
-    fn the_variant_sweep_runs_on_the_emulator() {
-        let dir = std::env::temp_dir().join(format!("ch09-variants-test-{}", std::process::id()));
-        let opts = Options {
-            // 9.9's grid gives each thread about four vectors: 5 * 16 KiB + 5000 bytes is
-            // 6 blocks (stride 1536 vectors) over 5432 vectors, so the first threads do a
-            // round of four, the others single vectors, and 8 bytes are a tail.
-            runs: chapter::timing::BenchRuns {
-                size_bytes: 5 * 16384 + 5000,
-                warmup: 0,
-                reps: 1,
-                ..Options::default().runs
-            },
-            budget: Duration::from_secs(60),
-            variants: true,
-            cpu: false,
-            cub: Tool::Off,
-            torch: Tool::Off,
-            cpu_threads: 2,
-            out_dir: dir.clone(),
-            text: (b"the quick brown fox ".to_vec(), "a test".into()),
-            ..Options::default()
-        };
-        let mut lines = Vec::new();
-        let report = run_on(&mut Device::emulator(), &opts, &mut |l| {
-            lines.push(l.to_string())
-        });
-        assert!(report.all_correct(), "{}", report.table());
-        // 2 references + 11 kernels x 4 byte inputs; no u32 input.
-        assert_eq!(report.rows.len(), 2 + 11 * 4, "{}", report.table());
-        for k in [
-            "histo_fastest",
-            "histo_fastest/b256",
-            "histo_fastest/b1024",
-            "histo_fastest/v16",
-            "histo_fastest/v4",
-            "fast_run_length",
-            "fast_popc",
-            "fast_warp_bins",
-            "fast_lane_bins",
-            "fast_bin_columns",
-            "fast_wide_columns",
-        ] {
-            assert_eq!(
-                report.rows.iter().filter(|r| r.implementation == k).count(),
-                4,
-                "{k}: {}",
-                report.table()
-            );
-        }
-        assert!(report.rows.iter().all(|r| r.dtype == "u8"));
-        let _ = std::fs::remove_dir_all(dir);
-    }
-
-    /// The extension sweep on the emulator: `histo_cas` right on every byte input and
-    /// every strategy right at every bin count.
-    #[test]
-    fn the_extension_sweep_runs_on_the_emulator() {
-        let dir = std::env::temp_dir().join(format!("ch09-ext-test-{}", std::process::id()));
-        let opts = Options {
-            runs: chapter::timing::BenchRuns {
-                size_bytes: 3 * 4096 + 44,
-                warmup: 0,
-                reps: 1,
-                ..Options::default().runs
-            },
-            budget: Duration::from_secs(60),
-            extensions: true,
-            dtypes: vec![Dtype::U8],
-            cpu: false,
-            cub: Tool::Off,
-            torch: Tool::Off,
-            cpu_threads: 2,
-            out_dir: dir.clone(),
-            text: (b"the quick brown fox ".to_vec(), "a test".into()),
-            ..Options::default()
-        };
-        let report = run_on(&mut Device::emulator(), &opts, &mut |_| {});
-        assert!(report.all_correct(), "{}", report.table());
-        // 2 references + histo_cas x 4 byte inputs + RGB, weighted and joint on uniform +
-        // the strategies: 3 at 8 and 16 bins, 2 at the 4 others.
-        assert_eq!(
-            report.rows.len(),
-            2 + 4 + 3 + 3 * 2 + 2 * 4,
-            "{}",
-            report.table()
-        );
-        let count = |k: &str| report.rows.iter().filter(|r| r.implementation == k).count();
-        assert_eq!(count("histo_cas"), 4, "{}", report.table());
-        assert_eq!(count("histo_rgb"), 1, "{}", report.table());
-        assert_eq!(count("histo_weighted"), 1, "{}", report.table());
-        assert_eq!(count("histo_joint"), 1, "{}", report.table());
-        assert_eq!(count("histo_registers"), 2, "{}", report.table());
-        assert_eq!(count("histo_u32_shared"), 6, "{}", report.table());
-        assert_eq!(count("histo_u32_global"), 6, "{}", report.table());
-        for bins in STRATEGY_BINS {
-            assert!(
-                report
-                    .rows
-                    .iter()
-                    .any(|r| r.implementation == "histo_u32_global" && r.bins == bins),
-                "{bins}: {}",
-                report.table()
-            );
-        }
-        let _ = std::fs::remove_dir_all(dir);
-    }
 }

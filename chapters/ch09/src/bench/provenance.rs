@@ -1,30 +1,13 @@
-//! Where a run comes from: the device, the host CPU, the options and the course's commit,
-//! for the JSON's header.
+//! The header of chapter 9's bench: the device, the host, the options and how it timed
+//! (the pieces are the bench crate's, [`bench::provenance`]).
 
 use super::*;
 
 /// The header: the device, the host, the options.
 pub(super) fn header(dev: &Device, opts: &Options) -> Header {
-    let p = dev.props();
     let text = &opts.text;
     Header {
-        gpu: p.name.clone(),
-        sm_count: p.sm_count,
-        compute_capability: format!("{}.{}", p.compute_capability.0, p.compute_capability.1),
-        l2_bytes: p.l2_bytes,
-        driver_version: chapter::provenance::nvidia_driver_version(),
-        cuda_version: chapter::provenance::cuda_version(dev),
-        date_utc: report::now_utc(),
-        host_cpu: host_cpu(),
-        host_threads: opts.cpu_threads,
         host_clock_ghz: if opts.cpu { cpu::clock_ghz() } else { None },
-        git_commit: git_commit(),
-        command: opts.command.clone(),
-        input_bytes: opts.runs.size_bytes,
-        warmup: opts.runs.warmup,
-        reps: opts.runs.reps,
-        budget_ms: opts.budget.as_millis() as u64,
-        seed: opts.runs.seed,
         text: format!(
             "{}, {} bytes, FNV-1a {:016x}, repeated to the input size (u32: its bytes widened)",
             text.1,
@@ -39,67 +22,6 @@ pub(super) fn header(dev: &Device, opts: &Options) -> Header {
                  histogram outside them; torch.bincount allocates its output inside them). \
                  GB/s = input bytes / median time (10^9 B/s)."
             .into(),
-        ..Header::default()
-    }
-}
-
-/// The host CPU's model name, with its family and model numbers (cloud hosts report a
-/// generic name such as `Intel(R) Xeon(R) Processor`: the numbers say which CPU), from
-/// `/proc/cpuinfo`.
-pub(super) fn host_cpu() -> String {
-    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
-        return std::env::consts::ARCH.to_string();
-    };
-    let field = |key: &str| {
-        info.lines()
-            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == key))
-            .and_then(|l| l.split_once(':'))
-            .map(|(_, v)| v.trim().to_string())
-    };
-    match (field("model name"), field("cpu family"), field("model")) {
-        (Some(name), Some(family), Some(model)) => {
-            format!("{name} (family {family} model {model})")
-        }
-        (Some(name), _, _) => name,
-        _ => std::env::consts::ARCH.to_string(),
-    }
-}
-
-/// The course's commit: `CH09_GIT_COMMIT` (set by the GPU session scripts, which know
-/// it), else the first line of a `COMMIT` file beside the executable (prepare-gpu.sh
-/// writes one), else `git` in the workspace this crate was built from, else `unknown`.
-pub(super) fn git_commit() -> String {
-    if let Ok(c) = std::env::var("CH09_GIT_COMMIT")
-        && !c.trim().is_empty()
-    {
-        return c.trim().to_string();
-    }
-    // The folder prepare-gpu.sh makes holds the binary and the commit it was built from:
-    // there, the machine's copy of the course may have another checkout's history.
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|exe| std::fs::read_to_string(exe.with_file_name("COMMIT")).ok());
-    if let Some(c) = beside.as_deref().and_then(|c| c.lines().next())
-        && !c.trim().is_empty()
-    {
-        return c.trim().to_string();
-    }
-    let dir = env!("CARGO_MANIFEST_DIR");
-    let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    match git(&["rev-parse", "--short=12", "HEAD"]) {
-        Some(c) if !c.is_empty() => {
-            let dirty = git(&["status", "--porcelain"]).is_some_and(|s| !s.is_empty());
-            if dirty { format!("{c}-dirty") } else { c }
-        }
-        _ => "unknown".into(),
+        ..::bench::provenance::header(dev, &opts.budget(), opts.cpu_threads, &opts.command)
     }
 }

@@ -3,21 +3,8 @@
 
 use super::*;
 
-/// One GPU kernel of the progression, as the bench launches it.
-#[derive(Clone, Copy, Debug)]
-pub struct Step {
-    /// The exercise it belongs to, `9.9`.
-    pub step: &'static str,
-    /// The kernel's name.
-    pub kernel: &'static str,
-    /// The kernel and its arguments' shape.
-    pub launch: StepKernel,
-    /// `<<<grid, block, shared>>>`.
-    pub shape: Shape,
-    /// Counters the kernel's output holds (9.4 has a copy per block); the first
-    /// [`Dtype::bins`] are the histogram.
-    pub out_len: u32,
-}
+/// One GPU kernel of the progression, as the bench launches it ([`::bench::steps::Step`]).
+pub type Step = ::bench::steps::Step<StepKernel>;
 
 /// A step's kernel, by the shape of its arguments.
 #[derive(Clone, Copy, Debug)]
@@ -122,98 +109,28 @@ pub fn byte_steps(k: &Kernels, dev: &mut Device, n: usize) -> Vec<Step> {
     ]
 }
 
-/// The separator of a same-grid row's name: `histo_fastest@9.8` is 9.9's kernel on 9.8's
-/// launch shape.
-pub const SAME_GRID: char = '@';
+/// The separator of a same-grid row's name ([`::bench::steps::SAME_GRID`]).
+pub use ::bench::steps::SAME_GRID;
 
-/// `steps` (the byte steps, in the progression's order) with, after each step whose grid
-/// or block differs from the step before it, the same kernel on that step's grid and block
-/// (its own dynamic shared memory): row `KERNEL@STEP` of step `STEP`'s shape. Then "step
-/// `i` against step `i - 1`" can be read on one grid (`KERNEL@PREV` against the previous
-/// row), and the grid's own effect apart (`KERNEL` against `KERNEL@PREV`). 9.6's
-/// contiguous kernel gets the coarsening that covers `n` on the other grid; 9.4's output
-/// holds a copy of the bins per block of that grid.
-pub fn same_grid_steps(steps: Vec<Step>, n: usize) -> Vec<Step> {
-    let mut out = Vec::with_capacity(2 * steps.len());
-    for (i, s) in steps.iter().enumerate() {
-        out.push(*s);
-        let Some(prev) = i.checked_sub(1).map(|j| steps[j]) else {
-            continue;
-        };
-        if (prev.shape.grid, prev.shape.block) == (s.shape.grid, s.shape.block) {
-            continue;
+/// A byte step's kernel and output length on another launch `shape`, for the same-grid
+/// mode ([`::bench::steps::same_grid_steps`]): 9.6's contiguous kernel gets the coarsening
+/// that covers `n` bytes on that grid, and 9.4's output holds a copy of the bins per block
+/// of that grid.
+pub fn retarget(s: &Step, shape: Shape, n: usize) -> (StepKernel, u32) {
+    let bins = s.out_len / s.shape.grid.max(1);
+    match s.launch {
+        StepKernel::BytesWith(k, _) if s.kernel == "histo_coarse_contiguous" => {
+            let threads = shape.grid as usize * shape.block as usize;
+            (
+                StepKernel::BytesWith(k, n.div_ceil(threads).max(1) as u32),
+                s.out_len,
+            )
         }
-        let shape = Shape {
-            grid: prev.shape.grid,
-            block: prev.shape.block,
-            shared_bytes: s.shape.shared_bytes,
-        };
-        let bins = s.out_len / s.shape.grid.max(1);
-        let (launch, out_len) = match s.launch {
-            StepKernel::BytesWith(k, _) if s.kernel == "histo_coarse_contiguous" => {
-                let threads = shape.grid as usize * shape.block as usize;
-                (
-                    StepKernel::BytesWith(k, n.div_ceil(threads).max(1) as u32),
-                    s.out_len,
-                )
-            }
-            StepKernel::BytesWith(k, b) if s.kernel == "histo_private_global" => {
-                (StepKernel::BytesWith(k, b), shape.grid * bins)
-            }
-            other => (other, s.out_len),
-        };
-        // A few names per run: leaked so that `Step` stays `Copy` like its other rows'.
-        let kernel: &'static str =
-            Box::leak(format!("{}{SAME_GRID}{}", s.kernel, prev.step).into_boxed_str());
-        out.push(Step {
-            step: s.step,
-            kernel,
-            launch,
-            shape,
-            out_len,
-        });
+        StepKernel::BytesWith(k, b) if s.kernel == "histo_private_global" => {
+            (StepKernel::BytesWith(k, b), shape.grid * bins)
+        }
+        other => (other, s.out_len),
     }
-    out
-}
-
-/// The same-grid comparisons of `rows` (a bench with `--same-grid`), per element type and
-/// input: for each row `KERNEL@PREV`, the step against the previous step's kernel on one
-/// grid (`KERNEL@PREV` over the previous step's own row: the technique) and the step's own
-/// grid against the previous step's (`KERNEL` over `KERNEL@PREV`: the grid). Ratios of
-/// median times, below 1 faster.
-pub fn same_grid_summary(rows: &[Row]) -> Vec<String> {
-    let time = |dtype: &str, input: &str, name: &str| {
-        rows.iter()
-            .find(|r| r.dtype == dtype && r.input == input && r.implementation == name)
-            .and_then(|r| r.rate.median_ms)
-    };
-    let mut out = Vec::new();
-    for (i, r) in rows.iter().enumerate() {
-        let Some((kernel, prev_step)) = r.implementation.split_once(SAME_GRID) else {
-            continue;
-        };
-        // The previous step's kernel: the last row of step `prev_step` before this one.
-        let Some(prev) = rows[..i].iter().rev().find(|p| {
-            p.step == prev_step
-                && p.dtype == r.dtype
-                && p.input == r.input
-                && !p.implementation.contains(SAME_GRID)
-        }) else {
-            continue;
-        };
-        let here = r.rate.median_ms;
-        let (technique, grid) = match (here, prev.rate.median_ms, time(&r.dtype, &r.input, kernel))
-        {
-            (Some(h), Some(p), Some(own)) => (h / p, own / h),
-            _ => continue,
-        };
-        out.push(format!(
-            "same grid, {} {}: {} {kernel} on {prev_step}'s grid takes {technique:.2}x {} there \
-             (the technique); on its own grid {grid:.2}x its time on {prev_step}'s (the grid)",
-            r.dtype, r.input, r.step, prev.implementation
-        ));
-    }
-    out
 }
 
 /// [`launch::one_wave`] for `kernel` on `n` bytes, at least `vecs_per_thread` vectors per

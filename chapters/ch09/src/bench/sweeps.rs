@@ -36,7 +36,7 @@ pub(super) fn cas_sweep(
             d.len() as u64,
         );
         let r = measure_step(dev, &s, &up, &expected, opts).into_row(row);
-        progress(&format!("{tag} {} {}: {}", s.step, s.kernel, summary(&r)));
+        progress(&format!("{tag} {} {}: {}", s.step, s.kernel, r.summary()));
         report.rows.push(r);
     }
     if let Uploaded::U8(b) = up {
@@ -69,14 +69,22 @@ pub(super) fn rgb_and_joint(
     let m = match dev.alloc::<u32>(bins as usize) {
         Ok(out) => {
             let args = (up.slice(), out.slice());
-            let m = measure_kernel(dev, &k, shape.config(), args, &out, &expected, opts);
+            let m = measure_kernel(
+                dev,
+                &k,
+                shape.config(),
+                args,
+                &out,
+                &expected,
+                &opts.budget(),
+            );
             let _ = dev.free(out);
             m
         }
         Err(e) => Measured::Failed(format!("alloc failed: {}", first_line(&e))),
     };
     let r = m.into_row(Row::new("histo_rgb", "9.11", input, "u8", bins, n as u64));
-    progress(&format!("{tag} 9.11 histo_rgb: {}", summary(&r)));
+    progress(&format!("{tag} 9.11 histo_rgb: {}", r.summary()));
     report.rows.push(r);
 
     // 9.12: weighted, f32 weights in quarters from -2 to 2 (as the exercise's check),
@@ -91,7 +99,7 @@ pub(super) fn rgb_and_joint(
     let m = match (dev.upload(&weights), dev.alloc::<f32>(bins as usize)) {
         (Ok(ws), Ok(out)) => {
             let args = (up.slice(), ws.slice(), out.slice());
-            let m = measure_checked(dev, &k, shape.config(), args, &out, &check, opts);
+            let m = measure_checked(dev, &k, shape.config(), args, &out, &check, &opts.budget());
             let _ = dev.free(out);
             let _ = dev.free(ws);
             m
@@ -118,7 +126,7 @@ pub(super) fn rgb_and_joint(
         bins,
         5 * n as u64,
     ));
-    progress(&format!("{tag} 9.12 histo_weighted: {}", summary(&r)));
+    progress(&format!("{tag} 9.12 histo_weighted: {}", r.summary()));
     report.rows.push(r);
 
     // 9.13: joint, 16 x 16 bins over the pairs of the two halves.
@@ -136,7 +144,15 @@ pub(super) fn rgb_and_joint(
     ) {
         (Ok(xs), Ok(ys), Ok(out)) => {
             let args = (xs.slice(), ys.slice(), out.slice(), bins_x);
-            let m = measure_kernel(dev, &k, shape.config(), args, &out, &expected, opts);
+            let m = measure_kernel(
+                dev,
+                &k,
+                shape.config(),
+                args,
+                &out,
+                &expected,
+                &opts.budget(),
+            );
             let _ = dev.free(out);
             let _ = dev.free(xs);
             let _ = dev.free(ys);
@@ -169,7 +185,7 @@ pub(super) fn rgb_and_joint(
     ));
     progress(&format!(
         "{tag} 9.13 histo_joint (16 x 16 bins): {}",
-        summary(&r)
+        r.summary()
     ));
     report.rows.push(r);
 }
@@ -207,7 +223,7 @@ pub(super) fn strategy_sweep(
             let m = measure_step(dev, &s, &up, &expected, opts);
             let row = Row::new(s.kernel, s.step, input.name(), "u32", bins, 4 * n as u64);
             let r = m.into_row(row);
-            progress(&format!("{tag} {} {}: {}", s.step, s.kernel, summary(&r)));
+            progress(&format!("{tag} {} {}: {}", s.step, s.kernel, r.summary()));
             report.rows.push(r);
         }
         if let Uploaded::U32(d) = up {

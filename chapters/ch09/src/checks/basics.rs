@@ -99,7 +99,7 @@ pub(crate) fn check_9_2(ctx: &mut Ctx) -> Checked {
     let shape = Shape::new(one_per_thread(n, 64), 64);
     let run = launch::bytes(ctx.dev, &k, &data, bins, shape)
         .map_err(|e| ctx.on(&case)(Outcome::from_launch_error(&e)))?;
-    for (b, (&e, &g)) in expected.iter().zip(&run.bins).enumerate() {
+    for (b, (&e, &g)) in expected.iter().zip(&run.out).enumerate() {
         if g > e || (e > 0 && g == 0) {
             return Err(ctx.on(&case)(Outcome::fail(
                 Status::WrongResult,
@@ -110,7 +110,7 @@ pub(crate) fn check_9_2(ctx: &mut Ctx) -> Checked {
             )));
         }
     }
-    let lost = expected.iter().sum::<u32>() - run.bins.iter().sum::<u32>();
+    let lost = expected.iter().sum::<u32>() - run.out.iter().sum::<u32>();
     // The emulator's lockstep schedule loses updates every time; a GPU's timing may
     // (rarely) not, so only the emulator can call a lossless run the wrong technique.
     if lost == 0 && ctx.dev.is_emulator() {
@@ -172,7 +172,7 @@ fn measure_prediction() -> Result<u32, Outcome> {
             format!("the reference launch of the prediction failed: {e}"),
         )
     })?;
-    Ok(run.bins[byte_bin(PREDICT_BYTE, 256) as usize])
+    Ok(run.out[byte_bin(PREDICT_BYTE, 256) as usize])
 }
 
 pub(crate) fn check_9_4(ctx: &mut Ctx) -> Checked {
@@ -206,11 +206,11 @@ pub(crate) fn check_9_4(ctx: &mut Ctx) -> Checked {
                 .iter()
                 .enumerate()
                 .skip(1)
-                .find(|(blk, copy)| &run.bins[blk * b..(blk + 1) * b] != copy.as_slice());
+                .find(|(blk, copy)| &run.out[blk * b..(blk + 1) * b] != copy.as_slice());
             let result = compare(
                 "bin",
                 &reference::byte_histogram(&case.data, bins),
-                &run.bins[..b],
+                &run.out[..b],
             );
             if let Err(o) = result {
                 let o = o.detail("the result is block 0's copy: histo[0 .. num_bins]");
@@ -227,7 +227,7 @@ pub(crate) fn check_9_4(ctx: &mut Ctx) -> Checked {
                 return Err(on(o));
             }
             if let Some((blk, copy)) = wrong_copy {
-                let got = &run.bins[blk * b..(blk + 1) * b];
+                let got = &run.out[blk * b..(blk + 1) * b];
                 let total: u32 = got.iter().sum();
                 return Err(ctx
                     .technique(

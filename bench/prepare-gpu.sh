@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# chapters/ch09/bench/prepare-gpu.sh: build, on a machine with Rust (no GPU needed),
-# everything a GPU machine *without* Rust needs to run chapter 9 for real, into one
-# folder (default .gpu/ at the workspace root, git-ignored):
+# bench/prepare-gpu.sh: build, on a machine with Rust (no GPU needed),
+# everything a GPU machine *without* Rust needs to run the course's chapters for real, into
+# one folder (default .gpu/ at the workspace root, git-ignored):
 #
 #   ch09                   the chapter's binary, release, --features cuda (PTX embedded):
 #                          the progression (--device gpu), bench, demo-racecheck
 #   ch09-exercises         the student checks (chapters/ch09/tests/exercises.rs)
-#   ch09-unit              ch09's unit tests (embedded PTX, bench pieces)
+#   ch09-unit              ch09's unit tests (embedded PTX)
 #   ch05                   chapter 5's binary, release, --features cuda: the progression
 #                          (--device gpu) and its bench (blocks per SM, four histograms)
 #   ch05-exercises         chapter 5's student checks (chapters/ch05/tests/exercises.rs)
@@ -37,6 +37,9 @@
 #                          fidelity script's ncu side at seeded shapes: bash DIR/gpu-arch-check.sh
 #   gpu-fidelity-ncu.sh    the fidelity script's ncu side alone at seeded shapes, and 9.9's
 #                          one exception at two shapes: bash DIR/gpu-fidelity-ncu.sh
+#   ch10                   chapter 10's binary, release, --features cuda: the progression
+#                          (--device gpu) and its bench (every step, CUB, torch.sum, 1 GiB)
+#   gpu-ch10.sh            chapter 10's bench there: bash DIR/gpu-ch10.sh [OUT_DIR]
 #   gpu-ch05.sh            chapter 5 there: its checks (stubs fail, references pass), the
 #                          progression and its bench: bash DIR/gpu-ch05.sh [OUT_DIR]
 #
@@ -47,13 +50,39 @@
 #
 # Needs: cargo (stable), the pinned nightly with rust-src and llvm-tools (the PTX build;
 # the error says how to install it), python3 (reads cargo's JSON), strip.
-# Honours CARGO_TARGET_DIR. Usage: bash chapters/ch09/bench/prepare-gpu.sh [DIR]
+# Honours CARGO_TARGET_DIR.
+#
+# Usage: bash bench/prepare-gpu.sh [--chapter CH]... [--bench-only] [DIR]
+#   --chapter CH   only chapter CH's binaries (repeatable; default: every chapter with a
+#                  bench, ch05, ch09 and ch10). The session scripts take the same --chapter.
+#   --bench-only   only what the chapters' bench needs: their binaries, the sandbox's
+#                  modules, the anchors' sources, the text input, COMMIT and the session
+#                  scripts (no test binaries, PTX or course self-test): a small folder, for
+#                  comparing two builds.
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
-DEST=${1:-$ROOT/.gpu}
+CHAPTERS=()
+BENCH_ONLY=0
+DEST=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --chapter) CHAPTERS+=("$2"); shift 2 ;;
+    --chapter=*) CHAPTERS+=("${1#--chapter=}"); shift ;;
+    --bench-only) BENCH_ONLY=1; shift ;;
+    -*) echo "prepare-gpu: unknown option $1" >&2; exit 2 ;;
+    *) DEST=$1; shift ;;
+  esac
+done
+[ ${#CHAPTERS[@]} -gt 0 ] || CHAPTERS=(ch05 ch09 ch10)
+DEST=${DEST:-$ROOT/.gpu}
 LIMIT_MIB=60
+# Whether chapter $1 is asked for.
+wanted() { [[ " ${CHAPTERS[*]} " == *" $1 "* ]]; }
+for ch in "${CHAPTERS[@]}"; do
+  [ -d "chapters/$ch" ] || { echo "prepare-gpu: no chapter $ch (chapters/$ch)" >&2; exit 2; }
+done
 
 say() { echo "prepare-gpu: $*" >&2; }
 die() {
@@ -103,58 +132,61 @@ say "building into $DEST"
 rm -rf "$DEST"
 mkdir -p "$DEST/ptx"
 
-say "ch09, release, --features cuda (builds the kernels to PTX with the pinned nightly)"
-bin=$(build build --release -p ch09 --features cuda --bin ch09 | pick ch09 bin)
-[ -n "$bin" ] || die "cargo reported no ch09 binary"
-cp "$bin" "$DEST/ch09"
+for ch in "${CHAPTERS[@]}"; do
+  say "$ch, release, --features cuda (builds the kernels to PTX with the pinned nightly)"
+  bin=$(build build --release -p "$ch" --features cuda --bin "$ch" | pick "$ch" bin)
+  [ -n "$bin" ] || die "cargo reported no $ch binary"
+  cp "$bin" "$DEST/$ch"
+  [ "$BENCH_ONLY" -eq 1 ] && continue
+  say "$ch's student checks, --features cuda"
+  tests=$(build test --no-run -p "$ch" --features cuda --lib --test exercises)
+  exe=$(pick exercises test <<<"$tests")
+  [ -n "$exe" ] || die "cargo reported no $ch exercises test binary"
+  cp "$exe" "$DEST/$ch-exercises"
+  if [ "$ch" = ch09 ]; then
+    unit=$(pick ch09 test <<<"$tests")
+    [ -n "$unit" ] || die "cargo reported no ch09 unit test binary"
+    cp "$unit" "$DEST/ch09-unit"
+  fi
+done
 
-say "ch09's test binaries, --features cuda"
-tests=$(build test --no-run -p ch09 --features cuda --lib --test exercises)
-exe=$(pick exercises test <<<"$tests")
-unit=$(pick ch09 test <<<"$tests")
-[ -n "$exe" ] && [ -n "$unit" ] || die "cargo reported no ch09 test binaries"
-cp "$exe" "$DEST/ch09-exercises"
-cp "$unit" "$DEST/ch09-unit"
+if [ "$BENCH_ONLY" -eq 0 ]; then
+  say "the course self-test (solutions_pass), --features cuda"
+  selftest=$(build test --no-run -p course-tests --features cuda --test solutions_pass | pick solutions_pass test)
+  [ -n "$selftest" ] || die "cargo reported no solutions_pass test binary"
+  cp "$selftest" "$DEST/course-solutions-pass"
 
-say "ch05, release, --features cuda, and its student checks"
-bin05=$(build build --release -p ch05 --features cuda --bin ch05 | pick ch05 bin)
-[ -n "$bin05" ] || die "cargo reported no ch05 binary"
-cp "$bin05" "$DEST/ch05"
-exe05=$(build test --no-run -p ch05 --features cuda --test exercises | pick exercises test)
-[ -n "$exe05" ] || die "cargo reported no ch05 exercises test binary"
-cp "$exe05" "$DEST/ch05-exercises"
+  say "the cuda_smoke example and the PTX"
+  smoke=$(build build --release -p gpu-host --features cuda --example cuda_smoke | pick cuda_smoke example)
+  [ -n "$smoke" ] || die "cargo reported no cuda_smoke example"
+  cp "$smoke" "$DEST/cuda_smoke"
+  cargo run --quiet -p ptx-builder -- --quiet --out-dir "$DEST/ptx" kernels solutions api-probe >&2 ||
+    die "the PTX build failed"
+  cargo run --quiet -p ptx-builder -- --quiet --arch sm_90 --out-dir "$DEST/ptx-sm_90" \
+    kernels solutions api-probe >&2 || die "the PTX build for sm_90 failed"
+  # The default build last, so that target/ptx holds what the binaries embed.
+  cargo run --quiet -p ptx-builder -- --quiet kernels solutions api-probe >/dev/null 2>&1 || true
 
-say "the course self-test (solutions_pass), --features cuda"
-selftest=$(build test --no-run -p course-tests --features cuda --test solutions_pass | pick solutions_pass test)
-[ -n "$selftest" ] || die "cargo reported no solutions_pass test binary"
-cp "$selftest" "$DEST/course-solutions-pass"
+fi
 
-say "the cuda_smoke example and the PTX"
-smoke=$(build build --release -p gpu-host --features cuda --example cuda_smoke | pick cuda_smoke example)
-[ -n "$smoke" ] || die "cargo reported no cuda_smoke example"
-cp "$smoke" "$DEST/cuda_smoke"
-cargo run --quiet -p ptx-builder -- --quiet --out-dir "$DEST/ptx" kernels solutions api-probe >&2 ||
-  die "the PTX build failed"
-cargo run --quiet -p ptx-builder -- --quiet --arch sm_90 --out-dir "$DEST/ptx-sm_90" \
-  kernels solutions api-probe >&2 || die "the PTX build for sm_90 failed"
-# The default build last, so that target/ptx holds what the binaries embed.
-cargo run --quiet -p ptx-builder -- --quiet kernels solutions api-probe >/dev/null 2>&1 || true
-
+# The sandbox's modules, in every folder (--bench-only too): the binaries ask the emulator's
+# build of a kernel what it declares (chapter 5's and 10's benches fail without them there).
 say "the sandbox's modules (the emulator runs every kernel as WebAssembly)"
 cargo run --quiet -p gpu-host --example build_lanes -- "$DEST/lanes" >&2 ||
   die "the WebAssembly build of the kernels failed"
 export COURSE_LANES_DIR="$DEST/lanes"
 
 say "bench sources, text, commit, session script"
-cp chapters/ch09/bench/cub_histogram.cu chapters/ch09/bench/torch_bincount.py "$DEST/"
-cp chapters/ch09/bench/gpu-session.sh "$DEST/gpu-session.sh"
-cp chapters/ch09/bench/gpu-variants.sh "$DEST/gpu-variants.sh"
-cp chapters/ch09/bench/gpu-extensions.sh "$DEST/gpu-extensions.sh"
-cp chapters/ch09/bench/gpu-limits.sh "$DEST/gpu-limits.sh"
-cp chapters/ch09/bench/gpu-limit-profile.sh chapters/ch09/bench/gpu-arch-check.sh \
-  chapters/ch09/bench/gpu-fidelity-ncu.sh "$DEST/"
-cp chapters/ch09/bench/gpu-fidelity.sh chapters/ch09/bench/fidelity.py chapters/ch09/bench/atomics_probe.cu "$DEST/"
-cp chapters/ch05/bench/gpu-session.sh "$DEST/gpu-ch05.sh"
+# Every chapter's anchors (CUB programs, PyTorch scripts): the binaries embed them too.
+cp bench/cub_*.cu bench/torch_*.py "$DEST/"
+cp bench/gpu-session.sh "$DEST/gpu-session.sh"
+cp bench/gpu-variants.sh "$DEST/gpu-variants.sh"
+cp bench/gpu-extensions.sh "$DEST/gpu-extensions.sh"
+cp bench/gpu-limits.sh "$DEST/gpu-limits.sh"
+cp bench/gpu-limit-profile.sh bench/gpu-arch-check.sh \
+  bench/gpu-fidelity-ncu.sh "$DEST/"
+cp bench/gpu-fidelity.sh bench/fidelity.py bench/atomics_probe.cu "$DEST/"
+cp bench/gpu-ch05.sh bench/gpu-ch10.sh "$DEST/"
 cp crates/chapter/gpu-env.sh "$DEST/gpu-env.sh"
 # The same text the bench reads from the workspace: book/src/**/*.md in path order, each
 # followed by a newline.
@@ -173,16 +205,20 @@ else
 fi
 echo "$commit" >"$DEST/COMMIT"
 
-strip --strip-debug "$DEST/ch09" "$DEST/ch09-exercises" "$DEST/ch09-unit" \
-  "$DEST/course-solutions-pass" "$DEST/cuda_smoke" "$DEST/ch05" "$DEST/ch05-exercises"
+for f in ch05 ch05-exercises ch09 ch09-exercises ch09-unit ch10 ch10-exercises course-solutions-pass cuda_smoke; do
+  [ ! -f "$DEST/$f" ] || strip --strip-debug "$DEST/$f"
+done
 chmod +x "$DEST/gpu-limit-profile.sh" "$DEST/gpu-arch-check.sh" "$DEST/gpu-fidelity-ncu.sh"
-chmod +x "$DEST/gpu-session.sh" "$DEST/gpu-variants.sh" "$DEST/gpu-extensions.sh" "$DEST/gpu-ch05.sh" "$DEST/gpu-fidelity.sh" "$DEST/gpu-limits.sh"
+chmod +x "$DEST/gpu-session.sh" "$DEST/gpu-variants.sh" "$DEST/gpu-extensions.sh" "$DEST/gpu-ch05.sh" "$DEST/gpu-ch10.sh" "$DEST/gpu-fidelity.sh" "$DEST/gpu-limits.sh"
 
 # --- checks that need no GPU -------------------------------------------------------------
 say "checking the folder here (no GPU)"
-if readelf -d "$DEST/ch09" 2>/dev/null | grep -q 'libcuda'; then
-  die "ch09 links libcuda directly; it must load it at run time"
-fi
+for ch in "${CHAPTERS[@]}"; do
+  if readelf -d "$DEST/$ch" 2>/dev/null | grep -q 'libcuda'; then
+    die "$ch links libcuda directly; it must load it at run time"
+  fi
+done
+if wanted ch09; then
 set +e
 msg=$("$DEST/ch09" bench --size-mib 1 --skip cpu,cub,torch --out "$DEST/.bench-check" 2>&1)
 rc=$?
@@ -194,6 +230,8 @@ elif ! grep -q "no CUDA device" <<<"$msg"; then
   die "the bench without a GPU should say \"no CUDA device\"; it said: $msg"
 fi
 "$DEST/ch09" --n 4096 --step 9.9 >/dev/null || die "the ch09 binary does not run here"
+fi
+if wanted ch05; then
 "$DEST/ch05" --n 4096 --step 5.6 >/dev/null || die "the ch05 binary does not run here"
 set +e
 msg=$("$DEST/ch05" bench --size-mib 1 --out "$DEST/.bench-check" 2>&1)
@@ -203,8 +241,11 @@ rm -rf "$DEST/.bench-check"
 if [ "$rc" -ne 0 ] && ! grep -q "no CUDA device" <<<"$msg"; then
   die "ch05 bench without a GPU should say why it cannot run; it said: $msg"
 fi
-COURSE_DEVICE=emulator "$DEST/ch09-unit" --quiet device:: >/dev/null 2>&1 ||
-  die "ch09-unit's device tests fail"
+fi
+if [ -f "$DEST/ch09-unit" ]; then
+  COURSE_DEVICE=emulator "$DEST/ch09-unit" --quiet device:: >/dev/null 2>&1 ||
+    die "ch09-unit's device tests fail"
+fi
 
 size=$(du -sb "$DEST" | cut -f1)
 mib=$(((size + 1048575) / 1048576))

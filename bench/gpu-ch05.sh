@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-ch05.sh: chapter 5 on a real GPU, in one call, from the folder that
-# chapters/ch09/bench/prepare-gpu.sh built (it ships chapter 5's binaries too; no Rust
+# bench/prepare-gpu.sh built (it ships chapter 5's binaries too; no Rust
 # needed here).
 #
 #   bash .gpu/gpu-ch05.sh [OUT_DIR]        (OUT_DIR default: $OUT, else .gpu/out-ch05)

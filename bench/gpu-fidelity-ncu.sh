@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-fidelity-ncu.sh: the GPU side of the emulator-against-Nsight-Compute comparison only,
-# from the folder that chapters/ch09/bench/prepare-gpu.sh built: ncu runs at launch shapes
+# from the folder that bench/prepare-gpu.sh built: ncu runs at launch shapes
 # drawn from a seed (`fidelity.py --seed SEED --shapes 3 --ncu-only`), at two shapes that
 # decide 9.9's one exception (n = 1000001 and 700001, 128-thread blocks: fastest_split
 # predicts +48 and 0 shared atomic instructions), and ncu's source view (per SASS

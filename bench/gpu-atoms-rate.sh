@@ -3,7 +3,7 @@
 # issue's second point). On the GPU machine, from the workspace root, after
 # prepare-gpu.sh made .gpu/:
 #
-#   bash chapters/ch09/bench/gpu-atoms-rate.sh [OUT_DIR]
+#   bash bench/gpu-atoms-rate.sh [OUT_DIR]
 #
 #   1. versions;
 #   2. atoms_rate_probe.cu: the read kernel, the shared atomics alone and a CUDA C
@@ -24,7 +24,7 @@ HERE="$ROOT/.gpu"
   nvcc --version | tail -n 1
   ncu --version | tail -n 1
 } 2>&1 | tee "$OUT_DIR/versions.txt"
-nvcc -O3 -arch=sm_90 -o /tmp/atoms_rate_probe "$ROOT/chapters/ch09/bench/atoms_rate_probe.cu" || exit 1
+nvcc -O3 -arch=sm_90 -o /tmp/atoms_rate_probe "$ROOT/bench/atoms_rate_probe.cu" || exit 1
 /tmp/atoms_rate_probe 2>&1 | tee "$OUT_DIR/atoms-rate.txt"
 "$HERE/ch09" bench --sizes 1,4,16,64 --dtype u8 --input uniform --skip cpu,torch \
   --out "$OUT_DIR/sizes" 2>&1 | tail -n 25 | tee "$OUT_DIR/bench-sizes.txt"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-limit-profile.sh: chapter 9's fastest kernels at the limit of the GPU they run on, and
-# why, in one call, from the folder that chapters/ch09/bench/prepare-gpu.sh built (no Rust
+# why, in one call, from the folder that bench/prepare-gpu.sh built (no Rust
 # needed there). Written for the H200 (issue 40), runs on any GPU.
 #
 #   bash .gpu/gpu-limit-profile.sh [OUT_DIR] [PARTS]   (OUT_DIR default: $OUT, else .gpu/limit;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu-arch-check.sh: the course from sm_70 PTX against sm_90 PTX on one GPU, and the
 # emulator against Nsight Compute at launch shapes drawn from a seed, in one call, from the
-# folder that chapters/ch09/bench/prepare-gpu.sh built (no Rust needed there).
+# folder that bench/prepare-gpu.sh built (no Rust needed there).
 #
 #   bash .gpu/gpu-arch-check.sh [OUT_DIR] [SEED]    (OUT_DIR default: $OUT, else .gpu/arch)
 #

@@ -15,7 +15,7 @@ Writes into --out: fidelity.csv (every pair), fidelity.md (a summary matrix, eve
 difference, and the launches that could not be paired) and the raw logs. Exit status 0
 when every pair not named in EXPECTED is equal, 1 otherwise, 2 when it could not run.
 
-Run it from the folder `chapters/ch09/bench/prepare-gpu.sh` builds (gpu-fidelity.sh
+Run it from the folder `bench/prepare-gpu.sh` builds (gpu-fidelity.sh
 does), or with --emulator-only anywhere to see the emulator's side alone.
 """
 
@@ -569,7 +569,7 @@ def write(out, table, unpaired, bins, sizes, inputs, extras):
     lines = [
         "# The emulator against Nsight Compute",
         "",
-        f"Measured: {provenance or 'see versions.txt'}. Made by `chapters/ch09/bench/gpu-fidelity.sh` "
+        f"Measured: {provenance or 'see versions.txt'}. Made by `bench/gpu-fidelity.sh` "
         "(`fidelity.py`): the reference kernels of chapters "
         f"{', '.join(b[0] for b in bins)}, inputs {', '.join(input_label(i) for i in inputs)}, "
         f"n = {', '.join(str(s) for s in sizes)}, each launch run on the emulator and under ncu "

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-fidelity.sh: the emulator's counters against Nsight Compute, on the GPU machine, from
-# the folder chapters/ch09/bench/prepare-gpu.sh built (no Rust needed there).
+# the folder bench/prepare-gpu.sh built (no Rust needed there).
 #
 #   bash .gpu/gpu-fidelity.sh [OUT_DIR]        (OUT_DIR default: $OUT, else .gpu/fidelity)
 #

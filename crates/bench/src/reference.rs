@@ -1,16 +1,22 @@
-//! The references every row is compared with: CUB's and PyTorch's histograms, run on
-//! the same input, written once for them.
+//! The limit every row is a percentage of, measured in the same run on the same input: a
+//! read-only kernel with 16-byte loads and a device-to-device copy; and the input written
+//! once to a file for the external anchors.
 
-use super::*;
+use crate::measure::{Budget, HostData, Uploaded, first_line};
+use crate::report::{Report, Row, WRONG};
+use crate::{BLOCK, median, plan};
+use gpu_host::{Device, LaunchConfig};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
-/// Measures the two references on the uploaded input and records them in the header
-/// and as rows.
-pub(super) fn anchors(
+/// Measures the two references on the uploaded input (named `input` in the rows) and
+/// records them in the header and as rows.
+pub fn read_bandwidth(
     dev: &mut Device,
     up: &Uploaded,
     data: &HostData,
-    input: Input,
-    opts: &Options,
+    input: &str,
+    opts: &Budget,
     report: &mut Report,
 ) {
     let bytes = data.len_bytes();
@@ -69,7 +75,7 @@ pub(super) fn anchors(
     let mut row = Row::new(
         "read_bandwidth (16-byte loads)",
         "ref",
-        input.name(),
+        input,
         "u8",
         0,
         bytes,
@@ -92,7 +98,7 @@ pub(super) fn anchors(
     let mut row = Row::new(
         "cuMemcpyDtoD (read + write bytes)",
         "ref",
-        input.name(),
+        input,
         "u8",
         0,
         2 * bytes,
@@ -145,15 +151,21 @@ pub(super) fn anchors(
     report.header.notes.extend(notes);
 }
 
-/// Writes the input for CUB and PyTorch: into `--tmp`, else `/dev/shm` (memory, fast),
-/// else the system's temporary directory when `/dev/shm` is missing or too small.
-pub(super) fn write_input(data: &HostData, opts: &Options, tag: &str) -> Result<PathBuf, String> {
+/// Writes the input for CUB and PyTorch, named after `chapter` and `tag`: into `tmp_dir`
+/// (`--tmp`), else `/dev/shm` (memory, fast), else the system's temporary directory when
+/// `/dev/shm` is missing or too small.
+pub fn write_input(
+    data: &HostData,
+    tmp_dir: Option<&PathBuf>,
+    chapter: &str,
+    tag: &str,
+) -> Result<PathBuf, String> {
     let name = format!(
-        "ch09-bench-{}-{}.bin",
+        "{chapter}-bench-{}-{}.bin",
         std::process::id(),
         tag.trim_matches(['[', ']']).replace(' ', "-")
     );
-    let dirs: Vec<PathBuf> = match &opts.tmp_dir {
+    let dirs: Vec<PathBuf> = match tmp_dir {
         Some(d) => vec![d.clone()],
         None => vec![PathBuf::from("/dev/shm"), std::env::temp_dir()],
     };

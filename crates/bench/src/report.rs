@@ -19,7 +19,7 @@ pub struct Row {
     pub implementation: String,
     /// The chapter's step of a kernel (`9.9`); `cpu`, `cub`, `torch` or `ref` otherwise.
     pub step: String,
-    /// The input ([`Input::name`](super::data::Input::name)); `-` for the references.
+    /// The input ([`Input::name`](crate::data::Input::name)); `-` for the references.
     pub input: String,
     /// `u8` or `u32`.
     pub dtype: String,
@@ -81,6 +81,20 @@ impl Row {
         self
     }
 
+    /// Whether the row is one of the chapter's kernels (its step is the exercise's number,
+    /// `9.9`), not a CPU loop, an external anchor (`cub`, `torch`) or a reference (`ref`).
+    pub fn is_kernel(&self) -> bool {
+        self.step.starts_with(|c: char| c.is_ascii_digit())
+    }
+
+    /// The row in a few words, for progress lines.
+    pub fn summary(&self) -> String {
+        match (self.rate.median_ms, self.rate.gbps) {
+            (Some(ms), Some(g)) => format!("{ms:.3} ms, {g:.1} GB/s ({} runs)", self.reps),
+            _ => self.note.clone().unwrap_or_else(|| "no result".into()),
+        }
+    }
+
     /// Adds a note (after any already there).
     pub fn noted(mut self, note: impl Into<String>) -> Row {
         let note = note.into();
@@ -115,7 +129,7 @@ pub struct Header {
     /// Hardware threads the CPU baselines used.
     pub host_threads: usize,
     /// The clock of one host core when the run started, GHz, from a chain of dependent
-    /// one-cycle adds ([`super::cpu::clock_ghz`]; x86-64 only): the CPU rows' cycles
+    /// one-cycle adds ([`crate::cpu::clock_ghz`]; x86-64 only): the CPU rows' cycles
     /// per byte, to compare them with published figures taken at other clocks.
     #[serde(default)]
     pub host_clock_ghz: Option<f64>,
@@ -151,28 +165,16 @@ pub struct Header {
     /// How the GPU was warmed before the first timed case, until its times settled.
     #[serde(default)]
     pub warm_up: String,
-    /// The speed targets of the course ([`TARGETS`]), each with what this run
+    /// The chapter's speed targets ([`Target`]), each with what this run
     /// reached: filled in by [`Report::set_targets`].
     pub targets: Vec<String>,
     /// Remarks: tools skipped and why, a lost device.
     pub notes: Vec<String>,
 }
 
-/// The speed targets: element type, input, the least percentage of the read bandwidth
-/// the best kernel must reach, and the least factor over CUB (if any). Issue 40's, for any
-/// GPU the course runs on (it asked them of the H200, where the H100 already met them): at
-/// least 95 % of the read bandwidth and faster than CUB on every input, bytes into 256 bins
-/// and `u32` values into 4096; on uniform bytes 1.2x CUB, as issue 4 asked.
-pub const TARGETS: [(&str, &str, f64, Option<f64>); 8] = [
-    ("u8", "uniform", 95.0, Some(1.2)),
-    ("u8", "one-value", 95.0, Some(1.0)),
-    ("u8", "90pct-one-value", 95.0, Some(1.0)),
-    ("u8", "text", 95.0, Some(1.0)),
-    ("u32", "uniform", 95.0, Some(1.0)),
-    ("u32", "one-value", 95.0, Some(1.0)),
-    ("u32", "90pct-one-value", 95.0, Some(1.0)),
-    ("u32", "text", 95.0, Some(1.0)),
-];
+/// A speed target of a chapter: element type, input, the least percentage of the read
+/// bandwidth the best kernel must reach, and the least factor over CUB (if any).
+pub type Target = (&'static str, &'static str, f64, Option<f64>);
 
 /// The whole result: header and rows.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -194,21 +196,22 @@ impl Report {
         }
     }
 
-    /// Fills in [`Header::targets`]: for each of [`TARGETS`], the fastest right reference
-    /// kernel of the chapter on that input, its share of the read bandwidth and its factor over CUB,
-    /// against the targets. Call after [`set_percentages`](Self::set_percentages).
-    pub fn set_targets(&mut self) {
+    /// Fills in [`Header::targets`]: for each of the chapter's `targets`, the fastest right
+    /// reference kernel of the chapter on that input, its share of the read bandwidth and its
+    /// factor over CUB, against the targets. Call after
+    /// [`set_percentages`](Self::set_percentages).
+    pub fn set_targets(&mut self, targets: &[Target]) {
         let mut lines = Vec::new();
-        for (dtype, input, pct, over_cub) in TARGETS {
+        for &(dtype, input, pct, over_cub) in targets {
             let here = |r: &&Row| r.dtype == dtype && r.input == input && r.correct;
             let best = self
                 .rows
                 .iter()
                 .filter(here)
-                .filter(|r| r.step.starts_with("9."))
+                .filter(|r| r.is_kernel())
                 // The course's targets are the reference kernels'; a student's rows
                 // (`--kernels student`) are read beside them, not counted.
-                .filter(|r| !r.implementation.ends_with(super::YOURS))
+                .filter(|r| !r.implementation.ends_with(crate::YOURS))
                 .filter_map(|r| r.rate.gbps.map(|g| (g, r)))
                 .max_by(|a, b| a.0.total_cmp(&b.0));
             let Some((gbps, row)) = best else {
@@ -292,12 +295,17 @@ impl Report {
     /// The rows as an aligned table, grouped by element type and input, with the header's
     /// essentials above and the notes below.
     pub fn table(&self) -> String {
+        self.table_titled("Chapter 9 bench")
+    }
+
+    /// [`table`](Self::table) under another chapter's title (`Chapter 10 bench`).
+    pub fn table_titled(&self, title: &str) -> String {
         let h = &self.header;
         let mut out = String::new();
         let gbps = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.1}"));
         let _ = writeln!(
             out,
-            "Chapter 9 bench on {} ({} SMs, CUDA {}, driver {}), {}, commit {}",
+            "{title} on {} ({} SMs, CUDA {}, driver {}), {}, commit {}",
             h.gpu, h.sm_count, h.cuda_version, h.driver_version, h.date_utc, h.git_commit
         );
         let _ = writeln!(
@@ -414,6 +422,16 @@ impl Report {
     }
 }
 
+/// Writes `value` as pretty JSON (and a final newline) to `dir/file`, creating `dir`: every
+/// chapter's results file. Returns its path.
+pub fn write_json(dir: &Path, file: &str, value: &impl Serialize) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(file);
+    let json = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
+    std::fs::write(&path, json + "\n")?;
+    Ok(path)
+}
+
 /// A row that did not run (a tool not installed, a step filtered out), as opposed to one
 /// that ran and failed.
 fn is_skipped(r: &Row) -> bool {
@@ -458,7 +476,7 @@ mod tests {
         // A student's row, faster: read beside the targets, never counted in them.
         report.rows.push(
             Row::new(
-                &format!("histo_fastest{}", super::super::YOURS),
+                &format!("histo_fastest{}", crate::YOURS),
                 "9.9",
                 "uniform",
                 "u8",
@@ -487,7 +505,10 @@ mod tests {
             .measured(1.0, 20),
         );
         report.set_percentages();
-        report.set_targets();
+        report.set_targets(&[
+            ("u8", "uniform", 95.0, Some(1.2)),
+            ("u8", "one-value", 95.0, Some(1.0)),
+        ]);
         assert!(
             report.header.targets[0].starts_with("u8 uniform: best kernel histo_fastest (9.9) 2147 GB/s = 107.4 % of the read bandwidth (target >= 95 %: met), 2.00x CUB (target >= 1.2x: met)"),
             "{:?}",

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # gpu-session.sh: chapter 9 on a real GPU, in one call, from the folder that
-# chapters/ch09/bench/prepare-gpu.sh built (no Rust needed here).
+# bench/prepare-gpu.sh built (no Rust needed here).
 #
-#   bash .gpu/gpu-session.sh [OUT_DIR]        (OUT_DIR default: $OUT, else .gpu/out)
+#   bash .gpu/gpu-session.sh [--chapter CH] [OUT_DIR]   (OUT_DIR default: $OUT, else .gpu/out)
+#
+# --chapter ch09 (the default) is this session; another chapter's is its own script beside
+# this one, gpu-CH.sh (chapter 5's: gpu-ch05.sh), run with the same OUT_DIR.
 #
 # In order, each step time-limited, the whole under 8 minutes:
 #   1. versions: nvidia-smi, nvcc, compute-sanitizer, PyTorch; CUB's program starts
@@ -21,6 +24,14 @@
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [ "${1:-}" = --chapter ]; then
+  CHAPTER=${2:?--chapter needs a chapter, ch05 or ch09}
+  shift 2
+  if [ "$CHAPTER" != ch09 ]; then
+    [ -f "$HERE/gpu-$CHAPTER.sh" ] || { echo "gpu-session: no session for $CHAPTER ($HERE/gpu-$CHAPTER.sh)" >&2; exit 2; }
+    exec bash "$HERE/gpu-$CHAPTER.sh" "$@"
+  fi
+fi
 # COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/out), CH09_GIT_COMMIT,
 # PATH and RUST_BACKTRACE, as every GPU script has them (crates/chapter/gpu-env.sh).
 # shellcheck source=/dev/null

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-variants.sh: 9.9's histo_fastest against its experimental variants on a real GPU, in
-# one call, from the folder that chapters/ch09/bench/prepare-gpu.sh built (no Rust needed).
+# one call, from the folder that bench/prepare-gpu.sh built (no Rust needed).
 #
 #   bash .gpu/gpu-variants.sh [OUT_DIR]        (OUT_DIR default: $OUT, else .gpu/out-variants)
 #

@@ -8,9 +8,7 @@
 //! report (`size-<MiB>/bench.json`) and `sizes.json` with every size's rows, which the
 //! book's tables read.
 
-use super::report::{Report, Row};
-use super::{Options, run_on};
-use gpu_host::Device;
+use crate::report::{Report, Row};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -30,27 +28,21 @@ pub struct SizeSweep {
     pub runs: Vec<SizeRun>,
 }
 
-/// Runs the bench of `opts` at each of `sizes` (bytes) on `dev`.
+/// Runs a chapter's bench at each of `sizes` (bytes), one after another: `run(bytes,
+/// out_dir)` is the bench at that size, `out_dir` the size's own folder under `out_dir`.
 pub fn sweep(
-    dev: &mut Device,
-    opts: &Options,
     sizes: &[u64],
+    out_dir: &Path,
     progress: &mut dyn FnMut(&str),
+    mut run: impl FnMut(u64, PathBuf, &mut dyn FnMut(&str)) -> Report,
 ) -> SizeSweep {
     let mut out = SizeSweep::default();
     for &bytes in sizes {
         progress(&format!("size {}", describe(bytes)));
-        let o = Options {
-            runs: chapter::timing::BenchRuns {
-                size_bytes: bytes,
-                ..opts.runs
-            },
-            out_dir: opts.out_dir.join(format!("size-{}", describe(bytes))),
-            ..opts.clone()
-        };
+        let dir = out_dir.join(format!("size-{}", describe(bytes)));
         out.runs.push(SizeRun {
             bytes,
-            report: run_on(dev, &o, progress),
+            report: run(bytes, dir, progress),
         });
     }
     out
@@ -102,14 +94,14 @@ impl SizeSweep {
             let rows = &run.report.rows;
             let read = fastest(rows, |r| r.implementation.starts_with("read_bandwidth"));
             let mut groups: Vec<(&str, &str)> = Vec::new();
-            for r in rows.iter().filter(|r| r.step.starts_with("9.")) {
+            for r in rows.iter().filter(|r| r.is_kernel()) {
                 if !groups.contains(&(r.dtype.as_str(), r.input.as_str())) {
                     groups.push((&r.dtype, &r.input));
                 }
             }
             for (dtype, input) in groups {
                 let here = |r: &Row| r.dtype == dtype && r.input == input;
-                let best = fastest(rows, |r| here(r) && r.step.starts_with("9."));
+                let best = fastest(rows, |r| here(r) && r.is_kernel());
                 let cub = fastest(rows, |r| here(r) && r.step == "cub");
                 let us = |r: Option<&Row>| r.and_then(|r| r.rate.median_ms).map(|ms| ms * 1e3);
                 let (t_read, t_best) = (us(read), us(best));
@@ -141,10 +133,7 @@ impl SizeSweep {
             run.report
                 .write(&dir.join(format!("size-{}", describe(run.bytes))))?;
         }
-        let path = dir.join("sizes.json");
-        let json = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(&path, json + "\n")?;
-        Ok(path)
+        crate::report::write_json(dir, "sizes.json", self)
     }
 
     /// Whether every row of every size was right.
@@ -156,68 +145,42 @@ impl SizeSweep {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::{Dtype, Input, Tool};
-    use std::time::Duration;
-
-    #[test]
-    fn the_sweep_runs_every_size_and_writes_them() {
-        let dir = std::env::temp_dir().join(format!("ch09-sizes-test-{}", std::process::id()));
-        let opts = Options {
-            runs: chapter::timing::BenchRuns {
-                warmup: 0,
-                reps: 1,
-                ..Options::default().runs
-            },
-            budget: Duration::from_secs(60),
-            dtypes: vec![Dtype::U8, Dtype::U32],
-            inputs: vec![Input::Uniform],
-            steps: vec!["9.9".into(), "9.14".into()],
-            cpu: false,
-            cub: Tool::Off,
-            torch: Tool::Off,
-            out_dir: dir.clone(),
-            ..Options::default()
-        };
-        let sweep = sweep(
-            &mut Device::emulator(),
-            &opts,
-            &[8 << 10, 12 << 10],
-            &mut |_| {},
-        );
-        assert!(sweep.all_correct());
-        assert_eq!(sweep.runs.len(), 2);
-        for (run, bytes) in sweep.runs.iter().zip([8u64 << 10, 12 << 10]) {
-            assert_eq!(run.bytes, bytes);
-            // Every kernel's row is at its size (the copy reference counts read + write).
-            let kernels: Vec<&Row> = run
-                .report
-                .rows
-                .iter()
-                .filter(|r| r.step.starts_with("9."))
-                .collect();
-            assert_eq!(kernels.len(), 4, "{:?}", run.report.rows);
-            assert!(kernels.iter().all(|r| r.rate.bytes == bytes), "{kernels:?}");
-        }
-        let table = sweep.table();
-        // Which kernel is fastest on the emulator says nothing: only that each size and
-        // type has a row.
-        for want in ["8KiB   u8", "8KiB   u32", "12KiB  u8", "12KiB  u32"] {
-            assert!(table.contains(want), "{want} not in\n{table}");
-        }
-        let json = sweep.write(&dir).unwrap();
-        // It reads back into its own type (as the book's figures read it), the same.
-        let back: SizeSweep =
-            serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
-        assert_eq!(back.runs[1].bytes, 12 << 10);
-        assert_eq!(back.runs[1].report.rows, sweep.runs[1].report.rows);
-        assert!(dir.join("size-8KiB").join("bench.json").exists());
-        std::fs::remove_dir_all(&dir).ok();
-    }
 
     #[test]
     fn sizes_are_named_in_their_unit() {
         assert_eq!(describe(16 << 20), "16MiB");
         assert_eq!(describe(8 << 10), "8KiB");
         assert_eq!(describe(1000), "1000B");
+    }
+
+    /// Every size runs once, in order, in its own folder, and the table has a line per size
+    /// and element type with the best kernel's time over the read kernel's.
+    #[test]
+    fn the_sweep_runs_every_size_in_its_folder() {
+        let mut dirs = Vec::new();
+        let sweep = sweep(
+            &[8 << 10, 12 << 10],
+            Path::new("out"),
+            &mut |_| {},
+            |bytes, dir, _| {
+                dirs.push(dir);
+                let mut r = Report::default();
+                for (name, step, ms) in [("read_bandwidth", "ref", 1.0), ("k", "9.9", 2.0)] {
+                    r.rows
+                        .push(Row::new(name, step, "uniform", "u8", 0, bytes).measured(ms, 1));
+                }
+                r
+            },
+        );
+        assert_eq!(
+            dirs,
+            [Path::new("out/size-8KiB"), Path::new("out/size-12KiB")]
+        );
+        assert_eq!(sweep.runs.len(), 2);
+        assert!(sweep.all_correct());
+        let table = sweep.table();
+        assert!(table.contains("8KiB   u8"), "{table}");
+        assert!(table.contains("12KiB  u8"), "{table}");
+        assert!(table.contains("2.00"), "{table}");
     }
 }

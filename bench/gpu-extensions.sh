@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-extensions.sh: the extension sweep (`ch09 bench --extensions`) on a real GPU, from the
-# folder that chapters/ch09/bench/prepare-gpu.sh built (no Rust needed).
+# folder that bench/prepare-gpu.sh built (no Rust needed).
 #
 #   bash .gpu/gpu-extensions.sh [OUT_DIR]      (OUT_DIR default: $OUT, else .gpu/out-extensions)
 #

@@ -1,17 +1,20 @@
 //! Warming the GPU before the first timed case: its clocks follow its load, and a GPU that
 //! was idle (or just let go by a profiler) runs the first kernels slower than the rest.
 
-use super::*;
+use crate::measure::{Uploaded, first_line};
+use crate::{BLOCK, median};
+use gpu_host::{Device, LaunchConfig};
+use std::time::{Duration, Instant};
 
 /// Event-timed launches of the read kernel per batch.
-pub(super) const WARM_BATCH: u32 = 10;
+pub const WARM_BATCH: u32 = 10;
 /// Two consecutive batch medians within this fraction of each other count as settled.
-pub(super) const WARM_TOLERANCE: f64 = 0.02;
+pub const WARM_TOLERANCE: f64 = 0.02;
 /// The least warm-up time: a GPU that is busy from the first batch still gets this much.
-pub(super) const WARM_MIN: Duration = Duration::from_millis(300);
+pub const WARM_MIN: Duration = Duration::from_millis(300);
 /// The most warm-up time: a GPU whose times never settle is timed anyway, and the header
 /// says so.
-pub(super) const WARM_MAX: Duration = Duration::from_secs(5);
+pub const WARM_MAX: Duration = Duration::from_secs(5);
 
 /// Keeps the GPU busy with the read kernel over the uploaded input (each launch from a
 /// cold L2, as every timed launch: the flush keeps the memory busy too) until its times
@@ -20,7 +23,7 @@ pub(super) const WARM_MAX: Duration = Duration::from_secs(5);
 /// Returns the sentence the bench's header carries: how long, and the first and last
 /// medians. Seen on an H100 on 2026-11-26: after Nsight Compute ran, the first timed case
 /// at 1 MiB took 20.8 µs where a rerun took 5.9.
-pub(super) fn warm_up(dev: &mut Device, up: &Uploaded) -> String {
+pub fn warm_up(dev: &mut Device, up: &Uploaded) -> String {
     let k = solutions::bench::read_bandwidth::KERNEL;
     let props = dev.props().clone();
     let grid = props.sm_count * props.blocks_per_sm(BLOCK);
