@@ -81,6 +81,12 @@ pub struct Extra {
     pub collectives: Option<u64>,
 }
 
+impl chapter::table::Launched for Extra {
+    fn launch(&self) -> &str {
+        &self.launch
+    }
+}
+
 /// One kernel of one step, run once.
 pub type Row = chapter::row::Row<Extra>;
 
@@ -109,15 +115,7 @@ pub const LAYOUT: chapter::table::Layout<Row> = chapter::table::Layout {
     emulator: EMULATOR_COLUMNS,
     gpu: GPU_COLUMNS,
     left: 4,
-    lead: |r| {
-        vec![
-            r.step.to_string(),
-            r.kernel.clone(),
-            r.extra.launch.clone(),
-            r.status.clone(),
-            r.n.to_string(),
-        ]
-    },
+    lead: chapter::table::launch_lead,
     counters: |r| {
         let c = &r.counters;
         [
