@@ -99,6 +99,14 @@ WHY_SELECT = "branch made a select"
 WHY[WHY_SELECT] = ("compiled code: both sides of the branch are one arithmetic instruction and a "
               "store to out[i], so the compiler made it a select and one store: no divergence "
               "in the SASS. The emulator runs the branch as written, a store per side")
+WHY_PREDICATED = "every warp issues every round"
+WHY[WHY_PREDICATED] = ("compiled code: ptxas makes each round of chapter 10's trees (`if t < stride` "
+                  "and the like, a load, an add and a store) predicated instructions, not a branch "
+                  "(@P LDS/STS in the SASS), so every warp of the block issues every round's shared "
+                  "loads and stores, its lanes off where the round has no work for them; ncu's "
+                  "inst_executed counts them. The emulator counts a warp's instruction when one of its "
+                  "lanes runs it. ncu's count is then exactly, per block, warps x (2 x rounds) + 1 "
+                  "loads and warps x (rounds + 1) stores (tree_predicated)")
 EXPECTED = {
     ("histo_weighted", "shared atomic instructions"): (WHY_F32, lambda e, g: g >= e),
     ("histo_weighted", "shared load instructions"): (WHY_F32, lambda e, g: g >= e),
@@ -119,6 +127,11 @@ EXPECTED = {
     ("histo_coarse_contiguous", "shared atomic bank conflicts"): (WHY_UNROLL, lambda e, g: abs(g - e) < 8),
     ("histo_aggregate", "shared atomic instructions"): (WHY_FLUSH, lambda e, g: g - e == -1),
     ("histo_aggregate", "shared atomic bank conflicts"): (WHY_FLUSH, lambda e, g: -32 < g - e <= 1),
+    # Chapter 10's trees and 10.9's warp sums: conflict-free in each warp's own addresses
+    # (equal at 256-thread blocks), more in ncu with 32- or 512-thread blocks.
+    **{(k, "shared load/store bank conflicts"): (WHY_WARP_AGG, lambda e, g: g >= e)
+       for k in ("sum_tree_interleaved", "sum_tree_strided_index", "sum_tree_sequential",
+                 "sum_coarsened", "sum_fastest_u32", "sum_fastest_f32")},
     ("classify_divergent", "global store requests"): (WHY_SELECT, lambda e, g: g < e),
     ("classify_divergent", "global store sectors"): (WHY_SELECT, lambda e, g: g < e),
     ("classify_half_warp", "global store requests"): (WHY_SELECT, lambda e, g: g < e),
@@ -162,8 +175,9 @@ def draw_shapes(seed, count, chapters, text):
     """`count` launch shapes per chapter, drawn from `seed` before any result is seen:
     n anywhere from 16 Ki to 1 Mi (rarely a multiple of a block or a grid's vectors), an
     input (uniform, zeros, skew:P with P drawn, or the text when there is one), a block
-    of any multiple of 32 up to 1024, an input seed, and for chapter 9 a bin count from 2
-    to 256 and a coarsening from 1 to 16. Each kernel's launch is then what the chapter's
+    of any multiple of 32 up to 1024 (for chapter 10, a power of two), an input seed, for
+    chapter 9 a bin count from 2 to 256 and a coarsening from 1 to 16, and for chapter 10 a
+    coarsening from 1 to 16. Each kernel's launch is then what the chapter's
     progression makes of these (it sizes grids and shared memory itself, and skips a step
     whose kernel does not take the shape, saying so)."""
     rng = random.Random(seed)
@@ -173,7 +187,11 @@ def draw_shapes(seed, count, chapters, text):
             n = rng.randrange(1 << 14, 1 << 20)
             kinds = ["uniform", "zeros", f"skew:{rng.randrange(5, 96)}"] + ([f"text:{text}"] if text else [])
             input_arg = rng.choice(kinds)
-            opts = ["--block", str(32 * rng.randrange(1, 33)), "--seed", str(rng.randrange(1, 1 << 30))]
+            # Chapter 10's trees halve the block: a power of two from 32 to 1024.
+            block = 1 << rng.randrange(5, 11) if chapter == "ch10" else 32 * rng.randrange(1, 33)
+            opts = ["--block", str(block), "--seed", str(rng.randrange(1, 1 << 30))]
+            if chapter == "ch10":
+                opts += ["--coarsen", str(rng.randrange(1, 17))]
             if chapter == "ch09":
                 opts += ["--bins", str(rng.randrange(2, 257)), "--coarsen", str(rng.randrange(1, 17))]
             shapes.append((chapter, n, input_arg, opts))
@@ -190,8 +208,30 @@ def fastest_split(n, grid, block):
     return 48 if r % 32 and q % 4 == 3 else 0
 
 
+# Chapter 10's trees in shared memory: (the rounds' shared loads, its stores, and the loads
+# and stores past the rounds) per warp, and per block.
+TREES = {"sum_tree_interleaved", "sum_tree_strided_index", "sum_tree_sequential", "sum_coarsened"}
+
+
+def tree_predicated(counter, row):
+    """What ncu counts of a chapter 10 tree's shared instructions when every warp issues
+    every round's (WHY_PREDICATED): per block, each warp 2 loads a round and thread 0's
+    final load; each warp 1 store a round and its first store."""
+    block, grid = row["block"], row["grid"]
+    warps, rounds = -(-block // 32), block.bit_length() - 1
+    if counter == "shared load instructions":
+        return grid * (warps * 2 * rounds + 1)
+    if counter == "shared store instructions":
+        return grid * warps * (rounds + 1)
+    return None
+
+
 def expected(kernel, counter, emu, gpu, row=None):
     """The reason a difference is expected, or "" when it is not (or leaves its bound)."""
+    if kernel in TREES and row and tree_predicated(counter, row) is not None:
+        if gpu == tree_predicated(counter, row) and gpu >= emu:
+            return WHY_PREDICATED
+        return f"outside the expected bound of: {WHY_PREDICATED}"
     if (kernel, counter) == ("histo_fastest", "shared atomic instructions") and row:
         if gpu - emu == fastest_split(row["n"], row["grid"], row["block"]) != 0:
             return WHY_COPIES

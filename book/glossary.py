@@ -48,7 +48,8 @@ TERMS = {
     "compute-sanitizer": [r"compute-sanitizer", r"`compute-sanitizer`"], "cub": [r"CUB"],
     "constant-memory": [r"constant memory"], "ldc": [r"U?LDC", r"`U?LDC(?:\.64)?`"],
     "uniform-register": [r"uniform registers?"], "cuda-stream": [r"CUDA streams?"],
-    "dram": [r"DRAM"], "l1": [r"L1"], "local-memory": [r"local memory"], "littles-law": [r"Little's law"],
+    "shfl-down": [r"`shfl\.down`"], "parallel-reduction": [r"parallel reductions?"],
+    "reduction-tree": [r"reduction trees?"], "dram": [r"DRAM"], "l1": [r"L1"], "local-memory": [r"local memory"], "littles-law": [r"Little's law"],
 }
 
 #: What is not prose: a placeholder, a link (text and target), an HTML tag, a code span.

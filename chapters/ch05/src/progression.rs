@@ -124,6 +124,12 @@ pub struct Launch {
     pub launch: String,
 }
 
+impl chapter::table::Launched for Launch {
+    fn launch(&self) -> &str {
+        &self.launch
+    }
+}
+
 /// One kernel of one step, run once (elements are bytes for 5.6, threads' elements for
 /// 5.2).
 pub type Row = chapter::row::Row<Launch>;
@@ -527,15 +533,7 @@ pub const LAYOUT: chapter::table::Layout<Row> = chapter::table::Layout {
     emulator: EMULATOR_COLUMNS,
     gpu: GPU_COLUMNS,
     left: 4,
-    lead: |r| {
-        vec![
-            r.step.to_string(),
-            r.kernel.clone(),
-            r.extra.launch.clone(),
-            r.status.clone(),
-            r.n.to_string(),
-        ]
-    },
+    lead: chapter::table::launch_lead,
     counters: |r| {
         let c = &r.counters;
         let simt = c.simt_efficiency.map_or("-".into(), |e| format!("{e:.2}"));

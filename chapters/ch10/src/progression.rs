@@ -8,11 +8,11 @@
 //! and GB/s of input read. A student kernel that is not implemented is a row that says
 //! so, and the progression goes on.
 
-use crate::inputs;
 use crate::kernels::Kernels;
 use crate::launch::{self, Run, coarsened, one_per_thread};
 use crate::reference;
 use chapter::app::Steps;
+use chapter::inputs::InputKind;
 use chapter::row::Counters;
 use course::Outcome;
 use gpu_host::LaunchError;
@@ -28,7 +28,8 @@ pub struct Params {
     /// Elements to sum.
     #[arg(long, value_name = "N", default_value_t = 1 << 14)]
     pub n: usize,
-    /// Threads per block: a power of two from 32 to 1024 (the trees need one).
+    /// Threads per block: a multiple of 32 up to 1024 (the shuffles need whole warps); the
+    /// trees (10.4 to 10.7) need a power of two and are skipped, saying so, without one.
     #[arg(long, value_name = "T", default_value_t = 256)]
     pub block: u32,
     /// Blocks of the grid-stride kernels (10.3, 10.8, 10.9) [default: from the device].
@@ -40,6 +41,28 @@ pub struct Params {
     /// Seed of the generated inputs.
     #[arg(long, value_name = "S", default_value_t = 10)]
     pub seed: u64,
+    /// The inputs' values: uniform (random bytes as values, the default), zeros, skew:P (P%
+    /// zeros) or text:PATH (a file's bytes, repeated to N, each byte a value). The sums do
+    /// not depend on the values' order; what zeros change is which atomics add nothing.
+    #[arg(long, value_name = "KIND", default_value = "uniform", value_parser = chapter::inputs::parse_input)]
+    pub input: InputKind,
+}
+
+/// The `u32` input of `p`: its bytes ([`chapter::inputs::bytes`]) as values.
+pub fn u32_input(p: &Params) -> Vec<u32> {
+    chapter::inputs::bytes(&p.input, p.n, p.seed)
+        .into_iter()
+        .map(u32::from)
+        .collect()
+}
+
+/// The `f32` input of `p`: its bytes as values centred on zero (`b - 127.5`), so that the
+/// sum cancels as much as it adds.
+pub fn f32_input(p: &Params) -> Vec<f32> {
+    chapter::inputs::bytes(&p.input, p.n, p.seed)
+        .into_iter()
+        .map(|b| b as f32 - 127.5)
+        .collect()
 }
 
 /// The options' defaults.
@@ -56,6 +79,12 @@ pub struct Extra {
     pub launch: String,
     /// Warp collective instructions (shuffles), on the emulator.
     pub collectives: Option<u64>,
+}
+
+impl chapter::table::Launched for Extra {
+    fn launch(&self) -> &str {
+        &self.launch
+    }
 }
 
 /// One kernel of one step, run once.
@@ -86,15 +115,7 @@ pub const LAYOUT: chapter::table::Layout<Row> = chapter::table::Layout {
     emulator: EMULATOR_COLUMNS,
     gpu: GPU_COLUMNS,
     left: 4,
-    lead: |r| {
-        vec![
-            r.step.to_string(),
-            r.kernel.clone(),
-            r.extra.launch.clone(),
-            r.status.clone(),
-            r.n.to_string(),
-        ]
-    },
+    lead: chapter::table::launch_lead,
     counters: |r| {
         let c = &r.counters;
         [
@@ -164,6 +185,29 @@ fn row<T>(
     row
 }
 
+/// The steps whose tree halves the block: they take a power-of-two block only.
+const TREES: [&str; 4] = ["10.4", "10.5", "10.6", "10.7"];
+
+/// The row of a tree step the block does not fit: skipped, saying why.
+fn skipped(step: &'static str, kernel: &str, n: usize, block: u32) -> Row {
+    Row {
+        note: Some(format!(
+            "a tree halves its block: {block} threads is not a power of two (try --block {})",
+            block.next_power_of_two().min(1024)
+        )),
+        ..Row::new(
+            step,
+            kernel,
+            "skipped",
+            n as u64,
+            Extra {
+                launch: String::new(),
+                collectives: None,
+            },
+        )
+    }
+}
+
 /// The grid of the grid-stride kernels: `--grid`, else a resident wave of the device
 /// with no idle blocks.
 fn stride_grid(s: &mut Steps<'_, Kernels, Params>) -> u32 {
@@ -179,9 +223,9 @@ fn stride_grid(s: &mut Steps<'_, Kernels, Params>) -> u32 {
 /// starts. The rows come in step order.
 pub fn run(mut s: Steps<'_, Kernels, Params>) -> Vec<Row> {
     let (k, p) = (s.kernels, s.params);
-    let data = inputs::uniform(p.n, 1000, p.seed);
+    let data = u32_input(p);
     let total = reference::sum_u32(&data);
-    let floats = inputs::f32_uniform(p.n, 1000.0, p.seed);
+    let floats = f32_input(p);
     let (exact, mass) = reference::sum_f64(&floats);
     let exact_u32 = move |x: &u32| *x == total;
     let mut rows = Vec::new();
@@ -225,6 +269,9 @@ pub fn run(mut s: Steps<'_, Kernels, Params>) -> Vec<Row> {
                 return None;
             }
             s.say(&format!("step {id}"));
+            if TREES.contains(&id) && !block.is_power_of_two() {
+                return Some(skipped(id, name, n, block));
+            }
             let run = launch::sum_u32(s.dev, kernel, &data, grid, block);
             Some(row(id, name, n, run, exact_u32))
         };
@@ -266,8 +313,12 @@ pub fn run(mut s: Steps<'_, Kernels, Params>) -> Vec<Row> {
     ));
     if s.wants("10.7") {
         s.say("step 10.7");
-        let run = launch::sum_coarsened(s.dev, &k.sum_coarsened, &data, block, p.coarsen);
-        rows.push(row("10.7", "sum_coarsened", n, run, exact_u32));
+        if block.is_power_of_two() {
+            let run = launch::sum_coarsened(s.dev, &k.sum_coarsened, &data, block, p.coarsen);
+            rows.push(row("10.7", "sum_coarsened", n, run, exact_u32));
+        } else {
+            rows.push(skipped("10.7", "sum_coarsened", n, block));
+        }
     }
     rows.extend(launch_u32(
         &mut s,
@@ -296,4 +347,54 @@ pub fn run(mut s: Steps<'_, Kernels, Params>) -> Vec<Row> {
         }));
     }
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu_host::Device;
+
+    /// Every step runs with the reference kernels and gets the sum right; the naive step is
+    /// the race it is meant to be.
+    #[test]
+    fn every_step_is_right_with_the_reference_kernels() {
+        let params = chapter::app::defaults_with::<Params>("--n 3001 --block 64 --grid 3");
+        let mut dev = Device::emulator();
+        let rows = run(Steps::all(&mut dev, &crate::kernels::REFERENCE, &params));
+        let mut steps: Vec<&str> = rows.iter().map(|r| r.step).collect();
+        steps.dedup();
+        assert_eq!(steps, STEPS);
+        for r in &rows {
+            if r.step == "10.2" {
+                assert_eq!(r.status, "race", "{r:?}");
+            } else {
+                assert!(
+                    r.correct,
+                    "{} {}: {} {:?}",
+                    r.step, r.kernel, r.status, r.note
+                );
+            }
+        }
+    }
+
+    /// A block of whole warps that is no power of two runs the other steps and skips the
+    /// trees, saying why.
+    #[test]
+    fn a_block_that_is_no_power_of_two_skips_the_trees() {
+        let params = chapter::app::defaults_with::<Params>("--n 1000 --block 96 --grid 2");
+        let mut dev = Device::emulator();
+        let rows = run(Steps::all(&mut dev, &crate::kernels::REFERENCE, &params));
+        for r in &rows {
+            if TREES.contains(&r.step) {
+                assert_eq!(r.status, "skipped", "{r:?}");
+                assert!(
+                    r.note
+                        .as_deref()
+                        .is_some_and(|n| n.contains("power of two"))
+                );
+            } else if r.step != "10.2" {
+                assert!(r.correct, "{} {}: {}", r.step, r.kernel, r.status);
+            }
+        }
+    }
 }

@@ -72,6 +72,9 @@ pub trait Progression {
     const DRAW: DrawFn<Self>;
     /// The chapter's exercises (its registry): what `--trace --failing` checks.
     const CHAPTER: &'static course::Chapter;
+    /// Whether the chapter's command has a `bench` subcommand, which the GPU header then
+    /// points to for careful numbers.
+    const HAS_BENCH: bool = true;
 }
 
 /// A chapter's trace: `(source, step, params)` to a drawing ([`Progression::DRAW`]).
@@ -426,13 +429,19 @@ pub fn header<P: Progression>(dev: &Device, source: KernelSource, params: &P::Pa
     let measures = if dev.is_emulator() {
         P::LEGEND.to_string()
     } else {
+        let careful = if P::HAS_BENCH {
+            format!(
+                ". For careful numbers: cargo run -p {} --release --features cuda -- bench",
+                P::NAME
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "times: one launch each, bracketed by CUDA events (driver's CUDA {}); GB/s = {}. \
-             For careful numbers: cargo run -p {} --release --features cuda -- bench",
+            "times: one launch each, bracketed by CUDA events (driver's CUDA {}); GB/s = {}{careful}",
             dev.driver_version()
                 .map_or("?".into(), |(a, b)| format!("{a}.{b}")),
             P::GBPS,
-            P::NAME
         )
     };
     format!(

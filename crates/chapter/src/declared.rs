@@ -365,6 +365,20 @@ pub fn follow_of(table: &'static [Follow], kernel: &str) -> Option<&'static Foll
     table.iter().find(|f| f.kernel == kernel)
 }
 
+/// [`follow_of`] for a check that follows `kernel`: a record that declares no follow for
+/// it is an error of the course (the check cannot judge the technique), said as such.
+pub fn follow_declared(
+    table: &'static [Follow],
+    kernel: &str,
+) -> Result<&'static Follow, course::Outcome> {
+    follow_of(table, kernel).ok_or_else(|| {
+        course::Outcome::fail(
+            course::Status::Error,
+            format!("the check follows `{kernel}`, whose record declares no `[[exercise.follow]]`"),
+        )
+    })
+}
+
 impl Check {
     /// The pass message's phrases: what the expectations that hold show.
     pub fn means(&self) -> Vec<&'static str> {

@@ -27,6 +27,15 @@
 //!    that many vector loads in flight before counting in every round that has them, and
 //!    each lane counting in one bank of its own.
 //!
+//! A reduction (chapter 10: [`Adds::Values`], [`Adds::FloatValues`]) is followed the same
+//! way, each element's value in place of a count: with [`Place::Global`] each element is
+//! added by an atomic of its own value; in shared memory a thread stores the sum of the
+//! elements it loaded at its own word, every later store is a move of the words it read
+//! (its own last store included) into one, checked round by round against the step's
+//! [`Tree`], and the commit adds what the words it read hold; in registers each unit
+//! ([`Unit::Block`] for one atomic per block) commits the sum of what it loaded. `u32`
+//! sums compare modulo 2^32, `f32` sums within their rounding.
+//!
 //! What it cannot see: arithmetic in registers. A count is followed from the atomics and
 //! memory operations around it, so a kernel that moves elements between lanes after all
 //! its loads (through shuffles) and counts them elsewhere in registers is not told apart
@@ -1491,6 +1500,132 @@ mod tests {
             ),
             "{why}"
         );
+    }
+
+    /// A reduction's input: `values`, 4-byte words at `INPUT`, summed into output word 0.
+    fn sum_of<'a>(values: &'a [u32], bin: &'a dyn Fn(usize) -> Option<u32>) -> Elements<'a> {
+        Elements {
+            parts: vec![Part {
+                addr: INPUT,
+                size: 4,
+            }],
+            n: values.len(),
+            bin,
+            adds: Adds::Values(values),
+            output: OUTPUT,
+            noun: "element",
+            block_threads: 4,
+            slice_width: 0,
+        }
+    }
+    fn word_load(t: u32, i: u64, v: u64) -> FlowEvent {
+        ev(0, t, FlowKind::Load, Space::Global, INPUT + 4 * i, 4, v)
+    }
+    fn shared_load(t: u32, word: u64, v: u64) -> FlowEvent {
+        ev(0, t, FlowKind::Load, Space::Shared, 4 * word, 4, v)
+    }
+    fn shared_store(t: u32, word: u64, v: u64) -> FlowEvent {
+        ev(0, t, FlowKind::Store, Space::Shared, 4 * word, 4, v)
+    }
+
+    #[test]
+    fn a_tree_in_shared_memory_is_followed_round_by_round() {
+        // Four threads, elements 3, 5, 7, 11: each stores its own at word t; round 2:
+        // threads 0 and 1 add words 2 and 3 into 0 and 1; round 1: thread 0 adds word 1
+        // into 0 and commits 26.
+        let values = [3u32, 5, 7, 11];
+        let bin = |_: usize| Some(0);
+        let e = sum_of(&values, &bin);
+        let mut events: Vec<FlowEvent> = (0..4u32)
+            .map(|t| word_load(t, t as u64, values[t as usize] as u64))
+            .collect();
+        for t in 0..4u32 {
+            events.push(shared_store(t, t as u64, values[t as usize] as u64));
+        }
+        events.extend([
+            shared_load(0, 0, 3),
+            shared_load(0, 2, 7),
+            shared_store(0, 0, 10),
+            shared_load(1, 1, 5),
+            shared_load(1, 3, 11),
+            shared_store(1, 1, 16),
+            shared_load(0, 1, 16),
+            shared_store(0, 0, 26),
+            shared_load(0, 0, 26),
+            commit(0, 0, 26),
+        ]);
+        let flow = Flow {
+            events,
+            truncated: false,
+        };
+        let tree = |tree| Follow {
+            tree,
+            ..decl(Unit::Thread, Place::Shared)
+        };
+        let f = follow(&tree(Tree::Sequential), &flow, &e).expect("the sequential tree");
+        assert_eq!((f.elements, f.commits), (4, 1));
+        let why = follow(&tree(Tree::Interleaved), &flow, &e).unwrap_err();
+        assert!(why.contains(TREE_BROKEN), "{why}");
+        assert!(
+            why.starts_with("thread 1 of block 0 stored into word 1 the sum of words 1 and 3"),
+            "{why}"
+        );
+        // A commit of one element short: thread 0 adds 19 (words 0 and 3 lost track).
+        let mut short = flow.events.clone();
+        let last = short.len() - 1;
+        short[last] = commit(0, 0, 19);
+        let short = Flow {
+            events: short,
+            truncated: false,
+        };
+        assert!(follow(&tree(Tree::Sequential), &short, &e).is_err());
+    }
+
+    #[test]
+    fn a_reduction_s_atomics_add_each_element_or_its_unit_s_sum() {
+        let values = [3u32, 5];
+        let bin = |_: usize| Some(0);
+        let e = sum_of(&values, &bin);
+        let flow = |events| Flow {
+            events,
+            truncated: false,
+        };
+        // One thread loads both and adds them in one atomic: not an atomic per element.
+        let events = vec![word_load(0, 0, 3), word_load(0, 1, 5), commit(0, 0, 8)];
+        let why = follow(
+            &decl(Unit::Thread, Place::Global),
+            &flow(events.clone()),
+            &e,
+        )
+        .unwrap_err();
+        assert!(why.contains("the value of no element it loaded"), "{why}");
+        // With an atomic of each, and one of 0 (no add at all), it holds.
+        let each = vec![
+            word_load(0, 0, 3),
+            word_load(0, 1, 5),
+            commit(0, 0, 3),
+            commit(0, 0, 0),
+            commit(0, 0, 5),
+        ];
+        assert!(follow(&decl(Unit::Thread, Place::Global), &flow(each), &e).is_ok());
+        // As a block's registers, the one atomic of the sum holds; a sum that wrapped
+        // holds modulo 2^32; one that lost an element does not.
+        assert!(follow(&decl(Unit::Block, Place::Registers), &flow(events), &e).is_ok());
+        let big = [u32::MAX, 2];
+        let e = sum_of(&big, &bin);
+        let events = vec![
+            word_load(0, 0, u32::MAX as u64),
+            word_load(1, 1, 2),
+            commit(0, 0, 1),
+        ];
+        assert!(follow(&decl(Unit::Block, Place::Registers), &flow(events), &e).is_ok());
+        let events = vec![
+            word_load(0, 0, u32::MAX as u64),
+            word_load(1, 1, 2),
+            commit(0, 0, 2),
+        ];
+        let why = follow(&decl(Unit::Block, Place::Registers), &flow(events), &e).unwrap_err();
+        assert!(why.contains("whose sum is 1"), "{why}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Running an exercise's check from a `#[test]`, on the emulator or on a GPU.
 //!
-//! `cargo test -p ch09` (or `ch05`) calls [`check_exercise`] once per exercise. On the emulator that
+//! `cargo test -p chNN` calls [`check_exercise`] once per exercise. On the emulator that
 //! is [`Exercise::assert_passes`]; a failure prints the student's report and fails the
 //! test ([`Exercise::assert_outcome`]). On a GPU (the `cuda` feature, a CUDA device, and
 //! `COURSE_DEVICE` not saying otherwise) two things differ:

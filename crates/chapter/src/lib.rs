@@ -1,4 +1,4 @@
-//! What every chapter crate (`ch05`, `ch09`) shares: the device its checks, progression
+//! What every chapter crate (`ch05`, `ch09`, `ch10`, ...) shares: the device its checks, progression
 //! and bench run on, the PTX of the kernels a GPU needs, the harness that runs an
 //! exercise's check from a `#[test]`, and the parts of the progression command that are
 //! the same in every chapter.
@@ -8,7 +8,7 @@
 //!   the PTX of `kernels` and `solutions` that this crate's `build.rs` compiles with the
 //!   pinned nightly and embeds: built once for every chapter, since both crates hold
 //!   every chapter's kernels.
-//! - [`harness`]: `cargo test -p ch09` (or `ch05`) on the emulator or a GPU, each GPU check
+//! - [`harness`]: `cargo test -p chNN` on the emulator or a GPU, each GPU check
 //!   in its own process, a failing GPU check explained by the emulator.
 //! - [`row`]: the progression's row and counters, one type for every chapter.
 //! - [`table`]: the progression's aligned text table and its notes.

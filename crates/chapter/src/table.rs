@@ -182,6 +182,25 @@ pub struct Layout<R> {
     pub tail: fn(&R) -> Vec<String>,
 }
 
+/// A row's extra columns that name its launch as the table prints it
+/// (`<<<grid, block>>>`), for [`launch_lead`].
+pub trait Launched {
+    /// The launch, as the table prints it.
+    fn launch(&self) -> &str;
+}
+
+/// The lead cells of a chapter whose rows name their launch in their extra columns: step,
+/// kernel, launch, status and n (chapters 5 and 10 lay their tables out this way).
+pub fn launch_lead<E: Launched>(r: &Row<E>) -> Vec<String> {
+    vec![
+        r.step.to_string(),
+        r.kernel.clone(),
+        r.extra.launch().to_string(),
+        r.status.clone(),
+        r.n.to_string(),
+    ]
+}
+
 impl<R> Layout<R> {
     /// Both devices' heads: what `--columns` may name.
     pub fn heads(&self) -> [&'static [&'static str]; 2] {

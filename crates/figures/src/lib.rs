@@ -8,6 +8,8 @@
 //! - the emulator, through the `ch09` library ([`ch09::progression::run`]): atomics per
 //!   step and the contention per bin of 9.3's global atomics ([`emulator_figures`]);
 //! - the emulator's trace of one launch of 9.3 ([`trace_figure`]);
+//! - the emulator's traces and counters of chapter 10's mechanisms, the reduction tree in
+//!   its three orderings, the coarsened tree and `shfl.down` ([`reduction`]);
 //! - the emulator, through the `ch05` library ([`ch05::progression::run`]): warp
 //!   instructions and divergent steps of 5.4's branches, and requests and atomics of 5.6's
 //!   four histogram kernels ([`ch05_figures`]).
@@ -20,6 +22,7 @@
 
 pub mod mechanisms;
 pub mod phone;
+pub mod reduction;
 pub mod sizes;
 pub mod svg;
 
@@ -1134,6 +1137,7 @@ pub fn all_figures(
     out.extend(emulator_figures(&Params::default())?);
     out.push(trace_figure()?);
     out.extend(mechanisms::mechanism_figures()?);
+    out.extend(reduction::reduction_figures()?);
     out.extend(ch05_figures(&ch05::progression::Params::default())?);
     Ok(out)
 }

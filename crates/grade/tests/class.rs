@@ -35,9 +35,17 @@ fn course_file(rel: &str) -> String {
     std::fs::read_to_string(root().join(rel)).expect("a course file")
 }
 
+/// Every chapter's kernel file (`ch05.rs`, ...), from the course's one list.
+fn chapter_files() -> Vec<&'static str> {
+    grade::chapters()
+        .into_iter()
+        .map(|c| &*Box::leak(format!("{}.rs", c.id).into_boxed_str()))
+        .collect()
+}
+
 /// The chapter files of the reference with regions of `edits` replaced.
 fn reference_with(edits: &[(&str, &str, &str)]) -> Vec<(&'static str, String)> {
-    ["ch05.rs", "ch09.rs"]
+    chapter_files()
         .into_iter()
         .map(|f| {
             let mut text = course_file(&format!("solutions/src/{f}"));
@@ -53,8 +61,9 @@ fn reference_with(edits: &[(&str, &str, &str)]) -> Vec<(&'static str, String)> {
 fn a_class_in_one_command() {
     let dir = scratch("run");
     let class = dir.join("class");
-    let stubs: Vec<(&str, String)> = ["ch05.rs", "ch09.rs", "lib.rs"]
+    let stubs: Vec<(&str, String)> = chapter_files()
         .into_iter()
+        .chain(["lib.rs"])
         .map(|f| (f, course_file(&format!("crates/learn/pristine/{f}"))))
         .collect();
     submission(&class, "stubs", &stubs);
@@ -357,10 +366,11 @@ fn the_platform_scripts_fallback_is_json_for_any_text() {
     }
 }
 
-/// The chapter files of the reference, loose (as a student uploads them).
+/// The chapter files of the reference, loose (as a student uploads them): one per chapter
+/// of the course's list.
 fn loose(dir: &Path) {
     std::fs::create_dir_all(dir).expect("a folder");
-    for f in ["ch05.rs", "ch09.rs"] {
+    for f in chapter_files() {
         std::fs::copy(root().join("solutions/src").join(f), dir.join(f)).expect("copied");
     }
 }

@@ -14,7 +14,7 @@
 
 mod clones;
 
-use clones::{exercise, grade, student_with};
+use clones::{chapter_file, exercise, grade, student_with};
 
 /// 9.3 with the grid's size from the block arithmetic and `red_add` (an atomic whose old
 /// value is not wanted): still one global atomic per element.
@@ -1283,6 +1283,127 @@ const MISTAKES: &[Mistake] = &[
         None,
         "barrier",
     ),
+    (
+        "10.1",
+        "sum_sequential_u32",
+        r#"    data.iter().skip(1).fold(0u32, |s, &x| s.wrapping_add(x))"#,
+        "wrong_result",
+        None,
+        "the first and the last",
+    ),
+    (
+        "10.2",
+        "sum_naive",
+        r#"    let i = thread::index_1d();
+    if i < data.len() {
+        sum.atomic_add(0, data.load(i));
+    }"#,
+        "wrong_technique",
+        None,
+        "lose updates",
+    ),
+    (
+        "10.3",
+        "sum_atomic",
+        r#"    let mut mine = 0u32;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        mine = mine.wrapping_add(data.load(i));
+        i += thread::grid_stride_x();
+    }
+    sum.atomic_add(0, mine);"#,
+        "wrong_technique",
+        None,
+        "its own `atomic_add`",
+    ),
+    (
+        "10.4",
+        "sum_tree_interleaved",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "wrong_technique",
+        Some("tree_shape"),
+        "interleaved one",
+    ),
+    (
+        "10.5",
+        "sum_tree_strided_index",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "wrong_technique",
+        Some("tree_shape"),
+        "2 * stride * t",
+    ),
+    (
+        "10.6",
+        "sum_tree_sequential",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    sum.atomic_add(0, partial.load(t));"#,
+        "wrong_technique",
+        Some("atomics_per_block"),
+        "add word 0",
+    ),
+    (
+        "10.7",
+        "sum_coarsened",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let first = (thread::block_idx_x() * thread::block_dim_x() + t) * coarsen;
+    let mut mine = 0u32;
+    for k in 0..coarsen {
+        mine = mine.wrapping_add(load_or_zero(data, first + k));
+    }
+    partial.store(t, mine);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "wrong_technique",
+        Some("uncoalesced"),
+        "neighbouring words",
+    ),
+    (
+        "10.8",
+        "sum_warp_shuffle",
+        r#"    let mut mine = 0u32;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        mine = mine.wrapping_add(data.load(i));
+        i += thread::grid_stride_x();
+    }
+    let _ = warp_sum(mine);
+    sum.atomic_add(0, mine);"#,
+        "wrong_technique",
+        Some("atomics_per_warp"),
+        "only lane 0",
+    ),
+    (
+        "10.9",
+        "sum_fastest_u32",
+        r#"    let total = warp_sum(thread_sum(data));
+    if warp::lane_id() == 0 {
+        sum.atomic_add(0, total);
+    }"#,
+        "wrong_technique",
+        Some("atomics_per_block"),
+        "warps add their sums",
+    ),
 ];
 
 /// Each mistake of [`MISTAKES`] fails its own exercise with its own failure named (the
@@ -1293,17 +1414,7 @@ const MISTAKES: &[Mistake] = &[
 fn each_mistake_fails_with_its_own_failure_named() {
     let edits: Vec<(&str, &str, &str)> = MISTAKES
         .iter()
-        .map(|&(id, f, body, ..)| {
-            (
-                if id.starts_with("5.") {
-                    "ch05.rs"
-                } else {
-                    "ch09.rs"
-                },
-                f,
-                body,
-            )
-        })
+        .map(|&(id, f, body, ..)| (chapter_file(id), f, body))
         .collect();
     let dir = student_with("own-mistakes-all", &edits);
     let (report, _) = grade(&dir, &[]);

@@ -298,14 +298,15 @@ pub fn fastest_grid(sm_count: u32, blocks_per_sm: u32, block: u32, n: usize) -> 
 // ANCHOR_END: policy
 
 // ANCHOR: add_vector
-/// `acc` plus the four elements of one 16-byte vector, in order.
+/// `acc` plus the four elements of one 16-byte vector, in order. Written out (no loop
+/// over the array), so that the vector stays in four registers: a loop the compiler keeps
+/// would index the array at run time, in local memory.
 #[inline(always)]
-pub fn add_vector<T: Element>(acc: T, U32x4(words): U32x4) -> T {
-    let mut acc = acc;
-    for word in words {
-        acc = acc.add(T::from_word(word));
-    }
-    acc
+pub fn add_vector<T: Element>(acc: T, U32x4([a, b, c, d]): U32x4) -> T {
+    acc.add(T::from_word(a))
+        .add(T::from_word(b))
+        .add(T::from_word(c))
+        .add(T::from_word(d))
 }
 // ANCHOR_END: add_vector
 

@@ -1,9 +1,9 @@
 //! # Your kernels
 //!
-//! This crate is yours: each module holds one chapter's exercises as stubs. Replace each
-//! `todo!("5.x …")` (in `ch05`) or `todo!("9.x …")` (in `ch09`) between the
-//! `STUDENT-BEGIN`/`STUDENT-END` markers with your code and run `cargo test -p ch05` or
-//! `cargo test -p ch09` to check it. Only what lies between the markers is yours: the
+//! This crate is yours: each module holds one chapter's exercises as stubs (`chNN.rs`:
+//! `ch05`, `ch09`, `ch10`, ...). Replace each `todo!("N.x …")` between the
+//! `STUDENT-BEGIN`/`STUDENT-END` markers with your code and run `cargo test -p chNN` (the
+//! module's name) to check it. Only what lies between the markers is yours: the
 //! checks and the grader build the course's own copy of these files with your answers put
 //! in, so an edit outside them (this file included) is not built and does not count. A
 //! helper you need goes inside the region, as a nested `fn`.

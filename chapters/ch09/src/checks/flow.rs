@@ -13,7 +13,7 @@
 use super::Ctx;
 use crate::launch::Run;
 use chapter::follow::{Adds, Elements, Followed, Part};
-use course::{Outcome, Status};
+use course::Outcome;
 use solutions::ch09::byte_bin;
 
 /// What a launch's input is, element by element.
@@ -44,12 +44,7 @@ pub(crate) fn follow<T>(
     let Some(flow) = run.report.emulator.as_ref().and_then(|r| r.flow.as_ref()) else {
         return Ok(Followed::default());
     };
-    let Some(decl) = chapter::declared::follow_of(&super::FOLLOWS, kernel) else {
-        return Err(Outcome::fail(
-            Status::Error,
-            format!("the check follows `{kernel}`, whose record declares no `[[exercise.follow]]`"),
-        ));
-    };
+    let decl = chapter::declared::follow_declared(&super::FOLLOWS, kernel)?;
     let addr = |k: usize| run.input_addrs.get(k).copied().unwrap_or(u64::MAX);
     let part = |k: usize, size: u32| Part {
         addr: addr(k),

@@ -390,3 +390,69 @@ fn shuffles_and_the_fastest() {
     );
     expect(out, Status::WrongResult, Some("f32_bound"), "more than the");
 }
+
+// Other right ways ---------------------------------------------------------------------
+
+/// 10.6 with the sum kept in a register: `v += partial[t + stride]; partial[t] = v`, the
+/// thread's own word never read back (the CUDA samples' `reduce4`).
+#[kernel]
+fn sequential_with_register(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
+    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let mut v = load_or_zero(data, thread::index_1d());
+    partial.store(t, v);
+    thread::sync_threads();
+    let mut stride = thread::block_dim_x() / 2;
+    while stride > 0 {
+        if t < stride {
+            v = v.wrapping_add(partial.load(t + stride));
+            partial.store(t, v);
+        }
+        thread::sync_threads();
+        stride /= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, v);
+    }
+}
+
+/// 10.8 with the butterfly (`warp_shuffle_xor`): every lane ends with the warp's sum, lane
+/// 0 commits it.
+#[kernel]
+fn shuffle_butterfly(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    let mut v = 0u32;
+    while i < data.len() {
+        v = v.wrapping_add(data.load(i));
+        i += stride;
+    }
+    let mut mask = 16;
+    while mask > 0 {
+        v = v.wrapping_add(warp::warp_shuffle_xor(warp::FULL_MASK, v, mask, 32));
+        mask /= 2;
+    }
+    if warp::lane_id() == 0 {
+        sum.atomic_add(0, v);
+    }
+}
+
+#[test]
+fn other_right_ways_pass() {
+    let out = run(
+        "10.6",
+        Kernels {
+            sum_tree_sequential: sequential_with_register::KERNEL,
+            ..REFERENCE
+        },
+    );
+    chapter::check_tests::assert_passed("10.6", &out);
+    let out = run(
+        "10.8",
+        Kernels {
+            sum_warp_shuffle: shuffle_butterfly::KERNEL,
+            ..REFERENCE
+        },
+    );
+    chapter::check_tests::assert_passed("10.8", &out);
+}

@@ -10,7 +10,7 @@
 use super::Ctx;
 use crate::launch::Run;
 use chapter::follow::{Adds, Elements, Followed, Part};
-use course::{Failure, Outcome, Status};
+use course::{Failure, Outcome};
 
 /// The input of a followed launch.
 pub(crate) enum Values<'a> {
@@ -34,12 +34,7 @@ pub(crate) fn follow<T>(
     let Some(flow) = run.report.emulator.as_ref().and_then(|r| r.flow.as_ref()) else {
         return Ok(Followed::default());
     };
-    let Some(decl) = chapter::declared::follow_of(&super::FOLLOWS, kernel) else {
-        return Err(Outcome::fail(
-            Status::Error,
-            format!("the check follows `{kernel}`, whose record declares no `[[exercise.follow]]`"),
-        ));
-    };
+    let decl = chapter::declared::follow_declared(&super::FOLLOWS, kernel)?;
     let (n, adds) = match values {
         Values::U32(v) => (v.len(), Adds::Values(v)),
         Values::F32(v) => (v.len(), Adds::FloatValues(v)),

@@ -4,14 +4,16 @@
 //! Every check runs its kernel on the inputs of [`crate::inputs`], compares the sum with
 //! the CPU's ([`crate::reference`]: exactly for `u32`, within the bound of the kernel's
 //! order for `f32`), fails on any race the emulator finds, and then tests the
-//! *technique*: the counters the step must show ([`require`]: atomics that add nothing
-//! are not counted) and the data followed from each load to the sum ([`flow`]). On a GPU
+//! *technique*: the counters the step must show (`require`: atomics that add nothing
+//! are not counted) and the data followed from each load to the sum (`flow`). On a GPU
 //! (no counters, no flow) the technique is not checked and the pass message says so.
 
 mod basics;
 mod flow;
 mod trees;
 mod warps;
+
+pub use trees::QUIET_DIVERGENCE;
 
 // One check function per exercise (`ex_<chapter>_<step>`, named by the records of
 // `exercises.toml`) and `check_with`: `chapter::check_registry`.

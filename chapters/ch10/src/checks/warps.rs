@@ -114,6 +114,19 @@ pub(crate) fn check_10_9(ctx: &mut Ctx) -> Checked {
                 )
             },
         )?;
+        require(
+            ctx,
+            label,
+            c.local_memory_sites == 0,
+            Some(crate::failures::LOCAL_MEMORY),
+            || {
+                format!(
+                    "{} places index an array at run time: on a GPU that array lives in local memory \
+                     (off-chip), not in registers",
+                    c.local_memory_sites
+                )
+            },
+        )?;
         let limit = vector_load_requests(n, warps);
         require(
             ctx,

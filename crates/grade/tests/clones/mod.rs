@@ -14,7 +14,8 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// A student's clone in folder `name` holding the reference chapters (a `lib.rs` of its
+/// A student's clone in folder `name` holding the reference of every chapter of the
+/// course's list (a `lib.rs` of its
 /// own: the reference crate's has more modules), with each `(file, id, body)` of `edits`
 /// applied in order: the body of the first region `id` of `file` (or of the function `id`
 /// names) replaced by `body`.
@@ -23,20 +24,33 @@ pub fn student_with(name: &str, edits: &[(&str, &str, &str)]) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     let src = dir.join("kernels").join("src");
     std::fs::create_dir_all(&src).expect("a scratch folder");
+    let ids: Vec<&str> = grade::chapters().into_iter().map(|c| c.id).collect();
+    let mods: String = ids.iter().map(|id| format!("pub mod {id};\n")).collect();
     std::fs::write(
         src.join("lib.rs"),
-        "//! A student's kernels.\npub mod ch05;\npub mod ch09;\n",
+        format!("//! A student's kernels.\n{mods}"),
     )
     .expect("written");
-    for f in ["ch05.rs", "ch09.rs"] {
-        let mut text = std::fs::read_to_string(root().join("solutions/src").join(f))
+    for id in ids {
+        let f = format!("{id}.rs");
+        let mut text = std::fs::read_to_string(root().join("solutions/src").join(&f))
             .expect("the reference files");
         for (_, id, body) in edits.iter().filter(|(file, _, _)| *file == f) {
             text = replace_region(&text, id, body);
         }
-        std::fs::write(src.join(f), text).expect("written");
+        std::fs::write(src.join(&f), text).expect("written");
     }
     dir
+}
+
+/// The file of exercise `id`'s chapter: `ch09.rs` for `9.4`, `ch10.rs` for `10.2`.
+pub fn chapter_file(id: &str) -> &'static str {
+    let number: u32 = id
+        .split('.')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("an exercise id");
+    Box::leak(format!("ch{number:02}.rs").into_boxed_str())
 }
 
 /// `text` with the body of its first region `id` replaced by `body`; `id` may also name
