@@ -885,11 +885,6 @@ pub fn tests_rs(r: &Records) -> String {
     out
 }
 
-/// For a chapter's build script: reads `exercises.toml` in the crate's folder
-/// (`CARGO_MANIFEST_DIR`) and writes `registry.rs`, `checks.rs`, `exercise_tests.rs` and
-/// `kernel_table.rs` (from the chapter's reference file, `solutions/src/<module>.rs`, found
-/// in a folder above the crate) into `OUT_DIR`.
-/// A malformed file stops the build with its error.
 /// What the chapter's self-test (`chapter::registry_tests!`, in a package of its own beside
 /// the chapter) reads of the chapter's build: the generated exercise tests and the
 /// reference source, as constants of the chapter crate (another package has neither its
@@ -905,6 +900,11 @@ fn self_test_rs(solution: &Path) -> String {
     )
 }
 
+/// For a chapter's build script: reads `exercises.toml` in the crate's folder
+/// (`CARGO_MANIFEST_DIR`) and writes `registry.rs`, `checks.rs`, `exercise_tests.rs` and
+/// `kernel_table.rs` (from the chapter's reference file, `solutions/src/<module>.rs`, found
+/// in a folder above the crate) into `OUT_DIR`.
+/// A malformed file stops the build with its error.
 pub fn generate() {
     let dir =
         std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR: run from a build script");
