@@ -70,7 +70,9 @@ WHY[WHY_WARP_AGG] = ("timing: not from the instruction's addresses. One warp's A
                 "are passes lost to other warps' shared accesses on the same banks, which the "
                 "emulator (one warp's step at a time) cannot have: its count is a lower bound. "
                 "Checked per launch where ncu collected it: the instructions' own extra wavefronts "
-                "(sm__sass_* metrics, ncu's source view) equal the emulator's count")
+                "(sm__sass_* metrics, ncu's source view) equal the emulator's count; and wherever they "
+                "do, on any kernel and block size, a bank-conflict pair with ncu above the emulator "
+                "is this one")
 WHY_UNROLL = "unrolled loop"
 WHY[WHY_UNROLL] = ("compiled code: the per-thread loop is unrolled; in the one warp where lanes "
               "count different numbers of elements (n not a multiple of block x coarsening), "
@@ -156,6 +158,10 @@ SASS_METRICS = [f"sm__sass_{m}.sum" for m in (
     "inst_executed_op_shared_ld", "inst_executed_op_shared_st", "inst_executed_op_shared_atom",
     "l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld", "l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st",
     "l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom")]
+
+
+#: The counters whose ncu value includes passes lost to other warps (WHY_WARP_AGG).
+BANK_CONFLICTS = ("shared load/store bank conflicts", "shared atomic bank conflicts")
 
 
 def sass_twin(counter, values):
@@ -542,6 +548,10 @@ def main():
                 reason = (expected(kernel, counter, emu_value, g, {"n": n, "grid": row["grid"], "block": row["block"]})
                           if v not in ("=", "no ncu value") else "")
                 twin = sass_twin(counter, launch[3]) if launch else None
+                if (counter in BANK_CONFLICTS and twin is not None and twin == emu_value
+                        and g is not None and g > emu_value
+                        and (not reason or reason.startswith("outside the expected bound"))):
+                    reason = WHY_WARP_AGG
                 if reason == WHY_WARP_AGG and twin is not None and twin != emu_value:
                     reason = (f"outside the expected bound of: {WHY_WARP_AGG} (the instructions' own "
                               f"count, ncu's source view, is {twin}, not the emulator's)")
