@@ -17,7 +17,7 @@
 # "must" above held.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/out-ch05), CH09_GIT_COMMIT,
+# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/out-ch05), COURSE_GIT_COMMIT,
 # PATH and RUST_BACKTRACE, as every GPU script has them (crates/chapter/gpu-env.sh).
 # shellcheck source=/dev/null
 . "$HERE/gpu-env.sh" out-ch05 "$@"

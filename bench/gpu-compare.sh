@@ -49,7 +49,8 @@ run() {
   local build=$1 name=$2 limit=$3 ch=$4
   shift 4
   step "$name"
-  CH09_GIT_COMMIT=$(head -n 1 "$build/COMMIT" 2>/dev/null || echo unknown) \
+  commit=$(head -n 1 "$build/COMMIT" 2>/dev/null || echo unknown)
+  COURSE_GIT_COMMIT=$commit CH09_GIT_COMMIT=$commit \
     timeout "$limit" "$build/$ch" bench "$@" --out "$OUT_DIR/$name" \
     >"$OUT_DIR/$name.table" 2>"$OUT_DIR/$name.log"
   echo "exit $?"

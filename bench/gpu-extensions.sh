@@ -16,12 +16,12 @@
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/out-extensions), CH09_GIT_COMMIT,
+# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/out-extensions), COURSE_GIT_COMMIT,
 # PATH and RUST_BACKTRACE, as every GPU script has them (crates/chapter/gpu-env.sh).
 # shellcheck source=/dev/null
 . "$HERE/gpu-env.sh" out-extensions "$@"
 
-echo "=== bench --extensions (commit $CH09_GIT_COMMIT, output in $OUT_DIR)"
+echo "=== bench --extensions (commit $COURSE_GIT_COMMIT, output in $OUT_DIR)"
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null ||
   echo "nvidia-smi failed"
 # CUB is left out (its nvcc build alone takes a minute; --variants and the main bench

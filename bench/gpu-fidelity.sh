@@ -20,7 +20,7 @@
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/fidelity), CH09_GIT_COMMIT,
+# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/fidelity), COURSE_GIT_COMMIT,
 # PATH and RUST_BACKTRACE, as every GPU script has them (crates/chapter/gpu-env.sh).
 # shellcheck source=/dev/null
 . "$HERE/gpu-env.sh" fidelity "$@"

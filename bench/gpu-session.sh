@@ -32,7 +32,7 @@ if [ "${1:-}" = --chapter ]; then
     exec bash "$HERE/gpu-$CHAPTER.sh" "$@"
   fi
 fi
-# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/out), CH09_GIT_COMMIT,
+# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/out), COURSE_GIT_COMMIT,
 # PATH and RUST_BACKTRACE, as every GPU script has them (crates/chapter/gpu-env.sh).
 # shellcheck source=/dev/null
 . "$HERE/gpu-env.sh" out "$@"
@@ -57,7 +57,7 @@ must() { # must NAME STATUS: records a check that has to hold
 }
 
 # --- 1. versions ---------------------------------------------------------------------
-step "versions (commit $CH09_GIT_COMMIT, output in $OUT_DIR)"
+step "versions (commit $COURSE_GIT_COMMIT, output in $OUT_DIR)"
 nvidia-smi || echo "nvidia-smi failed"
 nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv 2>/dev/null
 command -v nvcc >/dev/null && nvcc --version | tail -n 2 || echo "nvcc: not found"

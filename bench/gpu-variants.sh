@@ -22,7 +22,7 @@
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/out-variants), CH09_GIT_COMMIT,
+# COURSE_LANES_DIR, OUT_DIR ($1, else $OUT, else HERE/out-variants), COURSE_GIT_COMMIT,
 # PATH and RUST_BACKTRACE, as every GPU script has them (crates/chapter/gpu-env.sh).
 # shellcheck source=/dev/null
 . "$HERE/gpu-env.sh" out-variants "$@"
@@ -46,7 +46,7 @@ must() { # must NAME STATUS
 }
 
 # --- 1. versions -----------------------------------------------------------------------
-step "versions (commit $CH09_GIT_COMMIT, output in $OUT_DIR)"
+step "versions (commit $COURSE_GIT_COMMIT, output in $OUT_DIR)"
 nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total,clocks.max.sm --format=csv 2>/dev/null ||
   echo "nvidia-smi failed"
 SANITIZER=$(command -v compute-sanitizer || true)

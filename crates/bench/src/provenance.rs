@@ -53,14 +53,17 @@ pub fn host_cpu() -> String {
     }
 }
 
-/// The course's commit: `CH09_GIT_COMMIT` (set by the GPU session scripts, which know
-/// it), else the first line of a `COMMIT` file beside the executable (prepare-gpu.sh
-/// writes one), else `git` in the workspace this crate was built from, else `unknown`.
+/// The course's commit: `COURSE_GIT_COMMIT` (set by the GPU session scripts, which know
+/// it; `CH09_GIT_COMMIT`, its name before 2026-11-28, is read too), else the first line
+/// of a `COMMIT` file beside the executable (prepare-gpu.sh writes one), else `git` in the
+/// workspace this crate was built from, else `unknown`.
 pub fn git_commit() -> String {
-    if let Ok(c) = std::env::var("CH09_GIT_COMMIT")
-        && !c.trim().is_empty()
-    {
-        return c.trim().to_string();
+    for name in ["COURSE_GIT_COMMIT", "CH09_GIT_COMMIT"] {
+        if let Ok(c) = std::env::var(name)
+            && !c.trim().is_empty()
+        {
+            return c.trim().to_string();
+        }
     }
     // The folder prepare-gpu.sh makes holds the binary and the commit it was built from:
     // there, the machine's copy of the course may have another checkout's history.

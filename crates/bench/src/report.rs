@@ -133,7 +133,7 @@ pub struct Header {
     /// per byte, to compare them with published figures taken at other clocks.
     #[serde(default)]
     pub host_clock_ghz: Option<f64>,
-    /// The course's commit (`CH09_GIT_COMMIT`, else `git`), `unknown` when neither knows.
+    /// The course's commit (`COURSE_GIT_COMMIT`, else `git`), `unknown` when neither knows.
     pub git_commit: String,
     /// The command line.
     pub command: String,
