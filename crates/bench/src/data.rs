@@ -196,9 +196,7 @@ fn repeat_into(text: &[u8], out: &mut [u8]) {
 
 /// 64-bit FNV-1a of `bytes`: names a text input in the results (which text, exactly).
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    gpu_host::fnv::hash(bytes)
 }
 
 #[cfg(test)]

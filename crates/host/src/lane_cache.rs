@@ -167,20 +167,19 @@ fn toolchain() -> Option<String> {
         .clone()
 }
 
-/// Two FNV-1a hashes of 64 bits with different offsets, each input length-prefixed: a
+/// Two FNV-1a hashes of 64 bits ([`crate::fnv`]) with different offsets, each input length-prefixed: a
 /// 128-bit key (an accidental match between two courses' inputs is not a concern).
 struct Hash([u64; 2]);
 
 impl Hash {
     fn new() -> Self {
-        Hash([0xcbf2_9ce4_8422_2325, 0x6c62_272e_07bb_0142])
+        Hash([crate::fnv::OFFSET, 0x6c62_272e_07bb_0142])
     }
 
     fn add(&mut self, bytes: &[u8]) {
-        for b in (bytes.len() as u64).to_le_bytes().iter().chain(bytes) {
-            for h in &mut self.0 {
-                *h = (*h ^ *b as u64).wrapping_mul(0x0100_0000_01b3);
-            }
+        for h in &mut self.0 {
+            *h = crate::fnv::extend(*h, &(bytes.len() as u64).to_le_bytes());
+            *h = crate::fnv::extend(*h, bytes);
         }
     }
 

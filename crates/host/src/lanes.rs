@@ -411,16 +411,11 @@ pub fn student_crate(src: &Path) -> String {
 /// A name for scratch folders of the sources at `path`: a hash of its canonical path (FNV-1a,
 /// 16 hex digits), the same for every run on this machine.
 pub fn path_key(path: &Path) -> String {
-    let hash = path
-        .canonicalize()
-        .unwrap_or_else(|_| path.to_path_buf())
-        .display()
-        .to_string()
-        .bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-        });
-    format!("{hash:016x}")
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    format!(
+        "{:016x}",
+        crate::fnv::hash(path.display().to_string().as_bytes())
+    )
 }
 
 /// [`build_kernels`], the module (or a file with the reason it could not be built, which

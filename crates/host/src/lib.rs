@@ -34,6 +34,7 @@ mod config;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 mod device;
+pub mod fnv;
 pub mod lane_build;
 pub mod lane_cache;
 pub mod lanes;
