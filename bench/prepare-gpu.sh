@@ -178,7 +178,7 @@ export COURSE_LANES_DIR="$DEST/lanes"
 
 say "bench sources, text, commit, session script"
 # Every chapter's anchors (CUB programs, PyTorch scripts): the binaries embed them too.
-cp bench/cub_*.cu bench/torch_*.py "$DEST/"
+cp bench/cub_*.cu bench/cub_timing.cuh bench/torch_*.py "$DEST/"
 cp bench/gpu-session.sh "$DEST/gpu-session.sh"
 cp bench/gpu-variants.sh "$DEST/gpu-variants.sh"
 cp bench/gpu-extensions.sh "$DEST/gpu-extensions.sh"

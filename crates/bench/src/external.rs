@@ -34,6 +34,12 @@ pub const CUB_HISTOGRAM: Source = Source {
     file: "cub_histogram.cu",
     text: include_str!("../../../bench/cub_histogram.cu"),
 };
+/// What both CUB programs include: the cold-L2 event timing, the input file and the JSON's
+/// head (`bench/cub_timing.cuh`), written beside them before they are compiled.
+pub const CUB_TIMING: Source = Source {
+    file: "cub_timing.cuh",
+    text: include_str!("../../../bench/cub_timing.cuh"),
+};
 /// `torch.bincount`.
 pub const TORCH_BINCOUNT: Source = Source {
     file: "torch_bincount.py",
@@ -339,7 +345,8 @@ pub fn cub_binary(
     if !on_path("nvcc") {
         return Err(format!(
             "nvcc is not on PATH: compile bench/{} with \
-             `nvcc -O3 -arch=sm_90 -o {} {}` and pass --cub PATH",
+             `nvcc -O3 -arch=sm_90 -o {} {}` (in bench/, beside cub_timing.cuh) and pass \
+             --cub PATH",
             source.file,
             source.stem(),
             source.file
@@ -350,14 +357,17 @@ pub fn cub_binary(
     let bin = dir.join(source.stem());
     let arch = format!("sm_{}{}", arch.0, arch.1);
     let stamp = dir.join(format!("{}.arch", source.stem()));
+    let header = dir.join(CUB_TIMING.file);
     let fresh = std::fs::read_to_string(&src).is_ok_and(|s| s == source.text)
+        && std::fs::read_to_string(&header).is_ok_and(|s| s == CUB_TIMING.text)
         && std::fs::read_to_string(&stamp).is_ok_and(|s| s == arch)
         && bin.is_file();
     if fresh {
         return Ok(bin);
     }
-    std::fs::write(&src, source.text)
-        .map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+    for (path, text) in [(&src, source.text), (&header, CUB_TIMING.text)] {
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
     eprintln!(
         "bench: compiling {} with nvcc for {arch} (once; takes a minute)",
         src.display()
