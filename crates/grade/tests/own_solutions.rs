@@ -2018,6 +2018,117 @@ const OWN_10_2: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// A third student's chapter 10: plain `+` in 10.2, the elements walked from the end in
+/// 10.3, the block's last thread committing word 0 in 10.4, each run added from its last
+/// element in 10.7, lanes whose shuffle source is past the warp adding nothing in 10.8,
+/// and four accumulators (one per vector in flight) in 10.9's `thread_sum`: an `f32`
+/// order of its own, within the bound.
+const OWN_10_3: &[(&str, &str, &str)] = &[
+    (
+        "ch10.rs",
+        "sum_naive",
+        r#"    let i = thread::index_1d();
+    if i < data.len() {
+        sum.store(0, sum.load(0) + data.load(i));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_atomic",
+        r#"    let n = data.len();
+    let mut k = thread::index_1d();
+    while k < n {
+        sum.atomic_add(0, data.load(n - 1 - k));
+        k += thread::grid_stride_x();
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_tree_interleaved",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    let mut stride = 1;
+    while stride < block {
+        if t % (2 * stride) == 0 {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == block - 1 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_coarsened",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let segment = thread::block_idx_x() * block * coarsen;
+    let mut mine = 0u32;
+    let mut k = coarsen;
+    while k > 0 {
+        k -= 1;
+        mine = mine.wrapping_add(load_or_zero(data, segment + k * block + t));
+    }
+    partial.store(t, mine);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "warp_sum",
+        r#"    let lane = warp::lane_id();
+    let mut v = value;
+    let mut offset = 16;
+    while offset > 0 {
+        let other = warp::warp_shuffle_down(warp::FULL_MASK, v, offset, 32);
+        if lane + offset < 32 {
+            v = v.add(other);
+        }
+        offset /= 2;
+    }
+    v"#,
+    ),
+    (
+        "ch10.rs",
+        "thread_sum",
+        r#"    let vectors = data.cast::<U32x4>();
+    let n = vectors.len();
+    let stride = thread::grid_stride_x();
+    let mut v = thread::index_1d();
+    let (mut a0, mut a1, mut a2, mut a3) = (T::ZERO, T::ZERO, T::ZERO, T::ZERO);
+    while v < n && n - v > 3 * stride {
+        let x0 = vectors.load(v);
+        let x1 = vectors.load(v + stride);
+        let x2 = vectors.load(v + 2 * stride);
+        let x3 = vectors.load(v + 3 * stride);
+        a0 = add_vector(a0, x0);
+        a1 = add_vector(a1, x1);
+        a2 = add_vector(a2, x2);
+        a3 = add_vector(a3, x3);
+        v += 4 * stride;
+    }
+    while v < n {
+        a0 = add_vector(a0, vectors.load(v));
+        v += stride;
+    }
+    let mut acc = a0.add(a1).add(a2.add(a3));
+    let i = 4 * n + thread::index_1d();
+    if i < data.len() {
+        acc = acc.add(data.load(i));
+    }
+    acc"#,
+    ),
+];
+
 /// Chapter 10's exercises after 10.1 (host code, no technique to write differently).
 const CH10: [&str; 8] = [
     "10.2", "10.3", "10.4", "10.5", "10.6", "10.7", "10.8", "10.9",
@@ -2037,13 +2148,14 @@ fn ch10_failures(name: &str, edits: &[(&str, &str, &str)]) -> Vec<String> {
     failed
 }
 
-/// Chapter 10 solved as [`OWN_10`] and as [`OWN_10_2`] solve it passes, every exercise
-/// with full points.
+/// Chapter 10 solved as [`OWN_10`], [`OWN_10_2`] and [`OWN_10_3`] solve it passes, every
+/// exercise with full points.
 #[test]
 #[ignore = "long (students' own solutions, whole submissions graded): .ci/run runs it with --include-ignored"]
-fn chapter_10_solved_in_two_students_own_ways_passes() {
+fn chapter_10_solved_in_three_students_own_ways_passes() {
     let mut failed = ch10_failures("own-ch10", OWN_10);
     failed.extend(ch10_failures("own-ch10-second", OWN_10_2));
+    failed.extend(ch10_failures("own-ch10-third", OWN_10_3));
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
@@ -2052,6 +2164,87 @@ fn chapter_10_solved_in_two_students_own_ways_passes() {
 /// the failure each must be named by and a word of its hint, as in [`MISTAKES`]. The
 /// function named is replaced; an exercise's other regions stay the reference's.
 const MISTAKES_10: &[Mistake] = &[
+    // 10.4 without a tree: thread 0 adds the block's words one after another.
+    (
+        "10.4",
+        "sum_tree_interleaved",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    if t == 0 {
+        let mut total = 0u32;
+        for w in 0..thread::block_dim_x() {
+            total = total.wrapping_add(partial.load(w));
+        }
+        sum.atomic_add(0, total);
+    }"#,
+        "wrong_technique",
+        Some("tree_shape"),
+        "interleaved one",
+    ),
+    // 10.6 with 10.5's strided index.
+    (
+        "10.6",
+        "tree_sequential",
+        r#"    let t = thread::thread_idx_x();
+    let mut stride = 1;
+    while stride < thread::block_dim_x() {
+        let index = 2 * stride * t;
+        if index < thread::block_dim_x() {
+            partial.store(index, partial.load(index).wrapping_add(partial.load(index + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }"#,
+        "wrong_technique",
+        Some("tree_shape"),
+        "`t + stride` into word `t`",
+    ),
+    // Lane 0 adds its own value, not the warp's sum.
+    (
+        "10.8",
+        "sum_warp_shuffle",
+        r#"    let mut mine = 0u32;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        mine = mine.wrapping_add(data.load(i));
+        i += thread::grid_stride_x();
+    }
+    let _total = warp_sum(mine);
+    if warp::lane_id() == 0 {
+        sum.atomic_add(0, mine);
+    }"#,
+        "wrong_result",
+        None,
+        "only lane 0",
+    ),
+    // A vector's words added as integers, then taken as one element: right for `u32`,
+    // nonsense for `f32`.
+    (
+        "10.9",
+        "thread_sum",
+        r#"    let vectors = data.cast::<U32x4>();
+    let n = vectors.len();
+    let stride = thread::grid_stride_x();
+    let mut v = thread::index_1d();
+    let mut acc = T::ZERO;
+    while v < n {
+        let U32x4([a, b, c, d]) = vectors.load(v);
+        let words = a.wrapping_add(b).wrapping_add(c).wrapping_add(d);
+        acc = acc.add(T::from_word(words));
+        v += stride;
+    }
+    let mut i = n * 4 + thread::index_1d();
+    while i < data.len() {
+        acc = acc.add(data.load(i));
+        i += stride;
+    }
+    acc"#,
+        "wrong_result",
+        Some("f32_bound"),
+        "element",
+    ),
     // 10.2: threads past the end store the sum plus 0: one of them may overwrite the
     // lane that added an element (a store of the same word by 64 lanes, any one wins).
     (

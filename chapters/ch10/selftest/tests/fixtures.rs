@@ -456,3 +456,95 @@ fn other_right_ways_pass() {
     );
     chapter::check_tests::assert_passed("10.8", &out);
 }
+
+/// 10.8 where a warp with no element skips its shuffles (a vote, the same in all its
+/// lanes), and the whole grid returns on an empty input: right, fewer shuffles than five
+/// a warp of the grid.
+#[kernel]
+fn shuffle_busy_warps_only(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
+    if data.is_empty() {
+        return;
+    }
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    let mut v = 0u32;
+    while i < data.len() {
+        v = v.wrapping_add(data.load(i));
+        i += stride;
+    }
+    if warp::warp_vote_any(warp::FULL_MASK, thread::index_1d() < data.len()) {
+        let total = warp_sum(v);
+        if warp::lane_id() == 0 {
+            sum.atomic_add(0, total);
+        }
+    }
+}
+
+#[test]
+fn warps_with_no_element_may_skip_their_shuffles() {
+    let out = run(
+        "10.8",
+        Kernels {
+            sum_warp_shuffle: shuffle_busy_warps_only::KERNEL,
+            ..REFERENCE
+        },
+    );
+    chapter::check_tests::assert_passed("10.8", &out);
+}
+
+/// 10.2 storing its element in place of the sum plus its element: the race hides it in
+/// the sum (every store may be lost), the stores do not.
+#[kernel]
+fn naive_stores_its_element(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
+    let i = thread::index_1d();
+    if i < data.len() {
+        let _ = sum.load(0);
+        sum.store(0, data.load(i));
+    }
+}
+
+/// 10.4's array filled, then thread 0 adds its words one after another: no tree.
+#[kernel]
+fn words_added_by_thread_0(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
+    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    if t == 0 {
+        let mut total = 0u32;
+        for w in 0..thread::block_dim_x() {
+            total = total.wrapping_add(partial.load(w));
+        }
+        sum.atomic_add(0, total);
+    }
+}
+
+#[test]
+fn what_the_sum_and_the_counters_hide() {
+    let out = run(
+        "10.2",
+        Kernels {
+            sum_naive: naive_stores_its_element::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect(
+        out,
+        Status::WrongResult,
+        None,
+        "stores the sum it loaded plus its element",
+    );
+    let out = run(
+        "10.4",
+        Kernels {
+            sum_tree_interleaved: words_added_by_thread_0::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect(
+        out,
+        Status::WrongTechnique,
+        Some("tree_shape"),
+        "words of the block's array in its commit",
+    );
+}
