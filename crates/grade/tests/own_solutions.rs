@@ -2134,15 +2134,27 @@ const CH10: [&str; 8] = [
     "10.2", "10.3", "10.4", "10.5", "10.6", "10.7", "10.8", "10.9",
 ];
 
-/// Grades a clone with `edits` on chapter 10's exercises: the failures, one a line.
+/// Grades a clone with `edits` on chapter 10's exercises, on the public inputs and on
+/// those of five private seeds: the failures, one a line.
 fn ch10_failures(name: &str, edits: &[(&str, &str, &str)]) -> Vec<String> {
     let dir = student_with(name, edits);
-    let (report, _) = grade(&dir, &CH10);
     let mut failed = Vec::new();
-    for id in CH10 {
-        let e = exercise(&report, id);
-        if e["status"] != "pass" || e["points"]["earned"] != e["points"]["possible"] {
-            failed.push(format!("{id}: {} - {}", e["status"], e["reason"]));
+    let seeds = (1..=5).map(|k| format!("private seed {k} of the chapter 10 test"));
+    for seed in std::iter::once(String::new()).chain(seeds) {
+        let mut args = vec!["--json"];
+        if !seed.is_empty() {
+            args.extend(["--seed", &seed]);
+        }
+        let report = clones::grade_raw(&dir, &CH10, &args, &[]);
+        let report: serde_json::Value = serde_json::from_str(&report).expect("the JSON report");
+        for id in CH10 {
+            let e = exercise(&report, id);
+            if e["status"] != "pass" || e["points"]["earned"] != e["points"]["possible"] {
+                failed.push(format!(
+                    "{name}, {id} `{seed}`: {} - {}",
+                    e["status"], e["reason"]
+                ));
+            }
         }
     }
     failed
@@ -2164,6 +2176,190 @@ fn chapter_10_solved_in_three_students_own_ways_passes() {
 /// the failure each must be named by and a word of its hint, as in [`MISTAKES`]. The
 /// function named is replaced; an exercise's other regions stay the reference's.
 const MISTAKES_10: &[Mistake] = &[
+    // 10.3's loop starting at the thread's index in its block: every block adds the same
+    // elements.
+    (
+        "10.3",
+        "sum_atomic",
+        r#"    let mut i = thread::thread_idx_x();
+    while i < data.len() {
+        sum.atomic_add(0, data.load(i));
+        i += thread::grid_stride_x();
+    }"#,
+        "wrong_result",
+        None,
+        "start at the thread's global index",
+    ),
+    // 10.5 without the barrier between the stores and the first round.
+    (
+        "10.5",
+        "sum_tree_strided_index",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    let mut stride = 1;
+    while stride < thread::block_dim_x() {
+        let index = 2 * stride * t;
+        if index < thread::block_dim_x() {
+            partial.store(index, partial.load(index).wrapping_add(partial.load(index + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "race",
+        None,
+        "before the first round",
+    ),
+    // 10.6 without the barrier between the stores and the tree.
+    (
+        "10.6",
+        "sum_tree_sequential",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "race",
+        None,
+        "before the first round",
+    ),
+    // 10.7 without the barrier between the runs' sums and the tree.
+    (
+        "10.7",
+        "sum_coarsened",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let segment = thread::block_idx_x() * block * coarsen;
+    let mut mine = 0u32;
+    for k in 0..coarsen {
+        mine = mine.wrapping_add(load_or_zero(data, segment + k * block + t));
+    }
+    partial.store(t, mine);
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "race",
+        None,
+        "after the threads store their sums",
+    ),
+    // `k * coarsen` for `k * block`: the runs overlap and leave elements out.
+    (
+        "10.7",
+        "sum_coarsened",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let segment = thread::block_idx_x() * block * coarsen;
+    let mut mine = 0u32;
+    for k in 0..coarsen {
+        mine = mine.wrapping_add(load_or_zero(data, segment + k * coarsen + t));
+    }
+    partial.store(t, mine);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "wrong_result",
+        None,
+        "coarsen",
+    ),
+    // The offsets start at 32: the first shuffle brings every lane its own value.
+    (
+        "10.8",
+        "warp_sum",
+        r#"    let mut total = value;
+    let mut offset = 32;
+    while offset > 0 {
+        total = total.add(warp::warp_shuffle_down(warp::FULL_MASK, total, offset, 32));
+        offset /= 2;
+    }
+    total"#,
+        "wrong_result",
+        None,
+        "five shuffles",
+    ),
+    // A butterfly leaves the warp's sum in every lane, and every lane adds it.
+    (
+        "10.8",
+        "sum_warp_shuffle",
+        r#"    let mut v = 0u32;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        v = v.wrapping_add(data.load(i));
+        i += thread::grid_stride_x();
+    }
+    let mut mask = 16;
+    while mask > 0 {
+        v = v.wrapping_add(warp::warp_shuffle_xor(warp::FULL_MASK, v, mask, 32));
+        mask /= 2;
+    }
+    sum.atomic_add(0, v);"#,
+        "wrong_result",
+        None,
+        "only lane 0",
+    ),
+    // Lane 0 stores its own value, not its warp's sum.
+    (
+        "10.9",
+        "block_sum",
+        r#"    let lane = warp::lane_id();
+    let warp = thread::thread_idx_x() / 32;
+    let _ = warp_sum(value);
+    if lane == 0 {
+        warp_sums.store(warp, value);
+    }
+    thread::sync_threads();
+    let mut block_total = T::ZERO;
+    if warp == 0 {
+        let warps = thread::block_dim_x() / 32;
+        let mine = if lane < warps { warp_sums.load(lane) } else { T::ZERO };
+        block_total = warp_sum(mine);
+    }
+    block_total"#,
+        "wrong_result",
+        None,
+        "the warp's sum",
+    ),
+    // The tail indexed from the number of vectors, not of their elements: elements
+    // added twice.
+    (
+        "10.9",
+        "thread_sum",
+        r#"    let vectors = data.cast::<U32x4>();
+    let n = vectors.len();
+    let stride = thread::grid_stride_x();
+    let mut v = thread::index_1d();
+    let mut acc = T::ZERO;
+    while v < n && n - v > 3 * stride {
+        let a = vectors.load(v);
+        let b = vectors.load(v + stride);
+        let c = vectors.load(v + 2 * stride);
+        let d = vectors.load(v + 3 * stride);
+        acc = add_vector(add_vector(add_vector(add_vector(acc, a), b), c), d);
+        v += 4 * stride;
+    }
+    while v < n {
+        acc = add_vector(acc, vectors.load(v));
+        v += stride;
+    }
+    let mut i = n + thread::index_1d();
+    while i < data.len() {
+        acc = acc.add(data.load(i));
+        i += stride;
+    }
+    acc"#,
+        "wrong_result",
+        None,
+        "past the last whole vector",
+    ),
     // 10.4 without a tree: thread 0 adds the block's words one after another.
     (
         "10.4",
@@ -2243,7 +2439,7 @@ const MISTAKES_10: &[Mistake] = &[
     acc"#,
         "wrong_result",
         Some("f32_bound"),
-        "element",
+        "`from_word`",
     ),
     // 10.2: threads past the end store the sum plus 0: one of them may overwrite the
     // lane that added an element (a store of the same word by 64 lanes, any one wins).

@@ -548,3 +548,74 @@ fn what_the_sum_and_the_counters_hide() {
         "words of the block's array in its commit",
     );
 }
+
+/// 10.7 with each run walked from its last element: right, and coalesced.
+#[kernel]
+fn coarsened_from_the_end(data: GlobalSlice<u32>, sum: GlobalSlice<u32>, coarsen: u32) {
+    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let segment = thread::block_idx_x() * block * coarsen;
+    let mut mine = 0u32;
+    let mut k = coarsen;
+    while k > 0 {
+        k -= 1;
+        mine = mine.wrapping_add(load_or_zero(data, segment + k * block + t));
+    }
+    partial.store(t, mine);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }
+}
+
+/// On every length up to five blocks' runs, a run walked from its end is coalesced (the
+/// warp that straddles the input's end issues two steps' loads as one request on the
+/// emulator), and a run of neighbouring elements per thread is not, once the input fills
+/// whole warps.
+#[test]
+fn runs_from_the_end_are_coalesced_at_every_length() {
+    let mut dev = gpu_host::Device::emulator();
+    for coarsen in [2u32, 4] {
+        for n in 1..=5 * 64 * coarsen as usize {
+            let data = ch10::inputs::uniform(n, 1000, n as u64);
+            let run = ch10::launch::sum_coarsened(
+                &mut dev,
+                &coarsened_from_the_end::KERNEL,
+                &data,
+                64,
+                coarsen,
+            )
+            .expect("launch");
+            assert_eq!(run.sum, [ch10::reference::sum_u32(&data)], "n = {n}");
+            let c = run.report.counters().expect("emulated");
+            assert!(
+                ch10::checks::coarsened_loads_coalesced(c, coarsen),
+                "n = {n}, coarsen {coarsen}: {c:?}"
+            );
+        }
+        let data = ch10::inputs::uniform(256 * coarsen as usize, 1000, 7);
+        let run = ch10::launch::sum_coarsened(
+            &mut dev,
+            &coarsened_contiguous::KERNEL,
+            &data,
+            64,
+            coarsen,
+        )
+        .expect("launch");
+        let c = run.report.counters().expect("emulated");
+        assert!(
+            !ch10::checks::coarsened_loads_coalesced(c, coarsen),
+            "contiguous runs, coarsen {coarsen}: {c:?}"
+        );
+    }
+    let out = run(
+        "10.7",
+        Kernels {
+            sum_coarsened: coarsened_from_the_end::KERNEL,
+            ..REFERENCE
+        },
+    );
+    chapter::check_tests::assert_passed("10.7", &out);
+}
