@@ -2176,6 +2176,73 @@ fn chapter_10_solved_in_three_students_own_ways_passes() {
 /// the failure each must be named by and a word of its hint, as in [`MISTAKES`]. The
 /// function named is replaced; an exercise's other regions stay the reference's.
 const MISTAKES_10: &[Mistake] = &[
+    // The rounds bounded by the shared array's length, not the block's.
+    (
+        "10.4",
+        "sum_tree_interleaved",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    let mut stride = 1;
+    while stride < partial.len() {
+        if t % (2 * stride) == 0 {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "wrong_result",
+        Some("uninitialised_shared"),
+        "below the block's size",
+    ),
+    // `stride` from half the shared array, not half the block.
+    (
+        "10.6",
+        "tree_sequential",
+        r#"    let t = thread::thread_idx_x();
+    let mut stride = MAX_BLOCK / 2;
+    while stride > 0 {
+        if t < stride {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride /= 2;
+    }"#,
+        "wrong_result",
+        Some("uninitialised_shared"),
+        "half the block",
+    ),
+    // A warp's sum shuffled for every element, inside the grid-stride loop.
+    (
+        "10.8",
+        "sum_warp_shuffle",
+        r#"    let mut i = thread::index_1d();
+    while i < data.len() {
+        let total = warp_sum(data.load(i));
+        if warp::lane_id() == 0 {
+            sum.atomic_add(0, total);
+        }
+        i += thread::grid_stride_x();
+    }"#,
+        "barrier_error",
+        None,
+        "the loop",
+    ),
+    // Every thread adds what `block_sum` returned it (only thread 0's is the block's sum).
+    (
+        "10.9",
+        "sum_fastest_u32",
+        r#"    let warp_sums = shared_array![u32; 32];
+    let total = block_sum(thread_sum(data), warp_sums);
+    sum.atomic_add(0, total);"#,
+        "wrong_result",
+        None,
+        "only thread 0",
+    ),
     // 10.3's loop starting at the thread's index in its block: every block adds the same
     // elements.
     (
@@ -3049,7 +3116,7 @@ const MISTAKES_10: &[Mistake] = &[
     acc"#,
         "wrong_result",
         None,
-        "every element of every vector",
+        "every element added once",
     ),
     // A round's vectors loaded into an array and added in a loop whose length is known
     // only at run time: the array is indexed at run time (local memory).
