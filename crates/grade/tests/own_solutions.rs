@@ -2720,6 +2720,29 @@ const MISTAKES_10: &[Mistake] = &[
         None,
         "inside the `if`",
     ),
+    // No barrier between the stores and the first round: the first rounds pair words of
+    // one warp, which the emulator's lockstep would order (its lanes are checked apart).
+    (
+        "10.4",
+        "sum_tree_interleaved",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    let mut stride = 1;
+    while stride < thread::block_dim_x() {
+        if t % (2 * stride) == 0 {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "race",
+        None,
+        "before the first round",
+    ),
     // The rounds start at stride 2: the odd words are never added.
     (
         "10.4",

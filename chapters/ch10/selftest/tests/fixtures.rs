@@ -619,3 +619,37 @@ fn runs_from_the_end_are_coalesced_at_every_length() {
     );
     chapter::check_tests::assert_passed("10.7", &out);
 }
+
+/// 10.4 without the barrier between the stores and the first round: the first five
+/// rounds pair words of one warp, which the emulator's lockstep would order.
+// The condition as the book writes it.
+#[allow(clippy::manual_is_multiple_of)]
+#[kernel]
+fn interleaved_no_first_barrier(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
+    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    let mut stride = 1;
+    while stride < thread::block_dim_x() {
+        if t % (2 * stride) == 0 {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }
+}
+
+#[test]
+fn a_missing_barrier_inside_a_warp_is_a_race() {
+    let out = run(
+        "10.4",
+        Kernels {
+            sum_tree_interleaved: interleaved_no_first_barrier::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect(out, Status::Race, None, "Read-after-Write");
+}

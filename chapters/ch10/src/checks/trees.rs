@@ -35,6 +35,8 @@ enum Tree {
 /// data followed, then the counters.
 fn check_tree(ctx: &mut Ctx, name: &str, k: SumKernel, tree: Tree) -> Checked {
     ctx.follow_data();
+    // A round that reads a neighbour's word must wait for it, inside a warp too.
+    ctx.order_lanes();
     let mut launches = 0;
     let (mut diverg, mut conflicts, mut blocks) = (0u64, 0u64, 0u64);
     let mut later: Option<Outcome> = None;
@@ -167,6 +169,7 @@ const COARSEN: [(u32, u32); 2] = [(64, 2), (64, 4)];
 
 pub(crate) fn check_10_7(ctx: &mut Ctx) -> Checked {
     ctx.follow_data();
+    ctx.order_lanes();
     let k = ctx.k.sum_coarsened;
     let mut launches = 0;
     let mut later: Option<Outcome> = None;
