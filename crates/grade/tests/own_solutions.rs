@@ -2132,8 +2132,32 @@ const OWN_10_3: &[(&str, &str, &str)] = &[
 /// A fourth student's chapter 10: the index of 10.5 by shifts over counted rounds, 10.6's
 /// thread past the end storing its 0 in a branch of its own, 10.7's run leaving its loop
 /// at the input's end, 10.8's butterfly by `warp_shuffle_idx` (lane `l ^ offset`), and
-/// 10.9's tail read as words and taken as elements (`from_word`).
+/// 10.9's tail read as words and taken as elements (`from_word`); its tree's last rounds
+/// in warp 0 alone, ordered by `__syncwarp` (`warp::sync_warp`) instead of barriers.
 const OWN_10_4: &[(&str, &str, &str)] = &[
+    (
+        "ch10.rs",
+        "tree_sequential",
+        r#"    let t = thread::thread_idx_x();
+    let mut stride = thread::block_dim_x() / 2;
+    while stride > 32 {
+        if t < stride {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride /= 2;
+    }
+    if t < 32 {
+        while stride > 0 {
+            if t < stride {
+                partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+            }
+            warp::sync_warp(warp::FULL_MASK);
+            stride /= 2;
+        }
+    }
+    thread::sync_threads();"#,
+    ),
     (
         "ch10.rs",
         "sum_tree_strided_index",
@@ -2283,6 +2307,33 @@ fn chapter_10_solved_in_four_students_own_ways_passes() {
 /// the failure each must be named by and a word of its hint, as in [`MISTAKES`]. The
 /// function named is replaced; an exercise's other regions stay the reference's.
 const MISTAKES_10: &[Mistake] = &[
+    // The last rounds in warp 0 with neither barrier nor `__syncwarp` (the
+    // warp-synchronous tail of old CUDA, unsafe since Volta).
+    (
+        "10.6",
+        "tree_sequential",
+        r#"    let t = thread::thread_idx_x();
+    let mut stride = thread::block_dim_x() / 2;
+    while stride > 32 {
+        if t < stride {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride /= 2;
+    }
+    if t < 32 {
+        while stride > 0 {
+            if t < stride {
+                partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+            }
+            stride /= 2;
+        }
+    }
+    thread::sync_threads();"#,
+        "race",
+        None,
+        "after each",
+    ),
     // The rounds bounded by the shared array's length, not the block's.
     (
         "10.4",
