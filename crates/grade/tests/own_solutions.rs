@@ -9,6 +9,10 @@
 //! a missing barrier must not pass because the emulator's one schedule happens to give the
 //! right counts.
 //!
+//! Chapter 10 has four students' own solutions of every exercise after 10.1 (`OWN_10` to
+//! `OWN_10_4`, graded on the public inputs and five private seeds) and several mistakes
+//! per exercise (`MISTAKES_10`, each in a clone of its own).
+//!
 //! Each grades a whole course copy (minutes in all): ignored by the README's `cargo test`,
 //! run by `.ci/run` (`cargo test -p grade --test own_solutions -- --include-ignored`).
 
@@ -2132,7 +2136,8 @@ const OWN_10_3: &[(&str, &str, &str)] = &[
 /// A fourth student's chapter 10: the index of 10.5 by shifts over counted rounds, 10.6's
 /// thread past the end storing its 0 in a branch of its own, 10.7's run leaving its loop
 /// at the input's end, 10.8's butterfly by `warp_shuffle_idx` (lane `l ^ offset`), and
-/// 10.9's tail read as words and taken as elements (`from_word`); its tree's last rounds
+/// 10.9's round of vectors in an array of `VECS_IN_FLIGHT` (constant indices: registers)
+/// and its tail read as words and taken as elements (`from_word`); its tree's last rounds
 /// in warp 0 alone, ordered by `__syncwarp` (`warp::sync_warp`) instead of barriers.
 const OWN_10_4: &[(&str, &str, &str)] = &[
     (
@@ -2236,16 +2241,16 @@ const OWN_10_4: &[(&str, &str, &str)] = &[
     let stride = thread::grid_stride_x();
     let mut v = thread::index_1d();
     let mut acc = T::ZERO;
-    while v < n && n - v > 3 * stride {
-        let a = vectors.load(v);
-        let b = vectors.load(v + stride);
-        let c = vectors.load(v + 2 * stride);
-        let d = vectors.load(v + 3 * stride);
-        acc = add_vector(acc, a);
-        acc = add_vector(acc, b);
-        acc = add_vector(acc, c);
-        acc = add_vector(acc, d);
-        v += 4 * stride;
+    let vecs = FastestPolicy::VECS_IN_FLIGHT;
+    while v < n && n - v > (vecs - 1) * stride {
+        let mut round = [U32x4([0; 4]); FastestPolicy::VECS_IN_FLIGHT as usize];
+        for (k, slot) in round.iter_mut().enumerate() {
+            *slot = vectors.load(v + k as u32 * stride);
+        }
+        for vector in round {
+            acc = add_vector(acc, vector);
+        }
+        v += vecs * stride;
     }
     while v < n {
         acc = add_vector(acc, vectors.load(v));
