@@ -25,7 +25,7 @@ GEN = os.path.join(ROOT, "book", "gen")
 TERMS = {
     "thread": [r"threads?"], "kernel": [r"kernels?"], "block": [r"blocks?"],
     "grid": [r"grids?"], "launch": [r"launch(?:es|ed)?"], "warp": [r"warps?"],
-    "lane": [r"lanes?"], "sm": [r"SMs?"], "smsp": [r"SMSPs?", r"sub-partitions?"],
+    "lane": [r"lanes?"], "sm": [r"SMs?"], "smsp": [r"SMSPs?", r"sub-partitions?", r"`smsp__\w+(?:\.\w+)?`"],
     "simt": [r"SIMT"], "spmd": [r"SPMD"], "divergence": [r"divergen(?:ce|t)"],
     "simt-efficiency": [r"SIMT efficiency"], "active-mask": [r"active mask"],
     "barrier": [r"barriers?"], "warp-collective": [r"(?:warp )?collectives?"],
@@ -41,7 +41,7 @@ TERMS = {
     "coarsening": [r"coarsening"], "aggregation": [r"aggregation"],
     "cas": [r"compare-and-swap"], "ptx": [r"PTX"], "ptxas": [r"ptxas", r"`ptxas`"],
     "sass": [r"SASS"], "atoms": [r"ATOMS", r"`ATOMS(?:\.POPC\.INC)?`"],
-    "atomg": [r"ATOMG", r"`ATOMG`"], "red": [r"REDG", r"`REDG?`"],
+    "atom": [r"`ATOM(?:\.[A-Z0-9]+)*`"], "red": [r"REDG", r"`REDG?`"],
     "cuda-event": [r"CUDA events?", r"event-timed"], "nsight-compute": [r"Nsight Compute"],
     "wavefront": [r"wavefronts?"], "stall-reasons": [r"long scoreboard", r"stall(?:s|ed)?"],
     "mio": [r"MIO"], "pipe": [r"pipes?"],

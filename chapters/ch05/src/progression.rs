@@ -15,8 +15,6 @@ use crate::launch::{self, Run, one_per_thread, word_grid, word_grid_n};
 use crate::reference;
 use chapter::app::Steps;
 use chapter::inputs::InputKind;
-use chapter::row::Counters;
-use course::Outcome;
 use gpu_host::{Device, LaunchConfig, LaunchError};
 use serde::Serialize;
 use solutions::ch05::{SPMD_N, stride_grid};
@@ -166,37 +164,12 @@ impl Rowed<'_> {
         let launch = Launch {
             launch: describe(&self.cfg),
         };
-        let mut row = Row {
+        Row {
             grid: self.cfg.blocks() as u32,
             block: self.cfg.threads_per_block() as u32,
             ..Row::new(self.step, self.kernel, "", self.n as u64, launch)
-        };
-        match run {
-            Err(e) => {
-                let o = Outcome::from_launch_error(&e);
-                row.status = o.status.label().to_string();
-                row.note = Some(o.reason);
-            }
-            Ok(run) => {
-                row.counters = Counters::from(run.report.counters());
-                row.ncu = chapter::row::ncu_counters(run.report.counters());
-                row.gpu = run.report.gpu_time.map(|t| GpuTime {
-                    ns: t.as_nanos() as u64,
-                    bytes: self.bytes,
-                });
-                row.correct = run.out == expected;
-                let race = course::findings_outcome(run.report.findings());
-                row.status = match (&race, row.correct) {
-                    (Some(o), _) => {
-                        row.note = Some(o.reason.clone());
-                        o.status.label().to_string()
-                    }
-                    (None, true) => "correct".into(),
-                    (None, false) => "wrong".into(),
-                };
-            }
         }
-        row
+        .launched(run, self.bytes, |out| out == expected)
     }
 }
 

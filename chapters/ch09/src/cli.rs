@@ -2,14 +2,13 @@
 //! the `bench` and `demo-racecheck` subcommands.
 
 use ch09::bench::data::Input;
-use ch09::bench::{Dtype, Options, Tool};
+use ch09::bench::{CommonArgs, Dtype, Options, Tool};
 // `--device`, printing, `--trace`, the table or JSON and the end of `bench` are the
 // same in every chapter: `cli::DeviceArg`, `cli::print`, ... are `chapter::cli`'s.
 pub use chapter::cli::*;
 use chapter::timing::MAX_BENCH_MIB;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// What to run instead of the progression.
 #[derive(Debug, Subcommand)]
@@ -131,41 +130,18 @@ pub fn check_block(block: u32) -> Result<u32, String> {
 /// Options of `bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Bytes of every input, in MiB (the u32 inputs hold a quarter as many values).
-    #[arg(long, value_name = "N", default_value_t = 1024)]
-    pub size_mib: u64,
+    /// Size, launches, budget, anchors.
+    #[command(flatten)]
+    pub common: CommonArgs,
     /// The size sweep: the bench at each of these sizes in MiB, one after another
     /// (e.g. --sizes 1,4,16,64,256,1024,4095); writes every size's report under
     /// OUT/size-<size>/ and OUT/sizes.json, and prints the best kernel against the read
     /// kernel and CUB at each size.
     #[arg(long, value_name = "MIB,...", value_delimiter = ',', conflicts_with_all = ["size_mib", "variants", "extensions"])]
     pub sizes: Vec<u64>,
-    /// Timed launches per case, at most (fewer when one is slower than --budget-ms allows).
-    #[arg(long, value_name = "R", default_value_t = chapter::timing::DEFAULT_REPS)]
-    pub reps: u32,
-    /// Untimed launches before the timed ones, at most.
-    #[arg(long, value_name = "W", default_value_t = chapter::timing::DEFAULT_WARMUP)]
-    pub warmup: u32,
-    /// About how long to spend per case, in milliseconds (at least one timed run each).
-    #[arg(long, value_name = "MS", default_value_t = 2000)]
-    pub budget_ms: u64,
     /// Directory for bench.csv and bench.json (and a CUB build).
     #[arg(long, value_name = "DIR", default_value = "ch09-bench")]
     pub out: PathBuf,
-    /// The compiled CUB program (bench/cub_histogram.cu) [default: compile
-    /// it with nvcc when nvcc is on PATH].
-    #[arg(long, value_name = "PATH")]
-    pub cub: Option<PathBuf>,
-    /// The PyTorch script (bench/torch_bincount.py) [default: the copy built
-    /// into this program].
-    #[arg(long, value_name = "PATH")]
-    pub torch: Option<PathBuf>,
-    /// The Python that has PyTorch.
-    #[arg(long, value_name = "PROGRAM", default_value = "python3")]
-    pub python: String,
-    /// Leave out: cpu, cub, torch (comma-separated or repeated).
-    #[arg(long, value_name = "WHAT", value_delimiter = ',')]
-    pub skip: Vec<String>,
     /// Only these element types: u8, u32 (repeatable) [default: both].
     #[arg(long, value_name = "TYPE")]
     pub dtype: Vec<String>,
@@ -208,16 +184,6 @@ pub struct BenchArgs {
     /// program runs from the course's workspace; else a paragraph built in].
     #[arg(long, value_name = "PATH")]
     pub text: Option<PathBuf>,
-    /// Seed of the random inputs.
-    #[arg(long, value_name = "S", default_value_t = chapter::timing::DEFAULT_SEED)]
-    pub seed: u64,
-    /// Threads of the multi-threaded CPU baseline [default: every core].
-    #[arg(long, value_name = "N")]
-    pub cpu_threads: Option<usize>,
-    /// Directory for the input files CUB and PyTorch read [default: /dev/shm, else the
-    /// system's temporary directory].
-    #[arg(long, value_name = "DIR")]
-    pub tmp: Option<PathBuf>,
     /// Whose kernels: the reference's alone, or yours too (`student`): each step's kernel
     /// of kernels/src/ch09.rs in a row of its own beside the reference's, on the same input
     /// (each first rehearsed on the emulator: one that would trap stays off the GPU).
@@ -231,7 +197,6 @@ pub const MAX_U32_BENCH_BINS: u32 = 1 << 16;
 impl BenchArgs {
     /// The bench's options, checked. The error is one line.
     pub fn options(&self, command: String) -> Result<Options, String> {
-        let runs = chapter::timing::bench_runs(self.size_mib, self.warmup, self.reps, self.seed)?;
         if let Some(bad) = self.sizes.iter().find(|&&s| s == 0 || s > MAX_BENCH_MIB) {
             return Err(format!(
                 "--sizes: every size must be between 1 and {MAX_BENCH_MIB} MiB, got {bad}"
@@ -244,36 +209,10 @@ impl BenchArgs {
             ));
         }
         let mut o = Options {
-            runs,
-            budget: Duration::from_millis(self.budget_ms.max(1)),
+            common: self.common.common(self.out.clone(), command)?,
             u32_bins: self.u32_bins,
-            python: self.python.clone(),
-            out_dir: self.out.clone(),
-            tmp_dir: self.tmp.clone(),
-            command,
             ..Options::default()
         };
-        if let Some(t) = self.cpu_threads {
-            o.cpu_threads = t.max(1);
-        }
-        for what in &self.skip {
-            match what.trim() {
-                "cpu" => o.cpu = false,
-                "cub" => o.cub = Tool::Off,
-                "torch" => o.torch = Tool::Off,
-                other => {
-                    return Err(format!(
-                        "--skip {other}: what can be left out is cpu, cub and torch"
-                    ));
-                }
-            }
-        }
-        if let (Some(p), false) = (&self.cub, o.cub == Tool::Off) {
-            o.cub = Tool::Path(p.clone());
-        }
-        if let (Some(p), false) = (&self.torch, o.torch == Tool::Off) {
-            o.torch = Tool::Path(p.clone());
-        }
         if !self.dtype.is_empty() {
             o.dtypes = Vec::new();
             for d in &self.dtype {
@@ -317,8 +256,8 @@ impl BenchArgs {
             }
             o.variants = true;
             o.dtypes = vec![Dtype::U8];
-            o.cpu = false;
-            o.torch = Tool::Off;
+            o.common.cpu = false;
+            o.common.torch = Tool::Off;
             o.steps.clear();
         }
         o.same_grid = self.same_grid;
@@ -337,8 +276,8 @@ impl BenchArgs {
             }
             o.extensions = true;
             o.dtypes = vec![Dtype::U8];
-            o.cpu = false;
-            o.torch = Tool::Off;
+            o.common.cpu = false;
+            o.common.torch = Tool::Off;
             o.steps.clear();
         }
         Ok(o)
@@ -469,10 +408,10 @@ mod tests {
             panic!("{cli:?}")
         };
         let o = b.options("ch09 bench".into()).unwrap();
-        assert_eq!(o.runs.size_bytes, 64 << 20);
-        assert_eq!((o.runs.reps, o.runs.warmup), (5, 3));
+        assert_eq!(o.common.runs.size_bytes, 64 << 20);
+        assert_eq!((o.common.runs.reps, o.common.runs.warmup), (5, 3));
         assert_eq!(
-            (o.cub.clone(), o.torch.clone(), o.cpu),
+            (o.common.cub.clone(), o.common.torch.clone(), o.common.cpu),
             (Tool::Off, Tool::Off, true)
         );
         assert_eq!(o.dtypes, [Dtype::U32]);

@@ -278,21 +278,26 @@ fn bench(b: &cli::BenchArgs) -> ExitCode {
             Err(e) => return usage_error(e),
         };
         let written = sweep
-            .write(&opts.out_dir)
+            .write(&opts.common.out_dir)
             .map(|json| format!("wrote {} (and a folder per size)", json.display()));
-        return cli::finish_bench(&sweep.table(), written, &opts.out_dir, sweep.all_correct());
+        return cli::finish_bench(
+            &sweep.table(),
+            written,
+            &opts.common.out_dir,
+            sweep.all_correct(),
+        );
     }
     let report = match ch09::bench::run(&opts, &mut progress) {
         Ok(r) => r,
         Err(e) => return usage_error(e),
     };
     let written = report
-        .write(&opts.out_dir)
+        .write(&opts.common.out_dir)
         .map(|(csv, json)| format!("wrote {} and {}", csv.display(), json.display()));
     cli::finish_bench(
         &report.table(),
         written,
-        &opts.out_dir,
+        &opts.common.out_dir,
         report.all_correct(),
     )
 }

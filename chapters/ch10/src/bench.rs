@@ -19,17 +19,16 @@
 use crate::kernels::{CoarsenedKernel, Kernels, REFERENCE, SumF32Kernel, SumKernel};
 use crate::{inputs, reference};
 use ::bench::data::Input;
-use ::bench::external::{self, Source, Tool};
+use ::bench::external::{self, Source};
 use ::bench::measure::{
     Budget, HostData, Measured, Uploaded, first_line, measure_checked, measure_cpu_checked,
 };
+use ::bench::options::Common;
 use ::bench::report::{Header, Report, Row, Target};
 use ::bench::steps::Step;
 use chapter::launch::{Shape, coarsened, one_per_thread};
 use course::KernelSource;
 use gpu_host::{Device, LaunchError};
-use std::path::PathBuf;
-use std::time::Duration;
 
 /// Chapter 10's anchors: `cub::DeviceReduce::Sum` and `torch.sum`.
 pub const CUB: &Source = &external::CUB_REDUCE;
@@ -86,61 +85,24 @@ pub enum StepKernel {
     F32(SumF32Kernel),
 }
 
-/// What to measure and how.
+/// What to measure and how: what every chapter's bench takes ([`Common`]), and the
+/// chapter's own choices.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Input size (`--size-mib`, default 1 GiB), launches at most, and seed.
-    pub runs: chapter::timing::BenchRuns,
-    /// Time to spend per case, about (at least one timed run each).
-    pub budget: Duration,
+    /// Size, launches, budget, anchors and where the results go.
+    pub common: Common,
     /// The element types to run.
     pub dtypes: Vec<Dtype>,
     /// Only these steps (`10.9` …); all when empty.
     pub steps: Vec<String>,
-    /// The CPU rows.
-    pub cpu: bool,
-    /// Threads of the multi-threaded CPU row.
-    pub cpu_threads: usize,
-    /// CUB.
-    pub cub: Tool,
-    /// PyTorch.
-    pub torch: Tool,
-    /// The Python interpreter for PyTorch.
-    pub python: String,
-    /// Where `bench.csv`, `bench.json` and a compiled CUB go.
-    pub out_dir: PathBuf,
-    /// Where the input files for CUB and PyTorch are written (default: `/dev/shm` when
-    /// it has room, else the system's temporary directory).
-    pub tmp_dir: Option<PathBuf>,
-    /// The command line, for the header.
-    pub command: String,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
-            runs: chapter::timing::BenchRuns::of(1 << 30),
-            budget: Duration::from_millis(2000),
+            common: Common::new("ch10-bench"),
             dtypes: Dtype::ALL.to_vec(),
             steps: Vec::new(),
-            cpu: true,
-            cpu_threads: ::bench::cpu::cores(),
-            cub: Tool::Auto,
-            torch: Tool::Auto,
-            python: "python3".into(),
-            out_dir: PathBuf::from("ch10-bench"),
-            tmp_dir: None,
-            command: String::new(),
-        }
-    }
-}
-
-impl Options {
-    /// The runs and time budget every measurement reads.
-    pub fn budget(&self) -> Budget {
-        Budget {
-            runs: self.runs,
-            budget: self.budget,
         }
     }
 }
@@ -262,7 +224,7 @@ fn header(dev: &Device, opts: &Options) -> Header {
                  events around each call, twice the L2 read before each too. GB/s = input \
                  bytes / median time (10^9 B/s)."
             .into(),
-        ..::bench::provenance::header(dev, &opts.budget(), opts.cpu_threads, &opts.command)
+        ..opts.common.header(dev)
     }
 }
 
@@ -274,11 +236,14 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
         header: header(dev, opts),
         rows: Vec::new(),
     };
-    let budget = opts.budget();
+    let budget = opts.common.budget();
     let (cub, torch) = external::tools(
-        [(CUB, &opts.cub, "CUB"), (TORCH, &opts.torch, "torch.sum")],
-        &opts.python,
-        &opts.out_dir.join("tools"),
+        [
+            (CUB, &opts.common.cub, "CUB"),
+            (TORCH, &opts.common.torch, "torch.sum"),
+        ],
+        &opts.common.python,
+        &opts.common.out_dir.join("tools"),
         dev.props().compute_capability,
         &mut report.header.notes,
     );
@@ -286,21 +251,21 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
     let mut warmed = false;
     for &dtype in &opts.dtypes {
         let tag = format!("[{} {input}]", dtype.name());
-        let n = (opts.runs.size_bytes / 4) as usize;
+        let n = (opts.common.runs.size_bytes / 4) as usize;
         progress(&format!(
             "{tag} generating {} MiB",
-            opts.runs.size_bytes >> 20
+            opts.common.runs.size_bytes >> 20
         ));
         // An f32 input travels as its bits: the device, the read kernel and the anchors'
         // files see the same bytes.
         let (data, expected) = match dtype {
             Dtype::U32 => {
-                let d = inputs::uniform(n, 1000, opts.runs.seed);
+                let d = inputs::uniform(n, 1000, opts.common.runs.seed);
                 let sum = reference::sum_u32(&d);
                 (HostData::U32(d), Expected::U32(sum))
             }
             Dtype::F32 => {
-                let d = inputs::f32_uniform(n, 1000.0, opts.runs.seed);
+                let d = inputs::f32_uniform(n, 1000.0, opts.common.runs.seed);
                 let (exact, mass) = reference::sum_f64(&d);
                 let bits = d.iter().map(|x| x.to_bits()).collect();
                 (HostData::U32(bits), Expected::F32 { exact, mass, n })
@@ -341,11 +306,11 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                 up.free(dev);
             }
         }
-        if opts.cpu {
+        if opts.common.cpu {
             let depth = expected.loose_depth();
             let rows: Vec<(String, Measured)> = match &data {
                 HostData::U32(d) if dtype == Dtype::U32 => {
-                    ::bench::cpu_sum::rows_u32(d, opts.cpu_threads)
+                    ::bench::cpu_sum::rows_u32(d, opts.common.cpu_threads)
                         .into_iter()
                         .map(|(name, f)| {
                             let check = |got: &u32| expected.check(*got as f64, depth);
@@ -355,7 +320,7 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                 }
                 HostData::U32(bits) => {
                     let floats: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b)).collect();
-                    ::bench::cpu_sum::rows_f32(&floats, opts.cpu_threads)
+                    ::bench::cpu_sum::rows_f32(&floats, opts.common.cpu_threads)
                         .into_iter()
                         .map(|(name, f)| {
                             let check = |got: &f64| expected.check(*got, depth);
@@ -371,12 +336,7 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                 report.rows.push(r);
             }
         }
-        let how = external::Runner {
-            python: &opts.python,
-            tmp_dir: opts.tmp_dir.as_ref(),
-            chapter: "ch10",
-            budget: &budget,
-        };
+        let how = opts.common.runner("ch10");
         let check = |_: &[u64], sum: Option<f64>| match sum {
             Some(s) => expected.check(s, expected.loose_depth()),
             None => Some("no sum in its result".into()),
@@ -470,24 +430,29 @@ fn measure_step(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     /// The whole bench on the emulator, on a small input: every kernel right (10.2 timed,
     /// not checked), the references measured, CSV and JSON written.
     #[test]
     fn the_bench_runs_on_the_emulator() {
         let dir = std::env::temp_dir().join(format!("ch10-bench-test-{}", std::process::id()));
+        let defaults = Common::new("");
         let opts = Options {
-            runs: chapter::timing::BenchRuns {
-                size_bytes: 16 << 10,
-                warmup: 0,
-                reps: 1,
-                ..Options::default().runs
+            common: Common {
+                runs: chapter::timing::BenchRuns {
+                    size_bytes: 16 << 10,
+                    warmup: 0,
+                    reps: 1,
+                    ..defaults.runs
+                },
+                budget: Duration::from_secs(60),
+                cub: ::bench::external::Tool::Off,
+                torch: ::bench::external::Tool::Off,
+                cpu_threads: 2,
+                out_dir: dir.clone(),
+                ..defaults
             },
-            budget: Duration::from_secs(60),
-            cub: Tool::Off,
-            torch: Tool::Off,
-            cpu_threads: 2,
-            out_dir: dir.clone(),
             ..Options::default()
         };
         let report = run_on(&mut Device::emulator(), &opts, &mut |_| {});

@@ -28,12 +28,12 @@ fn bench(b: &cli::BenchArgs) -> ExitCode {
         Err(e) => return chapter::cli::usage_error(e),
     };
     let written = report
-        .write(&opts.out_dir)
+        .write(&opts.common.out_dir)
         .map(|(csv, json)| format!("wrote {} and {}", csv.display(), json.display()));
     chapter::cli::finish_bench(
         &report.table_titled("Chapter 10 bench", "issue 48"),
         written,
-        &opts.out_dir,
+        &opts.common.out_dir,
         report.all_correct(),
     )
 }

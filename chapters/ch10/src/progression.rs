@@ -13,7 +13,6 @@ use crate::launch::{self, Run, coarsened, one_per_thread};
 use crate::reference;
 use chapter::app::Steps;
 use chapter::inputs::InputKind;
-use chapter::row::Counters;
 use course::Outcome;
 use gpu_host::LaunchError;
 use serde::Serialize;
@@ -143,6 +142,10 @@ fn row<T>(
     run: Result<Run<T>, LaunchError>,
     right: impl FnOnce(&T) -> bool,
 ) -> Row {
+    let collectives = run
+        .as_ref()
+        .ok()
+        .and_then(|r| r.report.counters().map(|c| c.warp_collectives));
     let mut row = Row::new(
         step,
         kernel,
@@ -150,37 +153,12 @@ fn row<T>(
         n as u64,
         Extra {
             launch: String::new(),
-            collectives: None,
+            collectives,
         },
-    );
-    match run {
-        Err(e) => {
-            let o = Outcome::from_launch_error(&e);
-            row.status = o.status.label().to_string();
-            row.note = Some(o.reason);
-        }
-        Ok(run) => {
-            row.grid = run.grid;
-            row.block = run.block;
-            row.extra.launch = format!("<<<{}, {}>>>", run.grid, run.block);
-            row.counters = Counters::from(run.report.counters());
-            row.extra.collectives = run.report.counters().map(|c| c.warp_collectives);
-            row.ncu = chapter::row::ncu_counters(run.report.counters());
-            row.gpu = run.report.gpu_time.map(|t| chapter::timing::GpuTime {
-                ns: t.as_nanos() as u64,
-                bytes: n as u64 * 4,
-            });
-            row.correct = run.value().is_some_and(right);
-            let race = course::findings_outcome(run.report.findings());
-            row.status = match (&race, row.correct) {
-                (Some(o), _) => {
-                    row.note = Some(o.reason.clone());
-                    o.status.label().to_string()
-                }
-                (None, true) => "correct".into(),
-                (None, false) => "wrong".into(),
-            };
-        }
+    )
+    .launched(run, n as u64 * 4, |out| out.first().is_some_and(right));
+    if row.block > 0 {
+        row.extra.launch = format!("<<<{}, {}>>>", row.grid, row.block);
     }
     row
 }

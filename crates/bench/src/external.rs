@@ -155,7 +155,7 @@ pub struct Runner<'a> {
     /// The chapter (`ch09`), in the file's name.
     pub chapter: &'a str,
     /// Warm-ups, repetitions and time per case.
-    pub budget: &'a crate::measure::Budget,
+    pub budget: crate::measure::Budget,
 }
 
 /// Why an anchor's result (its bins, its sum) is wrong, if it is (`None`: right).
@@ -202,7 +202,7 @@ pub fn run_anchors(
             path,
             &file,
             (dtype, bins),
-            how.budget,
+            &how.budget,
             data.len_bytes(),
         );
         let r = match ran {

@@ -16,6 +16,8 @@
 //!   the faster.
 //! - **Anchors**: the CPU ([`cpu`], [`cpu_simd`] for histograms, [`cpu_sum`] for sums), and programs a user would run instead
 //!   of writing a kernel (CUB, PyTorch: [`external`]).
+//! - **Options** ([`options`]): what every chapter's `bench` takes alike, on the command
+//!   line and checked.
 //! - **Modes**: the size sweep ([`sizes`]) and the same-grid runs ([`steps`]).
 //! - **Results** ([`report`], [`provenance`]): a table, CSV and JSON with a header saying
 //!   where, when and how.
@@ -28,6 +30,7 @@ pub mod cpu_sum;
 pub mod data;
 pub mod external;
 pub mod measure;
+pub mod options;
 pub mod provenance;
 pub mod reference;
 pub mod report;

@@ -115,9 +115,9 @@ impl Shape {
 }
 
 /// Blocks when each thread handles `coarsen` elements: `ceil(n / (block * coarsen))`, at
-/// least 1 (coarsening by `C` cuts the blocks by `C`).
+/// least 1 (coarsening by `C` cuts the blocks by `C`; a `coarsen` of 0 counts as 1).
 pub fn coarsened(n: usize, block: u32, coarsen: u32) -> u32 {
-    n.div_ceil(block as usize * coarsen as usize).max(1) as u32
+    n.div_ceil(block as usize * coarsen.max(1) as usize).max(1) as u32
 }
 
 /// A grid sized from the device: the blocks it keeps resident at once (`sm_count *
@@ -235,6 +235,14 @@ mod tests {
     #[test]
     fn grids() {
         assert_eq!(coarsened(1000, 64, 4), 4);
+        assert_eq!(coarsened(1024, 64, 4), 4);
+        assert_eq!(coarsened(1025, 64, 4), 5);
+        assert_eq!(coarsened(0, 64, 4), 1);
+        assert_eq!(
+            coarsened(100, 64, 0),
+            2,
+            "no coarsening, not a division by zero"
+        );
         let props = DeviceProps::emulated_h100();
         assert_eq!(device_grid(&props, 1 << 30, 256, 1), 132 * 8);
         assert_eq!(device_grid(&props, 1000, 256, 1), 4);

@@ -120,6 +120,46 @@ pub struct Row<E> {
 }
 
 impl<E> Row<E> {
+    /// This row with what a launch gave: on an error, its kind as the status and its
+    /// first line as the note; else the launch's grid and block, the emulator's counters
+    /// (with their Nsight Compute names), the GPU's time over `bytes`, whether `correct`
+    /// finds the output right, and the status: a race's first finding before right or
+    /// wrong. Every chapter's progression reads a launch this one way.
+    pub fn launched<T>(
+        mut self,
+        run: Result<crate::launch::Run<T>, gpu_host::LaunchError>,
+        bytes: u64,
+        correct: impl FnOnce(&[T]) -> bool,
+    ) -> Self {
+        match run {
+            Err(e) => {
+                let o = course::Outcome::from_launch_error(&e);
+                self.status = o.status.label().to_string();
+                self.note = Some(o.reason);
+            }
+            Ok(run) => {
+                self.grid = run.grid;
+                self.block = run.block;
+                self.counters = Counters::from(run.report.counters());
+                self.ncu = ncu_counters(run.report.counters());
+                self.gpu = run.report.gpu_time.map(|t| GpuTime {
+                    ns: t.as_nanos() as u64,
+                    bytes,
+                });
+                self.correct = correct(&run.out);
+                self.status = match course::findings_outcome(run.report.findings()) {
+                    Some(o) => {
+                        self.note = Some(o.reason);
+                        o.status.label().to_string()
+                    }
+                    None if self.correct => "correct".into(),
+                    None => "wrong".into(),
+                };
+            }
+        }
+        self
+    }
+
     /// A row of `kernel` in `step` over `n` elements, with `status` and the chapter's
     /// `extra` columns, and nothing else yet: not correct, no launch, no counters, no
     /// note. A chapter fills in the rest with `Row { grid, .. Row::new(..) }`.

@@ -86,18 +86,21 @@ fn the_sliced_vectors_are_right_on_the_emulator() {
 fn the_bench_runs_on_the_emulator() {
     let dir = std::env::temp_dir().join(format!("ch09-bench-test-{}", std::process::id()));
     let opts = Options {
-        runs: chapter::timing::BenchRuns {
-            size_bytes: 8 << 10,
-            warmup: 0,
-            reps: 1,
-            ..Options::default().runs
+        common: Common {
+            runs: chapter::timing::BenchRuns {
+                size_bytes: 8 << 10,
+                warmup: 0,
+                reps: 1,
+                ..Options::default().common.runs
+            },
+            budget: Duration::from_secs(60),
+            cub: Tool::Off,
+            torch: Tool::Off,
+            cpu_threads: 2,
+            out_dir: dir.clone(),
+            ..Options::default().common
         },
-        budget: Duration::from_secs(60),
         inputs: vec![Input::Skewed90, Input::Text],
-        cub: Tool::Off,
-        torch: Tool::Off,
-        cpu_threads: 2,
-        out_dir: dir.clone(),
         text: (b"the quick brown fox ".to_vec(), "a test".into()),
         ..Options::default()
     };
@@ -136,19 +139,22 @@ fn the_bench_runs_on_the_emulator() {
 fn the_student_s_rows_sit_beside_the_reference_s() {
     let dir = std::env::temp_dir().join(format!("ch09-bench-student-{}", std::process::id()));
     let opts = Options {
-        runs: chapter::timing::BenchRuns {
-            size_bytes: 8 << 10,
-            warmup: 0,
-            reps: 1,
-            ..Options::default().runs
+        common: Common {
+            runs: chapter::timing::BenchRuns {
+                size_bytes: 8 << 10,
+                warmup: 0,
+                reps: 1,
+                ..Options::default().common.runs
+            },
+            budget: Duration::from_secs(60),
+            cpu: false,
+            cub: Tool::Off,
+            torch: Tool::Off,
+            cpu_threads: 2,
+            out_dir: dir.clone(),
+            ..Options::default().common
         },
-        budget: Duration::from_secs(60),
         inputs: vec![Input::Uniform],
-        cpu: false,
-        cub: Tool::Off,
-        torch: Tool::Off,
-        cpu_threads: 2,
-        out_dir: dir.clone(),
         student: true,
         ..Options::default()
     };
@@ -185,21 +191,24 @@ fn the_student_s_rows_sit_beside_the_reference_s() {
 fn the_same_grid_mode_runs_on_the_emulator() {
     let dir = std::env::temp_dir().join(format!("ch09-same-grid-test-{}", std::process::id()));
     let opts = Options {
-        runs: chapter::timing::BenchRuns {
-            size_bytes: 3 * 8192 + 77,
-            warmup: 0,
-            reps: 1,
-            ..Options::default().runs
+        common: Common {
+            runs: chapter::timing::BenchRuns {
+                size_bytes: 3 * 8192 + 77,
+                warmup: 0,
+                reps: 1,
+                ..Options::default().common.runs
+            },
+            budget: Duration::from_secs(60),
+            cpu: false,
+            cub: Tool::Off,
+            torch: Tool::Off,
+            cpu_threads: 2,
+            out_dir: dir.clone(),
+            ..Options::default().common
         },
-        budget: Duration::from_secs(60),
         same_grid: true,
         dtypes: vec![Dtype::U8],
         inputs: vec![Input::Uniform],
-        cpu: false,
-        cub: Tool::Off,
-        torch: Tool::Off,
-        cpu_threads: 2,
-        out_dir: dir.clone(),
         text: (b"the quick brown fox ".to_vec(), "a test".into()),
         ..Options::default()
     };
@@ -244,22 +253,25 @@ fn the_same_grid_mode_runs_on_the_emulator() {
 fn the_variant_sweep_runs_on_the_emulator() {
     let dir = std::env::temp_dir().join(format!("ch09-variants-test-{}", std::process::id()));
     let opts = Options {
-        // 9.9's grid gives each thread about four vectors: 5 * 16 KiB + 5000 bytes is
-        // 6 blocks (stride 1536 vectors) over 5432 vectors, so the first threads do a
-        // round of four, the others single vectors, and 8 bytes are a tail.
-        runs: chapter::timing::BenchRuns {
-            size_bytes: 5 * 16384 + 5000,
-            warmup: 0,
-            reps: 1,
-            ..Options::default().runs
+        common: Common {
+            // 9.9's grid gives each thread about four vectors: 5 * 16 KiB + 5000 bytes is
+            // 6 blocks (stride 1536 vectors) over 5432 vectors, so the first threads do a
+            // round of four, the others single vectors, and 8 bytes are a tail.
+            runs: chapter::timing::BenchRuns {
+                size_bytes: 5 * 16384 + 5000,
+                warmup: 0,
+                reps: 1,
+                ..Options::default().common.runs
+            },
+            budget: Duration::from_secs(60),
+            cpu: false,
+            cub: Tool::Off,
+            torch: Tool::Off,
+            cpu_threads: 2,
+            out_dir: dir.clone(),
+            ..Options::default().common
         },
-        budget: Duration::from_secs(60),
         variants: true,
-        cpu: false,
-        cub: Tool::Off,
-        torch: Tool::Off,
-        cpu_threads: 2,
-        out_dir: dir.clone(),
         text: (b"the quick brown fox ".to_vec(), "a test".into()),
         ..Options::default()
     };
@@ -300,20 +312,23 @@ fn the_variant_sweep_runs_on_the_emulator() {
 fn the_extension_sweep_runs_on_the_emulator() {
     let dir = std::env::temp_dir().join(format!("ch09-ext-test-{}", std::process::id()));
     let opts = Options {
-        runs: chapter::timing::BenchRuns {
-            size_bytes: 3 * 4096 + 44,
-            warmup: 0,
-            reps: 1,
-            ..Options::default().runs
+        common: Common {
+            runs: chapter::timing::BenchRuns {
+                size_bytes: 3 * 4096 + 44,
+                warmup: 0,
+                reps: 1,
+                ..Options::default().common.runs
+            },
+            budget: Duration::from_secs(60),
+            cpu: false,
+            cub: Tool::Off,
+            torch: Tool::Off,
+            cpu_threads: 2,
+            out_dir: dir.clone(),
+            ..Options::default().common
         },
-        budget: Duration::from_secs(60),
         extensions: true,
         dtypes: vec![Dtype::U8],
-        cpu: false,
-        cub: Tool::Off,
-        torch: Tool::Off,
-        cpu_threads: 2,
-        out_dir: dir.clone(),
         text: (b"the quick brown fox ".to_vec(), "a test".into()),
         ..Options::default()
     };
@@ -354,19 +369,22 @@ fn the_extension_sweep_runs_on_the_emulator() {
 fn the_sweep_runs_every_size_and_writes_them() {
     let dir = std::env::temp_dir().join(format!("ch09-sizes-test-{}", std::process::id()));
     let opts = Options {
-        runs: chapter::timing::BenchRuns {
-            warmup: 0,
-            reps: 1,
-            ..Options::default().runs
+        common: Common {
+            runs: chapter::timing::BenchRuns {
+                warmup: 0,
+                reps: 1,
+                ..Options::default().common.runs
+            },
+            budget: Duration::from_secs(60),
+            cpu: false,
+            cub: Tool::Off,
+            torch: Tool::Off,
+            out_dir: dir.clone(),
+            ..Options::default().common
         },
-        budget: Duration::from_secs(60),
         dtypes: vec![Dtype::U8, Dtype::U32],
         inputs: vec![Input::Uniform],
         steps: vec!["9.9".into(), "9.14".into()],
-        cpu: false,
-        cub: Tool::Off,
-        torch: Tool::Off,
-        out_dir: dir.clone(),
         ..Options::default()
     };
     let sweep = sweep_sizes(

@@ -18,9 +18,15 @@ pub(super) fn measure_step(
     let cfg = step.shape.config();
     let h = out.slice();
     let m = match (step.launch, data) {
-        (StepKernel::Bytes(k), Uploaded::U8(d)) => {
-            measure_kernel(dev, &k, cfg, (d.slice(), h), &out, expected, &opts.budget())
-        }
+        (StepKernel::Bytes(k), Uploaded::U8(d)) => measure_kernel(
+            dev,
+            &k,
+            cfg,
+            (d.slice(), h),
+            &out,
+            expected,
+            &opts.common.budget(),
+        ),
         (StepKernel::BytesWith(k, arg), Uploaded::U8(d)) => measure_kernel(
             dev,
             &k,
@@ -28,11 +34,17 @@ pub(super) fn measure_step(
             (d.slice(), h, arg),
             &out,
             expected,
-            &opts.budget(),
+            &opts.common.budget(),
         ),
-        (StepKernel::Values(k), Uploaded::U32(d)) => {
-            measure_kernel(dev, &k, cfg, (d.slice(), h), &out, expected, &opts.budget())
-        }
+        (StepKernel::Values(k), Uploaded::U32(d)) => measure_kernel(
+            dev,
+            &k,
+            cfg,
+            (d.slice(), h),
+            &out,
+            expected,
+            &opts.common.budget(),
+        ),
         _ => Measured::Failed("invariant: a step got the other element type".into()),
     };
     let _ = dev.free(out);

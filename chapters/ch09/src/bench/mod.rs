@@ -62,6 +62,7 @@ use sweeps::*;
 pub use ::bench::YOURS;
 /// The bench's pieces every chapter shares, under the names this module has always given
 /// them (the crate is `bench`).
+pub use ::bench::options::{Common, CommonArgs};
 pub use ::bench::{cpu, cpu_simd, data, external, report, sizes};
 /// The median of `times` and how many runs fit a budget ([`chapter::timing`]).
 pub use ::bench::{median, plan};
@@ -81,7 +82,6 @@ use gpu_host::{Device, DeviceBuffer, LaunchError};
 use report::{Header, Report, Row};
 use solutions::ch09::{FASTEST_SHARED_BYTES, FastestPolicy, fastest_grid_coarsened};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// Opens GPU 0 with the reference PTX and runs the bench on it. Without a CUDA device
 /// (or without the `cuda` feature) this is the host runtime's one clear `no CUDA device`
@@ -102,7 +102,7 @@ pub fn run_sizes(
 }
 
 /// [`run_on`] at each of `sizes` (bytes) on `dev`, each size's results in its own folder
-/// under `opts.out_dir` ([`sizes::sweep`]).
+/// under `opts.common.out_dir` ([`sizes::sweep`]).
 pub fn sweep_sizes(
     dev: &mut Device,
     opts: &Options,
@@ -111,15 +111,18 @@ pub fn sweep_sizes(
 ) -> sizes::SizeSweep {
     sizes::sweep(
         sizes,
-        &opts.out_dir,
+        &opts.common.out_dir,
         progress,
         |bytes, out_dir, progress| {
             let o = Options {
-                runs: chapter::timing::BenchRuns {
-                    size_bytes: bytes,
-                    ..opts.runs
+                common: Common {
+                    runs: chapter::timing::BenchRuns {
+                        size_bytes: bytes,
+                        ..opts.common.runs
+                    },
+                    out_dir,
+                    ..opts.common.clone()
                 },
-                out_dir,
                 ..opts.clone()
             };
             run_on(dev, &o, progress)
@@ -179,10 +182,13 @@ fn student_rows(
         HostData::U32(d) => cpu::threaded(d, bins, 1),
     };
     let once = Options {
-        runs: chapter::timing::BenchRuns {
-            warmup: 0,
-            reps: 1,
-            ..opts.runs
+        common: Common {
+            runs: chapter::timing::BenchRuns {
+                warmup: 0,
+                reps: 1,
+                ..opts.common.runs
+            },
+            ..opts.common.clone()
         },
         ..opts.clone()
     };
@@ -264,11 +270,11 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
     let mut anchors_done = false;
     let (cub, torch) = external::tools(
         [
-            (CUB, &opts.cub, "CUB"),
-            (TORCH, &opts.torch, "torch.bincount"),
+            (CUB, &opts.common.cub, "CUB"),
+            (TORCH, &opts.common.torch, "torch.bincount"),
         ],
-        &opts.python,
-        &opts.out_dir.join("tools"),
+        &opts.common.python,
+        &opts.common.out_dir.join("tools"),
         dev.props().compute_capability,
         &mut report.header.notes,
     );
@@ -280,27 +286,27 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
             let tag = format!("[{} {}]", dtype.name(), input.name());
             progress(&format!(
                 "{tag} generating {} MiB",
-                opts.runs.size_bytes >> 20
+                opts.common.runs.size_bytes >> 20
             ));
             let data = match dtype {
                 Dtype::U8 => HostData::U8(data::bytes(
                     input,
-                    opts.runs.size_bytes as usize,
-                    opts.runs.seed,
+                    opts.common.runs.size_bytes as usize,
+                    opts.common.runs.seed,
                     &opts.text.0,
                 )),
                 Dtype::U32 => HostData::U32(data::values(
                     input,
-                    (opts.runs.size_bytes / 4) as usize,
+                    (opts.common.runs.size_bytes / 4) as usize,
                     opts.u32_bins,
-                    opts.runs.seed,
+                    opts.common.runs.seed,
                     &opts.text.0,
                 )),
             };
             let bins = dtype.bins(opts);
             let expected = match &data {
-                HostData::U8(d) => cpu::threaded(d, bins, opts.cpu_threads),
-                HostData::U32(d) => cpu::threaded(d, bins, opts.cpu_threads),
+                HostData::U8(d) => cpu::threaded(d, bins, opts.common.cpu_threads),
+                HostData::U32(d) => cpu::threaded(d, bins, opts.common.cpu_threads),
             };
             let row = |implementation: &str, step: &str| {
                 Row::new(
@@ -336,7 +342,7 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
                             &up,
                             &data,
                             input.name(),
-                            &opts.budget(),
+                            &opts.common.budget(),
                             &mut report,
                         );
                     }
@@ -389,25 +395,21 @@ pub fn run_on(dev: &mut Device, opts: &Options, progress: &mut dyn FnMut(&str)) 
             }
 
             // The CPU of this machine.
-            if opts.cpu {
+            if opts.common.cpu {
                 let rows = match &data {
-                    HostData::U8(d) => cpu::rows(d, bins, opts.cpu_threads),
-                    HostData::U32(d) => cpu::rows(d, bins, opts.cpu_threads),
+                    HostData::U8(d) => cpu::rows(d, bins, opts.common.cpu_threads),
+                    HostData::U32(d) => cpu::rows(d, bins, opts.common.cpu_threads),
                 };
                 for (name, f) in rows {
-                    let r = measure_cpu(&f, &expected, &opts.budget()).into_row(row(&name, "cpu"));
+                    let r = measure_cpu(&f, &expected, &opts.common.budget())
+                        .into_row(row(&name, "cpu"));
                     progress(&format!("{tag} {name}: {}", r.summary()));
                     report.rows.push(r);
                 }
             }
 
             // CUB and PyTorch, on the same input written to a file.
-            let how = external::Runner {
-                python: &opts.python,
-                tmp_dir: opts.tmp_dir.as_ref(),
-                chapter: "ch09",
-                budget: &opts.budget(),
-            };
+            let how = opts.common.runner("ch09");
             let rows = external::run_anchors(
                 [
                     ("cub::DeviceHistogram::HistogramEven", "cub", &cub),

@@ -67,13 +67,12 @@ impl Dtype {
 /// Where an external implementation comes from ([`::bench::external::Tool`]).
 pub use ::bench::external::Tool;
 
-/// What to measure and how.
+/// What to measure and how: what every chapter's bench takes ([`Common`]), and the
+/// chapter's own choices.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Input size (`--size-mib`, default 1 GiB), launches at most, and seed.
-    pub runs: chapter::timing::BenchRuns,
-    /// Time to spend per case, about (at least one timed run each).
-    pub budget: Duration,
+    /// Size, launches, budget, anchors and where the results go.
+    pub common: Common,
     /// The element types to run.
     pub dtypes: Vec<Dtype>,
     /// The inputs to run.
@@ -97,46 +96,18 @@ pub struct Options {
     /// the uniform bytes, then 9.16's strategy sweep on uniform `u32` values
     /// ([`STRATEGY_BINS`], [`strategy_steps`]).
     pub extensions: bool,
-    /// The CPU baselines.
-    pub cpu: bool,
-    /// Threads of the multi-threaded CPU baseline.
-    pub cpu_threads: usize,
-    /// CUB.
-    pub cub: Tool,
-    /// PyTorch.
-    pub torch: Tool,
-    /// The Python interpreter for PyTorch.
-    pub python: String,
     /// The text input's bytes and where they came from.
     pub text: (Vec<u8>, String),
-    /// Where `bench.csv`, `bench.json` and a compiled CUB go.
-    pub out_dir: PathBuf,
-    /// Where the input files for CUB and PyTorch are written (default: `/dev/shm` when
-    /// it has room, else the system's temporary directory).
-    pub tmp_dir: Option<PathBuf>,
-    /// The command line, for the header.
-    pub command: String,
     /// The student's kernels too (`--kernels student`): each step's kernel of
     /// `kernels/src/ch09.rs` in a row beside the reference's, named with [`YOURS`].
     pub student: bool,
 }
 
-impl Options {
-    /// The runs and time budget every measurement reads ([`::bench::measure::Budget`]).
-    pub fn budget(&self) -> ::bench::measure::Budget {
-        ::bench::measure::Budget {
-            runs: self.runs,
-            budget: self.budget,
-        }
-    }
-}
-
 impl Default for Options {
     fn default() -> Self {
         Options {
-            runs: chapter::timing::BenchRuns::of(1 << 30),
+            common: Common::new("ch09-bench"),
             student: false,
-            budget: Duration::from_millis(2000),
             dtypes: Dtype::ALL.to_vec(),
             inputs: Input::ALL.to_vec(),
             u32_bins: U32_BINS,
@@ -144,15 +115,7 @@ impl Default for Options {
             variants: false,
             same_grid: false,
             extensions: false,
-            cpu: true,
-            cpu_threads: cpu::cores(),
-            cub: Tool::Auto,
-            torch: Tool::Auto,
-            python: "python3".into(),
             text: default_text(),
-            out_dir: PathBuf::from("ch09-bench"),
-            tmp_dir: None,
-            command: String::new(),
         }
     }
 }

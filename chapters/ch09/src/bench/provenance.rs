@@ -7,7 +7,11 @@ use super::*;
 pub(super) fn header(dev: &Device, opts: &Options) -> Header {
     let text = &opts.text;
     Header {
-        host_clock_ghz: if opts.cpu { cpu::clock_ghz() } else { None },
+        host_clock_ghz: if opts.common.cpu {
+            cpu::clock_ghz()
+        } else {
+            None
+        },
         text: format!(
             "{}, {} bytes, FNV-1a {:016x}, repeated to the input size (u32: its bytes widened)",
             text.1,
@@ -22,6 +26,6 @@ pub(super) fn header(dev: &Device, opts: &Options) -> Header {
                  histogram outside them; torch.bincount allocates its output inside them). \
                  GB/s = input bytes / median time (10^9 B/s)."
             .into(),
-        ..::bench::provenance::header(dev, &opts.budget(), opts.cpu_threads, &opts.command)
+        ..opts.common.header(dev)
     }
 }

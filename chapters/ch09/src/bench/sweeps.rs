@@ -15,7 +15,7 @@ pub(super) fn cas_sweep(
     report: &mut Report,
 ) {
     let d = &d[..d.len().min(CAS_MAX_BYTES)];
-    let expected = cpu::threaded(d, U8_BINS, opts.cpu_threads);
+    let expected = cpu::threaded(d, U8_BINS, opts.common.cpu_threads);
     let up = match dev.upload(d) {
         Ok(up) => Uploaded::U8(up),
         Err(e) => {
@@ -76,7 +76,7 @@ pub(super) fn rgb_and_joint(
                 args,
                 &out,
                 &expected,
-                &opts.budget(),
+                &opts.common.budget(),
             );
             let _ = dev.free(out);
             m
@@ -90,7 +90,7 @@ pub(super) fn rgb_and_joint(
     // 9.12: weighted, f32 weights in quarters from -2 to 2 (as the exercise's check),
     // compared with the f64 sums within a relative tolerance.
     let bins = U8_BINS;
-    let mut rng = course::Rng::new(opts.runs.seed ^ 0x12);
+    let mut rng = course::Rng::new(opts.common.runs.seed ^ 0x12);
     let weights: Vec<f32> = (0..n).map(|_| (rng.below(17) as f32 - 8.0) / 4.0).collect();
     let expected = reference::weighted_histogram(d, &weights, bins);
     let check = |got: &[f32]| weighted_difference(&expected, got);
@@ -99,7 +99,15 @@ pub(super) fn rgb_and_joint(
     let m = match (dev.upload(&weights), dev.alloc::<f32>(bins as usize)) {
         (Ok(ws), Ok(out)) => {
             let args = (up.slice(), ws.slice(), out.slice());
-            let m = measure_checked(dev, &k, shape.config(), args, &out, &check, &opts.budget());
+            let m = measure_checked(
+                dev,
+                &k,
+                shape.config(),
+                args,
+                &out,
+                &check,
+                &opts.common.budget(),
+            );
             let _ = dev.free(out);
             let _ = dev.free(ws);
             m
@@ -151,7 +159,7 @@ pub(super) fn rgb_and_joint(
                 args,
                 &out,
                 &expected,
-                &opts.budget(),
+                &opts.common.budget(),
             );
             let _ = dev.free(out);
             let _ = dev.free(xs);
@@ -190,7 +198,7 @@ pub(super) fn rgb_and_joint(
     report.rows.push(r);
 }
 
-/// 9.16's strategy sweep: uniform `u32` values (a quarter of `opts.runs.size_bytes`) at every
+/// 9.16's strategy sweep: uniform `u32` values (a quarter of `opts.common.runs.size_bytes`) at every
 /// bin count of [`STRATEGY_BINS`], every applicable strategy checked against the CPU's
 /// histogram and timed.
 pub(super) fn strategy_sweep(
@@ -200,15 +208,15 @@ pub(super) fn strategy_sweep(
     report: &mut Report,
 ) {
     let input = Input::Uniform;
-    let n = (opts.runs.size_bytes / 4) as usize;
+    let n = (opts.common.runs.size_bytes / 4) as usize;
     for bins in STRATEGY_BINS {
         let tag = format!("[u32 {} {bins} bins]", input.name());
         progress(&format!(
             "{tag} generating {} MiB",
-            opts.runs.size_bytes >> 20
+            opts.common.runs.size_bytes >> 20
         ));
-        let d = data::values(input, n, bins, opts.runs.seed, &opts.text.0);
-        let expected = cpu::threaded(&d, bins, opts.cpu_threads);
+        let d = data::values(input, n, bins, opts.common.runs.seed, &opts.text.0);
+        let expected = cpu::threaded(&d, bins, opts.common.cpu_threads);
         let up = match dev.upload(&d) {
             Ok(up) => Uploaded::U32(up),
             Err(e) => {

@@ -23,7 +23,7 @@ fn the_divergence_bound_tells_the_trees_apart_at_every_block_size() {
         let quiet = ch10::checks::QUIET_DIVERGENCE * grid as u64;
         let run = |dev: &mut Device, kernel| {
             let run = launch::sum_u32(dev, kernel, &data, grid, block).expect("launch");
-            assert_eq!(run.sum, [reference::sum_u32(&data)], "block {block}");
+            assert_eq!(run.out, [reference::sum_u32(&data)], "block {block}");
             *run.report.counters().expect("emulated")
         };
         let c = run(&mut dev, &k.sum_tree_interleaved);
@@ -57,7 +57,7 @@ fn the_fastest_f32_sum_stays_within_its_bound() {
                 let bound = reference::f32_bound(reference::fastest_depth(n, grid, block), mass);
                 let run = launch::sum_f32(&mut dev, &REFERENCE.sum_fastest_f32, &data, grid, block)
                     .expect("launch");
-                let err = (run.sum[0] as f64 - exact).abs();
+                let err = (run.out[0] as f64 - exact).abs();
                 assert!(
                     err <= bound,
                     "seed {seed}, n {n}, <<<{grid}, {block}>>>: {err} > {bound}"

@@ -73,7 +73,7 @@ pub(crate) fn check_10_2(ctx: &mut Ctx) -> Checked {
     let total = reference::sum_u32(&data);
     let run = launch::sum_u32(ctx.dev, &k, &data, one_per_thread(n, 64), 64)
         .map_err(|e| ctx.on(case)(Outcome::from_launch_error(&e)))?;
-    let got = run.value().copied().unwrap_or(0);
+    let got = run.out.first().copied().unwrap_or(0);
     if got == 0 || got > total {
         return Err(ctx.on(case)(Outcome::fail(
             Status::WrongResult,

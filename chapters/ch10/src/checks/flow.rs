@@ -41,7 +41,7 @@ pub(crate) fn follow<T>(
     };
     let e = Elements {
         parts: vec![Part {
-            addr: run.input_addr,
+            addr: run.input_addrs[0],
             size: 4,
         }],
         n,

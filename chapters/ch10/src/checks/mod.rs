@@ -53,7 +53,7 @@ pub(crate) fn verify_f32(
     bound: f64,
 ) -> Result<Run<f32>, Outcome> {
     let run = ctx.launched(case, run, "")?;
-    let got = run.value().copied().unwrap_or(f32::NAN) as f64;
+    let got = run.out.first().copied().unwrap_or(f32::NAN) as f64;
     within_bound(ctx, case, got, exact, bound)?;
     Ok(run)
 }
