@@ -588,7 +588,7 @@ fn runs_from_the_end_are_coalesced_at_every_length() {
                 coarsen,
             )
             .expect("launch");
-            assert_eq!(run.sum, [ch10::reference::sum_u32(&data)], "n = {n}");
+            assert_eq!(run.out, [ch10::reference::sum_u32(&data)], "n = {n}");
             let c = run.report.counters().expect("emulated");
             assert!(
                 ch10::checks::coarsened_loads_coalesced(c, coarsen),

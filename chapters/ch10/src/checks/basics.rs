@@ -124,7 +124,7 @@ fn stores_add_loaded(run: &Run<u32>, n: usize) -> Option<String> {
     if flow.truncated {
         return Some("the kernel issued more memory operations than the check follows".into());
     }
-    let input = run.input_addr..run.input_addr + 4 * n as u64;
+    let input = run.input_addrs[0]..run.input_addrs[0] + 4 * n as u64;
     // Per thread: the sum as it last saw it, and the elements loaded since (their sum, count).
     let mut threads: BTreeMap<(u64, u32), (Option<u32>, u32, u32)> = BTreeMap::new();
     for e in flow.events.iter().filter(|e| e.space == Space::Global) {

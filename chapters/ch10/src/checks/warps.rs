@@ -95,7 +95,7 @@ fn warps_that_loaded<T>(run: &launch::Run<T>, n: usize) -> u64 {
     let Some(flow) = flow.filter(|f| !f.truncated) else {
         return (n as u64).div_ceil(32);
     };
-    let input = run.input_addr..run.input_addr + 4 * n as u64;
+    let input = run.input_addrs[0]..run.input_addrs[0] + 4 * n as u64;
     flow.events
         .iter()
         .filter(|e| {
