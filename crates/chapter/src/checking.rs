@@ -53,6 +53,8 @@ pub struct Ctx<'a, K: 'static> {
     block_order: Option<Option<u64>>,
     /// The device's flow recording before [`Ctx::follow_data`], to restore.
     record_flow: Option<bool>,
+    /// The device's racecheck between lanes before [`Ctx::order_lanes`], to restore.
+    lane_hazards: Option<bool>,
 }
 
 impl<'a, K> Ctx<'a, K> {
@@ -75,6 +77,7 @@ impl<'a, K> Ctx<'a, K> {
             package,
             block_order,
             record_flow: None,
+            lane_hazards: None,
         }
     }
 
@@ -85,6 +88,18 @@ impl<'a, K> Ctx<'a, K> {
         if let Some(c) = self.dev.emulator_config_mut() {
             let before = std::mem::replace(&mut c.record_flow, true);
             self.record_flow.get_or_insert(before);
+        }
+    }
+
+    /// From now until the check ends, the emulator's racecheck reports shared-memory
+    /// hazards between the lanes of one warp too (`simt::Config::lane_hazards`): for a
+    /// kernel whose threads must order their own accesses with barriers (a tree's rounds),
+    /// where the emulator's lockstep would hide a missing barrier inside a warp. Nothing
+    /// on a GPU.
+    pub fn order_lanes(&mut self) {
+        if let Some(c) = self.dev.emulator_config_mut() {
+            let before = std::mem::replace(&mut c.lane_hazards, true);
+            self.lane_hazards.get_or_insert(before);
         }
     }
 
@@ -197,6 +212,9 @@ impl<K> Drop for Ctx<'_, K> {
         }
         if let (Some(before), Some(c)) = (self.record_flow, self.dev.emulator_config_mut()) {
             c.record_flow = before;
+        }
+        if let (Some(before), Some(c)) = (self.lane_hazards, self.dev.emulator_config_mut()) {
+            c.lane_hazards = before;
         }
     }
 }

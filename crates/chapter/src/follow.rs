@@ -342,6 +342,7 @@ pub fn follow(decl: &Follow, flow: &Flow, e: &Elements) -> Result<Followed, Stri
     // A reduction's tree, round by round.
     if sums && decl.into == Place::Shared && decl.tree != Tree::Any {
         tree_rounds(decl.tree, &shared.moves, &shared.placed)?;
+        tree_root(decl.tree, &shared.commits)?;
     }
     // 3. Each thread its own share of its block's elements.
     share(e, &per_thread)?;
@@ -447,6 +448,8 @@ struct SharedCounters {
     epochs: BTreeMap<(u64, u64), u32>,
     /// Per thread, the words it read, in order, with the stores to each before the read.
     reads: BTreeMap<Thread, Vec<(u64, u32)>>,
+    /// A reduction's commits by one thread: the words it read and added (in `sources`).
+    commits: Vec<Move>,
 }
 
 /// A store of a reduction in shared memory: who stored the sum of what into which word.
@@ -644,6 +647,15 @@ impl SharedCounters {
         let taken = match self.matching(thread, c) {
             Some(ws) => {
                 self.reads.remove(&thread);
+                if self.sums {
+                    self.commits.push(Move {
+                        block: ev.block,
+                        thread: ev.thread,
+                        target: 0,
+                        sources: ws.clone(),
+                        line: ev.line,
+                    });
+                }
                 Some(ws)
             }
             None => {
@@ -968,6 +980,28 @@ fn tree_rounds(tree: Tree, moves: &[Move], placed: &[Move]) -> Result<(), String
         }
     }
     Ok(())
+}
+
+/// The words a thread's commit of a step's tree may read and add: the root, or the two of
+/// the last round (a commit that does the last round itself).
+const ROOT_WORDS: usize = 2;
+
+/// A reduction's commits after `tree`: a thread that commits alone adds the tree's root
+/// (at most [`ROOT_WORDS`] words), not the block's words one after another (no tree at
+/// all, which the rounds, having no moves to check, would let pass).
+fn tree_root(tree: Tree, commits: &[Move]) -> Result<(), String> {
+    match commits.iter().find(|c| c.sources.len() > ROOT_WORDS) {
+        Some(c) => Err(format!(
+            "thread {} of block {} added {} words of the block's array in its commit (line {}), where a tree \
+             leaves the block's sum in one word: the reduction {TREE_BROKEN} ({})",
+            c.thread,
+            c.block,
+            c.sources.len(),
+            c.line,
+            tree.rule()
+        )),
+        None => Ok(()),
+    }
 }
 
 /// No thread loads far more than its block's threads do on average ([`SHARE_SLACK`]).
@@ -1579,6 +1613,61 @@ mod tests {
             truncated: false,
         };
         assert!(follow(&tree(Tree::Sequential), &short, &e).is_err());
+    }
+
+    #[test]
+    fn a_commit_adds_the_trees_root_not_the_blocks_words() {
+        // Four threads store their elements; no round; thread 0 reads the four words and
+        // commits their sum: every element reaches the sum, but through no tree.
+        let values = [3u32, 5, 7, 11];
+        let bin = |_: usize| Some(0);
+        let e = sum_of(&values, &bin);
+        let mut events: Vec<FlowEvent> = (0..4u32)
+            .map(|t| word_load(t, t as u64, values[t as usize] as u64))
+            .collect();
+        for t in 0..4u32 {
+            events.push(shared_store(t, t as u64, values[t as usize] as u64));
+        }
+        for w in 0..4u32 {
+            events.push(shared_load(0, w as u64, values[w as usize] as u64));
+        }
+        events.push(commit(0, 0, 26));
+        let serial = Flow {
+            events: events.clone(),
+            truncated: false,
+        };
+        let tree = Follow {
+            tree: Tree::Sequential,
+            ..decl(Unit::Thread, Place::Shared)
+        };
+        let why = follow(&tree, &serial, &e).unwrap_err();
+        assert!(why.contains(TREE_BROKEN), "{why}");
+        assert!(why.contains("added 4 words"), "{why}");
+        // Any tree (a histogram's commits) may add what it likes.
+        let any = Follow {
+            tree: Tree::Any,
+            ..tree
+        };
+        assert!(follow(&any, &serial, &e).is_ok());
+        // One round (words 2 and 3 into 0 and 1), then a commit doing the last round
+        // itself: words 0 and 1, the root's two halves.
+        let mut last_in_commit: Vec<FlowEvent> = events[..8].to_vec();
+        last_in_commit.extend([
+            shared_load(0, 0, 3),
+            shared_load(0, 2, 7),
+            shared_store(0, 0, 10),
+            shared_load(1, 1, 5),
+            shared_load(1, 3, 11),
+            shared_store(1, 1, 16),
+            shared_load(0, 0, 10),
+            shared_load(0, 1, 16),
+            commit(0, 0, 26),
+        ]);
+        let last_in_commit = Flow {
+            events: last_in_commit,
+            truncated: false,
+        };
+        assert!(follow(&tree, &last_in_commit, &e).is_ok());
     }
 
     #[test]

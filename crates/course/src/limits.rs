@@ -93,6 +93,8 @@ impl Limits {
             trace: None,
             // The checks that follow the data turn it on for their launches.
             record_flow: false,
+            // The checks of kernels that must order their lanes turn it on.
+            lane_hazards: false,
         }
     }
 

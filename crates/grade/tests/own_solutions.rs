@@ -9,6 +9,10 @@
 //! a missing barrier must not pass because the emulator's one schedule happens to give the
 //! right counts.
 //!
+//! Chapter 10 has four students' own solutions of every exercise after 10.1 (`OWN_10` to
+//! `OWN_10_4`, graded on the public inputs and five private seeds) and several mistakes
+//! per exercise (`MISTAKES_10`, each in a clone of its own).
+//!
 //! Each grades a whole course copy (minutes in all): ignored by the README's `cargo test`,
 //! run by `.ci/run` (`cargo test -p grade --test own_solutions -- --include-ignored`).
 
@@ -1556,4 +1560,1820 @@ fn the_reference_and_own_solutions_pass_under_twenty_private_seeds() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Chapter 10 solved as a student might, differently from the reference in every region:
+/// block arithmetic for the indices, `red_add`, `for` and `loop` forms, a butterfly
+/// (`shfl_xor`) warp sum and a return on an empty input in 10.8 (no shuffles at all
+/// then), the tree's own loop in 10.7, thread 0 adding the warps' sums in 10.9, a
+/// vector's words added in pairs. `(file, function, body)`.
+const OWN_10: &[(&str, &str, &str)] = &[
+    (
+        "ch10.rs",
+        "sum_naive",
+        r#"    let i = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
+    if i >= data.len() {
+        return;
+    }
+    let x = data.load(i);
+    let old = sum.load(0);
+    sum.store(0, old.wrapping_add(x));"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_atomic",
+        r#"    let n = data.len() as usize;
+    let stride = (thread::grid_dim_x() * thread::block_dim_x()) as usize;
+    let start = (thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x()) as usize;
+    for i in (start..n).step_by(stride) {
+        sum.red_add(0, data.load(i as u32));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_tree_interleaved",
+        r#"    let words = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let i = thread::block_idx_x() * thread::block_dim_x() + t;
+    words.store(t, if i < data.len() { data.load(i) } else { 0 });
+    thread::sync_threads();
+    let mut s = 1;
+    while s < thread::block_dim_x() {
+        if t & (2 * s - 1) == 0 {
+            let mine = words.load(t);
+            let other = words.load(t + s);
+            words.store(t, mine.wrapping_add(other));
+        }
+        thread::sync_threads();
+        s <<= 1;
+    }
+    if t == 0 {
+        sum.red_add(0, words.load(0));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_tree_strided_index",
+        r#"    let words = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    words.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    let mut stride = 1;
+    while stride < block {
+        let index = 2 * stride * t;
+        if index + stride < block {
+            let a = words.load(index);
+            let b = words.load(index + stride);
+            words.store(index, a.wrapping_add(b));
+        }
+        thread::sync_threads();
+        stride <<= 1;
+    }
+    if t == 0 {
+        let total = words.load(0);
+        if total != 0 {
+            sum.atomic_add(0, total);
+        }
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "tree_sequential",
+        r#"    let t = thread::thread_idx_x();
+    let mut stride = thread::block_dim_x() >> 1;
+    while stride != 0 {
+        if t < stride {
+            let a = partial.load(t);
+            let b = partial.load(t + stride);
+            partial.store(t, a.wrapping_add(b));
+        }
+        thread::sync_threads();
+        stride >>= 1;
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_tree_sequential",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let i = thread::block_idx_x() * thread::block_dim_x() + t;
+    let x = if i < data.len() { data.load(i) } else { 0 };
+    partial.store(t, x);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.red_add(0, partial.load(0));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_coarsened",
+        r#"    let words = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let base = thread::block_idx_x() * coarsen * block;
+    let end = (base + coarsen * block).min(data.len());
+    let mut mine = 0u32;
+    let mut i = base + t;
+    while i < end {
+        mine = mine.wrapping_add(data.load(i));
+        i += block;
+    }
+    words.store(t, mine);
+    thread::sync_threads();
+    let mut stride = block / 2;
+    while stride > 0 {
+        if t < stride {
+            words.store(t, words.load(t).wrapping_add(words.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride /= 2;
+    }
+    if t == 0 {
+        sum.red_add(0, words.load(0));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "warp_sum",
+        r#"    let mut v = value;
+    let mut mask = 16;
+    while mask >= 1 {
+        v = v.add(warp::warp_shuffle_xor(warp::FULL_MASK, v, mask, 32));
+        mask >>= 1;
+    }
+    v"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_warp_shuffle",
+        r#"    let n = data.len();
+    if n == 0 {
+        return;
+    }
+    let stride = thread::grid_dim_x() * thread::block_dim_x();
+    let mut acc = 0u32;
+    let mut i = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
+    loop {
+        if i >= n {
+            break;
+        }
+        acc = acc.wrapping_add(data.load(i));
+        i += stride;
+    }
+    let warp_total = warp_sum(acc);
+    if thread::thread_idx_x() % 32 == 0 {
+        sum.red_add(0, warp_total);
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "thread_sum",
+        r#"    let vecs = data.cast::<U32x4>();
+    let nv = vecs.len();
+    let stride = thread::grid_dim_x() * thread::block_dim_x();
+    let me = thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x();
+    let pairs = |acc: T, U32x4([w0, w1, w2, w3]): U32x4| {
+        let lo = T::from_word(w0).add(T::from_word(w1));
+        let hi = T::from_word(w2).add(T::from_word(w3));
+        acc.add(lo.add(hi))
+    };
+    let mut acc = T::ZERO;
+    let mut v = me;
+    while v + 3 * stride < nv {
+        let a = vecs.load(v);
+        let b = vecs.load(v + stride);
+        let c = vecs.load(v + 2 * stride);
+        let d = vecs.load(v + 3 * stride);
+        acc = pairs(pairs(pairs(pairs(acc, a), b), c), d);
+        v += 4 * stride;
+    }
+    while v < nv {
+        acc = pairs(acc, vecs.load(v));
+        v += stride;
+    }
+    let tail = data.len() - 4 * nv;
+    if me < tail {
+        acc = acc.add(data.load(4 * nv + me));
+    }
+    acc"#,
+    ),
+    (
+        "ch10.rs",
+        "block_sum",
+        r#"    let t = thread::thread_idx_x();
+    let mine = warp_sum(value);
+    if t % 32 == 0 {
+        warp_sums.store(t / 32, mine);
+    }
+    thread::sync_threads();
+    let mut total = T::ZERO;
+    if t == 0 {
+        let mut w = 0;
+        while w < thread::block_dim_x() / 32 {
+            total = total.add(warp_sums.load(w));
+            w += 1;
+        }
+    }
+    total"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_fastest_u32",
+        r#"    let mine = thread_sum(data);
+    let total = block_sum(mine, shared_array![u32; 32]);
+    if thread::thread_idx_x() == 0 {
+        sum.red_add(0, total);
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_fastest_f32",
+        r#"    let mine = thread_sum(data);
+    let total = block_sum(mine, shared_array![f32; 32]);
+    if thread::thread_idx_x() == 0 {
+        sum.red_add(0, total);
+    }"#,
+    ),
+];
+
+/// A second student's chapter 10: a grid-stride 10.2 (right under its launch), zeros
+/// skipped in 10.3, the active threads counted in 10.5, rounds counted in 10.6, a `for`
+/// over `coarsen` with the tail guarded per element in 10.7, rising `shfl.down` offsets
+/// and warps with no element skipping their shuffles (a vote) in 10.8, a thread's vectors
+/// counted, the tail in thread 0 and every warp adding the warps' sums in 10.9.
+const OWN_10_2: &[(&str, &str, &str)] = &[
+    (
+        "ch10.rs",
+        "sum_naive",
+        r#"    let mut i = thread::index_1d();
+    while i < data.len() {
+        let s = sum.load(0);
+        sum.store(0, data.load(i).wrapping_add(s));
+        i += thread::grid_stride_x();
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_atomic",
+        r#"    let n = data.len();
+    let mut i = thread::index_1d();
+    loop {
+        if i >= n {
+            break;
+        }
+        let x = data.load(i);
+        if x != 0 {
+            sum.atomic_add(0, x);
+        }
+        i += thread::grid_stride_x();
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_tree_interleaved",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    let mut k = 0;
+    while (1u32 << k) < thread::block_dim_x() {
+        let stride = 1u32 << k;
+        if t % (2 * stride) == 0 {
+            let a = partial.load(t);
+            let b = partial.load(t + stride);
+            partial.store(t, a.wrapping_add(b));
+        }
+        thread::sync_threads();
+        k += 1;
+    }
+    if t == 0 {
+        let total = partial.load(0);
+        if total != 0 {
+            sum.atomic_add(0, total);
+        }
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_tree_strided_index",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    let mut active = thread::block_dim_x() / 2;
+    let mut stride = 1;
+    while active > 0 {
+        if t < active {
+            let index = 2 * stride * t;
+            partial.store(index, partial.load(index).wrapping_add(partial.load(index + stride)));
+        }
+        thread::sync_threads();
+        active /= 2;
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.red_add(0, partial.load(0));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "tree_sequential",
+        r#"    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    for round in 1..=block.trailing_zeros() {
+        let stride = block >> round;
+        if t < stride {
+            let sum = partial.load(t).wrapping_add(partial.load(t + stride));
+            partial.store(t, sum);
+        }
+        thread::sync_threads();
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_tree_sequential",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    partial.store(thread::thread_idx_x(), load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    tree_sequential(partial);
+    if thread::thread_idx_x() == 0 {
+        let block_sum = partial.load(0);
+        sum.atomic_add(0, block_sum);
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_coarsened",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let first = thread::block_idx_x() * block * coarsen + t;
+    let mut mine = 0u32;
+    for k in 0..coarsen {
+        let i = first + k * block;
+        if i < data.len() {
+            mine = mine.wrapping_add(data.load(i));
+        }
+    }
+    partial.store(t, mine);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "warp_sum",
+        r#"    let mut v = value;
+    let mut offset = 1;
+    while offset < 32 {
+        let other = warp::warp_shuffle_down(warp::FULL_MASK, v, offset, 32);
+        v = v.add(other);
+        offset *= 2;
+    }
+    v"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_warp_shuffle",
+        r#"    let mut mine = 0u32;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        mine = mine.wrapping_add(data.load(i));
+        i += thread::grid_stride_x();
+    }
+    // A warp with no element skips its shuffles (the vote is the same in all its lanes).
+    if warp::warp_vote_any(warp::FULL_MASK, thread::index_1d() < data.len()) {
+        let total = warp_sum(mine);
+        if warp::lane_id() == 0 && total != 0 {
+            sum.atomic_add(0, total);
+        }
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "thread_sum",
+        r#"    let vectors = data.cast::<U32x4>();
+    let stride = thread::grid_stride_x();
+    let me = thread::index_1d();
+    let owned = if me < vectors.len() {
+        (vectors.len() - me - 1) / stride + 1
+    } else {
+        0
+    };
+    let mut acc = T::ZERO;
+    let mut k = 0;
+    while k + 4 <= owned {
+        let v = me + k * stride;
+        let x0 = vectors.load(v);
+        let x1 = vectors.load(v + stride);
+        let x2 = vectors.load(v + 2 * stride);
+        let x3 = vectors.load(v + 3 * stride);
+        acc = add_vector(add_vector(add_vector(add_vector(acc, x0), x1), x2), x3);
+        k += 4;
+    }
+    while k < owned {
+        acc = add_vector(acc, vectors.load(me + k * stride));
+        k += 1;
+    }
+    if me == 0 {
+        let mut i = 4 * vectors.len();
+        while i < data.len() {
+            acc = acc.add(data.load(i));
+            i += 1;
+        }
+    }
+    acc"#,
+    ),
+    (
+        "ch10.rs",
+        "block_sum",
+        r#"    let lane = thread::thread_idx_x() % 32;
+    let warp = thread::thread_idx_x() / 32;
+    let warps = thread::block_dim_x() / 32;
+    let w = warp_sum(value);
+    if lane == 0 {
+        warp_sums.store(warp, w);
+    }
+    thread::sync_threads();
+    let mine = if lane < warps { warp_sums.load(lane) } else { T::ZERO };
+    warp_sum(mine)"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_fastest_u32",
+        r#"    let warp_sums = shared_array![u32; 32];
+    let total = block_sum(thread_sum(data), warp_sums);
+    if thread::index_1d() % thread::block_dim_x() == 0 && total != 0 {
+        sum.atomic_add(0, total);
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_fastest_f32",
+        r#"    let warp_sums = shared_array![f32; 32];
+    let total = block_sum(thread_sum(data), warp_sums);
+    if thread::thread_idx_x() == 0 {
+        sum.atomic_add(0, total);
+    }"#,
+    ),
+];
+
+/// A third student's chapter 10: plain `+` in 10.2, the elements walked from the end in
+/// 10.3, the block's last thread committing word 0 in 10.4, each run added from its last
+/// element in 10.7, lanes whose shuffle source is past the warp adding nothing in 10.8,
+/// and four accumulators (one per vector in flight) in 10.9's `thread_sum`: an `f32`
+/// order of its own, within the bound.
+const OWN_10_3: &[(&str, &str, &str)] = &[
+    (
+        "ch10.rs",
+        "sum_naive",
+        r#"    let i = thread::index_1d();
+    if i < data.len() {
+        sum.store(0, sum.load(0) + data.load(i));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_atomic",
+        r#"    let n = data.len();
+    let mut k = thread::index_1d();
+    while k < n {
+        sum.atomic_add(0, data.load(n - 1 - k));
+        k += thread::grid_stride_x();
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_tree_interleaved",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    let mut stride = 1;
+    while stride < block {
+        if t % (2 * stride) == 0 {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == block - 1 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_coarsened",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let segment = thread::block_idx_x() * block * coarsen;
+    let mut mine = 0u32;
+    let mut k = coarsen;
+    while k > 0 {
+        k -= 1;
+        mine = mine.wrapping_add(load_or_zero(data, segment + k * block + t));
+    }
+    partial.store(t, mine);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "warp_sum",
+        r#"    let lane = warp::lane_id();
+    let mut v = value;
+    let mut offset = 16;
+    while offset > 0 {
+        let other = warp::warp_shuffle_down(warp::FULL_MASK, v, offset, 32);
+        if lane + offset < 32 {
+            v = v.add(other);
+        }
+        offset /= 2;
+    }
+    v"#,
+    ),
+    (
+        "ch10.rs",
+        "thread_sum",
+        r#"    let vectors = data.cast::<U32x4>();
+    let n = vectors.len();
+    let stride = thread::grid_stride_x();
+    let mut v = thread::index_1d();
+    let (mut a0, mut a1, mut a2, mut a3) = (T::ZERO, T::ZERO, T::ZERO, T::ZERO);
+    while v < n && n - v > 3 * stride {
+        let x0 = vectors.load(v);
+        let x1 = vectors.load(v + stride);
+        let x2 = vectors.load(v + 2 * stride);
+        let x3 = vectors.load(v + 3 * stride);
+        a0 = add_vector(a0, x0);
+        a1 = add_vector(a1, x1);
+        a2 = add_vector(a2, x2);
+        a3 = add_vector(a3, x3);
+        v += 4 * stride;
+    }
+    while v < n {
+        a0 = add_vector(a0, vectors.load(v));
+        v += stride;
+    }
+    let mut acc = a0.add(a1).add(a2.add(a3));
+    let i = 4 * n + thread::index_1d();
+    if i < data.len() {
+        acc = acc.add(data.load(i));
+    }
+    acc"#,
+    ),
+];
+
+/// A fourth student's chapter 10: the index of 10.5 by shifts over counted rounds, 10.6's
+/// thread past the end storing its 0 in a branch of its own, 10.7's run leaving its loop
+/// at the input's end, 10.8's butterfly by `warp_shuffle_idx` (lane `l ^ offset`), and
+/// 10.9's round of vectors in an array of `VECS_IN_FLIGHT` (constant indices: registers)
+/// and its tail read as words and taken as elements (`from_word`); its tree's last rounds
+/// in warp 0 alone, ordered by `__syncwarp` (`warp::sync_warp`) instead of barriers.
+const OWN_10_4: &[(&str, &str, &str)] = &[
+    (
+        "ch10.rs",
+        "tree_sequential",
+        r#"    let t = thread::thread_idx_x();
+    let mut stride = thread::block_dim_x() / 2;
+    while stride > 32 {
+        if t < stride {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride /= 2;
+    }
+    if t < 32 {
+        while stride > 0 {
+            if t < stride {
+                partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+            }
+            warp::sync_warp(warp::FULL_MASK);
+            stride /= 2;
+        }
+    }
+    thread::sync_threads();"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_tree_strided_index",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    for k in 0..block.trailing_zeros() {
+        let index = t << (k + 1);
+        if index < block {
+            let upper = partial.load(index + (1 << k));
+            partial.store(index, partial.load(index).wrapping_add(upper));
+        }
+        thread::sync_threads();
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_tree_sequential",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let i = thread::index_1d();
+    if i < data.len() {
+        partial.store(t, data.load(i));
+    } else {
+        partial.store(t, 0);
+    }
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "sum_coarsened",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let mut i = thread::block_idx_x() * block * coarsen + t;
+    let mut mine = 0u32;
+    for _ in 0..coarsen {
+        if i >= data.len() {
+            break;
+        }
+        mine = mine.wrapping_add(data.load(i));
+        i += block;
+    }
+    partial.store(t, mine);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+    ),
+    (
+        "ch10.rs",
+        "warp_sum",
+        r#"    let lane = warp::lane_id();
+    let mut v = value;
+    for offset in [16, 8, 4, 2, 1] {
+        v = v.add(warp::warp_shuffle_idx(warp::FULL_MASK, v, lane ^ offset, 32));
+    }
+    v"#,
+    ),
+    (
+        "ch10.rs",
+        "thread_sum",
+        r#"    let vectors = data.cast::<U32x4>();
+    let words = data.cast::<u32>();
+    let n = vectors.len();
+    let stride = thread::grid_stride_x();
+    let mut v = thread::index_1d();
+    let mut acc = T::ZERO;
+    let vecs = FastestPolicy::VECS_IN_FLIGHT;
+    while v < n && n - v > (vecs - 1) * stride {
+        let mut round = [U32x4([0; 4]); FastestPolicy::VECS_IN_FLIGHT as usize];
+        for (k, slot) in round.iter_mut().enumerate() {
+            *slot = vectors.load(v + k as u32 * stride);
+        }
+        for vector in round {
+            acc = add_vector(acc, vector);
+        }
+        v += vecs * stride;
+    }
+    while v < n {
+        acc = add_vector(acc, vectors.load(v));
+        v += stride;
+    }
+    let i = 4 * n + thread::index_1d();
+    if i < words.len() {
+        acc = acc.add(T::from_word(words.load(i)));
+    }
+    acc"#,
+    ),
+];
+
+/// Chapter 10's exercises after 10.1 (host code, no technique to write differently).
+const CH10: [&str; 8] = [
+    "10.2", "10.3", "10.4", "10.5", "10.6", "10.7", "10.8", "10.9",
+];
+
+/// Grades a clone with `edits` on chapter 10's exercises, on the public inputs and on
+/// those of five private seeds: the failures, one a line.
+fn ch10_failures(name: &str, edits: &[(&str, &str, &str)]) -> Vec<String> {
+    let dir = student_with(name, edits);
+    let mut failed = Vec::new();
+    let seeds = (1..=5).map(|k| format!("private seed {k} of the chapter 10 test"));
+    for seed in std::iter::once(String::new()).chain(seeds) {
+        let mut args = vec!["--json"];
+        if !seed.is_empty() {
+            args.extend(["--seed", &seed]);
+        }
+        let report = clones::grade_raw(&dir, &CH10, &args, &[]);
+        let report: serde_json::Value = serde_json::from_str(&report).expect("the JSON report");
+        for id in CH10 {
+            let e = exercise(&report, id);
+            if e["status"] != "pass" || e["points"]["earned"] != e["points"]["possible"] {
+                failed.push(format!(
+                    "{name}, {id} `{seed}`: {} - {}",
+                    e["status"], e["reason"]
+                ));
+            }
+        }
+    }
+    failed
+}
+
+/// Chapter 10 solved as [`OWN_10`], [`OWN_10_2`], [`OWN_10_3`] and [`OWN_10_4`] solve it
+/// passes, every exercise with full points, on the public inputs and five private seeds'.
+#[test]
+#[ignore = "long (students' own solutions, whole submissions graded): .ci/run runs it with --include-ignored"]
+fn chapter_10_solved_in_four_students_own_ways_passes() {
+    let mut failed = ch10_failures("own-ch10", OWN_10);
+    failed.extend(ch10_failures("own-ch10-second", OWN_10_2));
+    failed.extend(ch10_failures("own-ch10-third", OWN_10_3));
+    failed.extend(ch10_failures("own-ch10-fourth", OWN_10_4));
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+/// More of chapter 10's classic mistakes, several per exercise (each graded in a clone of
+/// its own round: the first mistake of every exercise together, then the second...), with
+/// the failure each must be named by and a word of its hint, as in [`MISTAKES`]. The
+/// function named is replaced; an exercise's other regions stay the reference's.
+const MISTAKES_10: &[Mistake] = &[
+    // The last rounds in warp 0 with neither barrier nor `__syncwarp` (the
+    // warp-synchronous tail of old CUDA, unsafe since Volta).
+    (
+        "10.6",
+        "tree_sequential",
+        r#"    let t = thread::thread_idx_x();
+    let mut stride = thread::block_dim_x() / 2;
+    while stride > 32 {
+        if t < stride {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride /= 2;
+    }
+    if t < 32 {
+        while stride > 0 {
+            if t < stride {
+                partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+            }
+            stride /= 2;
+        }
+    }
+    thread::sync_threads();"#,
+        "race",
+        None,
+        "after each",
+    ),
+    // The rounds bounded by the shared array's length, not the block's.
+    (
+        "10.4",
+        "sum_tree_interleaved",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    let mut stride = 1;
+    while stride < partial.len() {
+        if t % (2 * stride) == 0 {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "wrong_result",
+        Some("uninitialised_shared"),
+        "below the block's size",
+    ),
+    // `stride` from half the shared array, not half the block.
+    (
+        "10.6",
+        "tree_sequential",
+        r#"    let t = thread::thread_idx_x();
+    let mut stride = MAX_BLOCK / 2;
+    while stride > 0 {
+        if t < stride {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride /= 2;
+    }"#,
+        "wrong_result",
+        Some("uninitialised_shared"),
+        "half the block",
+    ),
+    // A warp's sum shuffled for every element, inside the grid-stride loop.
+    (
+        "10.8",
+        "sum_warp_shuffle",
+        r#"    let mut i = thread::index_1d();
+    while i < data.len() {
+        let total = warp_sum(data.load(i));
+        if warp::lane_id() == 0 {
+            sum.atomic_add(0, total);
+        }
+        i += thread::grid_stride_x();
+    }"#,
+        "barrier_error",
+        None,
+        "the loop",
+    ),
+    // Every thread adds what `block_sum` returned it (only thread 0's is the block's sum).
+    (
+        "10.9",
+        "sum_fastest_u32",
+        r#"    let warp_sums = shared_array![u32; 32];
+    let total = block_sum(thread_sum(data), warp_sums);
+    sum.atomic_add(0, total);"#,
+        "wrong_result",
+        None,
+        "only thread 0",
+    ),
+    // 10.3's loop starting at the thread's index in its block: every block adds the same
+    // elements.
+    (
+        "10.3",
+        "sum_atomic",
+        r#"    let mut i = thread::thread_idx_x();
+    while i < data.len() {
+        sum.atomic_add(0, data.load(i));
+        i += thread::grid_stride_x();
+    }"#,
+        "wrong_result",
+        None,
+        "start at the thread's global index",
+    ),
+    // 10.5 without the barrier between the stores and the first round.
+    (
+        "10.5",
+        "sum_tree_strided_index",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    let mut stride = 1;
+    while stride < thread::block_dim_x() {
+        let index = 2 * stride * t;
+        if index < thread::block_dim_x() {
+            partial.store(index, partial.load(index).wrapping_add(partial.load(index + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "race",
+        None,
+        "before the first round",
+    ),
+    // 10.6 without the barrier between the stores and the tree.
+    (
+        "10.6",
+        "sum_tree_sequential",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "race",
+        None,
+        "before the first round",
+    ),
+    // 10.7 without the barrier between the runs' sums and the tree.
+    (
+        "10.7",
+        "sum_coarsened",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let segment = thread::block_idx_x() * block * coarsen;
+    let mut mine = 0u32;
+    for k in 0..coarsen {
+        mine = mine.wrapping_add(load_or_zero(data, segment + k * block + t));
+    }
+    partial.store(t, mine);
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "race",
+        None,
+        "after the threads store their sums",
+    ),
+    // `k * coarsen` for `k * block`: the runs overlap and leave elements out.
+    (
+        "10.7",
+        "sum_coarsened",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let segment = thread::block_idx_x() * block * coarsen;
+    let mut mine = 0u32;
+    for k in 0..coarsen {
+        mine = mine.wrapping_add(load_or_zero(data, segment + k * coarsen + t));
+    }
+    partial.store(t, mine);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "wrong_result",
+        None,
+        "coarsen",
+    ),
+    // The offsets start at 32: the first shuffle brings every lane its own value.
+    (
+        "10.8",
+        "warp_sum",
+        r#"    let mut total = value;
+    let mut offset = 32;
+    while offset > 0 {
+        total = total.add(warp::warp_shuffle_down(warp::FULL_MASK, total, offset, 32));
+        offset /= 2;
+    }
+    total"#,
+        "wrong_result",
+        None,
+        "five shuffles",
+    ),
+    // A butterfly leaves the warp's sum in every lane, and every lane adds it.
+    (
+        "10.8",
+        "sum_warp_shuffle",
+        r#"    let mut v = 0u32;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        v = v.wrapping_add(data.load(i));
+        i += thread::grid_stride_x();
+    }
+    let mut mask = 16;
+    while mask > 0 {
+        v = v.wrapping_add(warp::warp_shuffle_xor(warp::FULL_MASK, v, mask, 32));
+        mask /= 2;
+    }
+    sum.atomic_add(0, v);"#,
+        "wrong_result",
+        None,
+        "only lane 0",
+    ),
+    // Lane 0 stores its own value, not its warp's sum.
+    (
+        "10.9",
+        "block_sum",
+        r#"    let lane = warp::lane_id();
+    let warp = thread::thread_idx_x() / 32;
+    let _ = warp_sum(value);
+    if lane == 0 {
+        warp_sums.store(warp, value);
+    }
+    thread::sync_threads();
+    let mut block_total = T::ZERO;
+    if warp == 0 {
+        let warps = thread::block_dim_x() / 32;
+        let mine = if lane < warps { warp_sums.load(lane) } else { T::ZERO };
+        block_total = warp_sum(mine);
+    }
+    block_total"#,
+        "wrong_result",
+        None,
+        "the warp's sum",
+    ),
+    // The tail indexed from the number of vectors, not of their elements: elements
+    // added twice.
+    (
+        "10.9",
+        "thread_sum",
+        r#"    let vectors = data.cast::<U32x4>();
+    let n = vectors.len();
+    let stride = thread::grid_stride_x();
+    let mut v = thread::index_1d();
+    let mut acc = T::ZERO;
+    while v < n && n - v > 3 * stride {
+        let a = vectors.load(v);
+        let b = vectors.load(v + stride);
+        let c = vectors.load(v + 2 * stride);
+        let d = vectors.load(v + 3 * stride);
+        acc = add_vector(add_vector(add_vector(add_vector(acc, a), b), c), d);
+        v += 4 * stride;
+    }
+    while v < n {
+        acc = add_vector(acc, vectors.load(v));
+        v += stride;
+    }
+    let mut i = n + thread::index_1d();
+    while i < data.len() {
+        acc = acc.add(data.load(i));
+        i += stride;
+    }
+    acc"#,
+        "wrong_result",
+        None,
+        "past the last whole vector",
+    ),
+    // 10.4 without a tree: thread 0 adds the block's words one after another.
+    (
+        "10.4",
+        "sum_tree_interleaved",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    if t == 0 {
+        let mut total = 0u32;
+        for w in 0..thread::block_dim_x() {
+            total = total.wrapping_add(partial.load(w));
+        }
+        sum.atomic_add(0, total);
+    }"#,
+        "wrong_technique",
+        Some("tree_shape"),
+        "interleaved one",
+    ),
+    // 10.6 with 10.5's strided index.
+    (
+        "10.6",
+        "tree_sequential",
+        r#"    let t = thread::thread_idx_x();
+    let mut stride = 1;
+    while stride < thread::block_dim_x() {
+        let index = 2 * stride * t;
+        if index < thread::block_dim_x() {
+            partial.store(index, partial.load(index).wrapping_add(partial.load(index + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }"#,
+        "wrong_technique",
+        Some("tree_shape"),
+        "`t + stride` into word `t`",
+    ),
+    // Lane 0 adds its own value, not the warp's sum.
+    (
+        "10.8",
+        "sum_warp_shuffle",
+        r#"    let mut mine = 0u32;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        mine = mine.wrapping_add(data.load(i));
+        i += thread::grid_stride_x();
+    }
+    let _total = warp_sum(mine);
+    if warp::lane_id() == 0 {
+        sum.atomic_add(0, mine);
+    }"#,
+        "wrong_result",
+        None,
+        "only lane 0",
+    ),
+    // A vector's words added as integers, then taken as one element: right for `u32`,
+    // nonsense for `f32`.
+    (
+        "10.9",
+        "thread_sum",
+        r#"    let vectors = data.cast::<U32x4>();
+    let n = vectors.len();
+    let stride = thread::grid_stride_x();
+    let mut v = thread::index_1d();
+    let mut acc = T::ZERO;
+    while v < n {
+        let U32x4([a, b, c, d]) = vectors.load(v);
+        let words = a.wrapping_add(b).wrapping_add(c).wrapping_add(d);
+        acc = acc.add(T::from_word(words));
+        v += stride;
+    }
+    let mut i = n * 4 + thread::index_1d();
+    while i < data.len() {
+        acc = acc.add(data.load(i));
+        i += stride;
+    }
+    acc"#,
+        "wrong_result",
+        Some("f32_bound"),
+        "`from_word`",
+    ),
+    // 10.2: threads past the end store the sum plus 0: one of them may overwrite the
+    // lane that added an element (a store of the same word by 64 lanes, any one wins).
+    (
+        "10.2",
+        "sum_naive",
+        r#"    let x = load_or_zero(data, thread::index_1d());
+    let s = sum.load(0);
+    sum.store(0, s.wrapping_add(x));"#,
+        "race",
+        None,
+        "past the end",
+    ),
+    (
+        "10.2",
+        "sum_naive",
+        r#"    let i = thread::index_1d();
+    if i <= data.len() {
+        let s = sum.load(0);
+        sum.store(0, s.wrapping_add(data.load(i)));
+    }"#,
+        "out_of_bounds",
+        None,
+        "no element",
+    ),
+    // The element stored in place of the sum plus the element.
+    (
+        "10.2",
+        "sum_naive",
+        r#"    let i = thread::index_1d();
+    if i < data.len() {
+        let _ = sum.load(0);
+        sum.store(0, data.load(i));
+    }"#,
+        "wrong_result",
+        None,
+        "one load and one store",
+    ),
+    // 10.3: the grid-stride loop jumps by one block, not the grid.
+    (
+        "10.3",
+        "sum_atomic",
+        r#"    let mut i = thread::index_1d();
+    while i < data.len() {
+        sum.atomic_add(0, data.load(i));
+        i += thread::block_dim_x();
+    }"#,
+        "wrong_result",
+        None,
+        "every thread",
+    ),
+    // The sum in a register, and dummy atomics of 0 to show one per element.
+    (
+        "10.3",
+        "sum_atomic",
+        r#"    let mut mine = 0u32;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        mine = mine.wrapping_add(data.load(i));
+        sum.atomic_add(0, 0);
+        i += thread::grid_stride_x();
+    }
+    if mine != 0 {
+        sum.atomic_add(0, mine);
+    }"#,
+        "wrong_technique",
+        None,
+        "its own `atomic_add`",
+    ),
+    // The plain load and store of 10.2 in 10.3's loop.
+    (
+        "10.3",
+        "sum_atomic",
+        r#"    let mut i = thread::index_1d();
+    while i < data.len() {
+        let s = sum.load(0);
+        sum.store(0, s.wrapping_add(data.load(i)));
+        i += thread::grid_stride_x();
+    }"#,
+        "wrong_technique",
+        None,
+        "its own `atomic_add`",
+    ),
+    // 10.4: the barrier inside the active threads' branch.
+    (
+        "10.4",
+        "sum_tree_interleaved",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    let mut stride = 1;
+    while stride < thread::block_dim_x() {
+        if t % (2 * stride) == 0 {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+            thread::sync_threads();
+        }
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "barrier_error",
+        None,
+        "inside the `if`",
+    ),
+    // No barrier between the stores and the first round: the first rounds pair words of
+    // one warp, which the emulator's lockstep would order (its lanes are checked apart).
+    (
+        "10.4",
+        "sum_tree_interleaved",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    let mut stride = 1;
+    while stride < thread::block_dim_x() {
+        if t % (2 * stride) == 0 {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "race",
+        None,
+        "before the first round",
+    ),
+    // The rounds start at stride 2: the odd words are never added.
+    (
+        "10.4",
+        "sum_tree_interleaved",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    let mut stride = 2;
+    while stride < thread::block_dim_x() {
+        if t % (2 * stride) == 0 {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "wrong_result",
+        None,
+        "stride",
+    ),
+    // One round too many (`stride <= block`): thread 0 reads word `block`, which no
+    // thread stored (a read of uninitialised shared memory).
+    (
+        "10.4",
+        "sum_tree_interleaved",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    let mut stride = 1;
+    while stride <= thread::block_dim_x() {
+        if t % (2 * stride) == 0 {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "wrong_result",
+        Some("uninitialised_shared"),
+        "past them",
+    ),
+    // 10.5: `index = stride * t` (the 2 forgotten): pairs overlap.
+    (
+        "10.5",
+        "sum_tree_strided_index",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    let mut stride = 1;
+    while stride < thread::block_dim_x() {
+        let index = stride * t;
+        if index + stride < thread::block_dim_x() {
+            partial.store(index, partial.load(index).wrapping_add(partial.load(index + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "race",
+        None,
+        "barrier",
+    ),
+    // The barrier inside `if index < block`.
+    (
+        "10.5",
+        "sum_tree_strided_index",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    let mut stride = 1;
+    while stride < thread::block_dim_x() {
+        let index = 2 * stride * t;
+        if index < thread::block_dim_x() {
+            partial.store(index, partial.load(index).wrapping_add(partial.load(index + stride)));
+            thread::sync_threads();
+        }
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "barrier_error",
+        None,
+        "outside",
+    ),
+    // The last round left out (`stride < block / 2`).
+    (
+        "10.5",
+        "sum_tree_strided_index",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    let mut stride = 1;
+    while stride < thread::block_dim_x() / 2 {
+        let index = 2 * stride * t;
+        if index < thread::block_dim_x() {
+            partial.store(index, partial.load(index).wrapping_add(partial.load(index + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "wrong_result",
+        None,
+        "index",
+    ),
+    // The pair's sum stored into the upper word, the commit still reading word 0.
+    (
+        "10.5",
+        "sum_tree_strided_index",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    let mut stride = 1;
+    while stride < thread::block_dim_x() {
+        let index = 2 * stride * t;
+        if index < thread::block_dim_x() {
+            let s = partial.load(index).wrapping_add(partial.load(index + stride));
+            partial.store(index + stride, s);
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(thread::block_dim_x() - 1));
+    }"#,
+        "wrong_result",
+        None,
+        "into word `index`",
+    ),
+    // 10.6: the barrier inside `if t < stride`.
+    (
+        "10.6",
+        "tree_sequential",
+        r#"    let t = thread::thread_idx_x();
+    let mut stride = thread::block_dim_x() / 2;
+    while stride > 0 {
+        if t < stride {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+            thread::sync_threads();
+        }
+        stride /= 2;
+    }"#,
+        "barrier_error",
+        None,
+        "outside",
+    ),
+    // `t <= stride`: thread `stride` writes word `stride` while thread 0 reads it.
+    (
+        "10.6",
+        "tree_sequential",
+        r#"    let t = thread::thread_idx_x();
+    let mut stride = thread::block_dim_x() / 2;
+    while stride > 0 {
+        if t <= stride {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride /= 2;
+    }"#,
+        "race",
+        None,
+        "barrier",
+    ),
+    // `stride` starting at the whole block: thread t reads word `t + block`, never stored.
+    (
+        "10.6",
+        "tree_sequential",
+        r#"    let t = thread::thread_idx_x();
+    let mut stride = thread::block_dim_x();
+    while stride > 0 {
+        if t < stride {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride /= 2;
+    }"#,
+        "wrong_result",
+        Some("uninitialised_shared"),
+        "half the block",
+    ),
+    // An atomic per element hidden beside the tree, the tree's sum thrown away.
+    (
+        "10.6",
+        "sum_tree_sequential",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let x = load_or_zero(data, thread::index_1d());
+    partial.store(t, x);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if x != 0 {
+        sum.atomic_add(0, x);
+    }"#,
+        "wrong_technique",
+        None,
+        "one global atomic per block",
+    ),
+    // 10.7: the segment starts at `b * block`, the `coarsen` forgotten: blocks overlap.
+    (
+        "10.7",
+        "sum_coarsened",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let segment = thread::block_idx_x() * block;
+    let mut mine = 0u32;
+    for k in 0..coarsen {
+        mine = mine.wrapping_add(load_or_zero(data, segment + k * block + t));
+    }
+    partial.store(t, mine);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "wrong_result",
+        None,
+        "b * block * coarsen",
+    ),
+    // `k <= coarsen`: one element of the next block's segment read too.
+    (
+        "10.7",
+        "sum_coarsened",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let segment = thread::block_idx_x() * block * coarsen;
+    let mut mine = 0u32;
+    let mut k = 0;
+    while k <= coarsen {
+        mine = mine.wrapping_add(load_or_zero(data, segment + k * block + t));
+        k += 1;
+    }
+    partial.store(t, mine);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "wrong_result",
+        None,
+        "coarsen",
+    ),
+    // 10.4's interleaved tree after the run in registers.
+    (
+        "10.7",
+        "sum_coarsened",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let segment = thread::block_idx_x() * block * coarsen;
+    let mut mine = 0u32;
+    for k in 0..coarsen {
+        mine = mine.wrapping_add(load_or_zero(data, segment + k * block + t));
+    }
+    partial.store(t, mine);
+    thread::sync_threads();
+    let mut stride = 1;
+    while stride < block {
+        if t % (2 * stride) == 0 {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "wrong_technique",
+        Some("tree_shape"),
+        "10.6's tree",
+    ),
+    // Only whole runs: the last block's partial run is left out.
+    (
+        "10.7",
+        "sum_coarsened",
+        r#"    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let segment = thread::block_idx_x() * block * coarsen;
+    let mut mine = 0u32;
+    let mut k = 0;
+    while k < coarsen && segment + (k + 1) * block <= data.len() {
+        mine = mine.wrapping_add(data.load(segment + k * block + t));
+        k += 1;
+    }
+    partial.store(t, mine);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }"#,
+        "wrong_result",
+        None,
+        "0 past the end",
+    ),
+    // 10.8: `warp_shuffle_up`: lane 0 never receives another lane's value.
+    (
+        "10.8",
+        "warp_sum",
+        r#"    let mut total = value;
+    let mut offset = 16;
+    while offset > 0 {
+        total = total.add(warp::warp_shuffle_up(warp::FULL_MASK, total, offset, 32));
+        offset /= 2;
+    }
+    total"#,
+        "wrong_result",
+        None,
+        "only lane 0",
+    ),
+    // A width of 16: lane 0 gets the sum of half the warp.
+    (
+        "10.8",
+        "warp_sum",
+        r#"    let mut total = value;
+    let mut offset = 16;
+    while offset > 0 {
+        total = total.add(warp::warp_shuffle_down(warp::FULL_MASK, total, offset, 16));
+        offset /= 2;
+    }
+    total"#,
+        "wrong_result",
+        None,
+        "all five shuffles",
+    ),
+    // The shuffles only in the lanes that had an element.
+    (
+        "10.8",
+        "sum_warp_shuffle",
+        r#"    let first = thread::index_1d();
+    if first < data.len() {
+        let mut mine = 0u32;
+        let mut i = first;
+        while i < data.len() {
+            mine = mine.wrapping_add(data.load(i));
+            i += thread::grid_stride_x();
+        }
+        let total = warp_sum(mine);
+        if warp::lane_id() == 0 {
+            sum.atomic_add(0, total);
+        }
+    }"#,
+        "barrier_error",
+        None,
+        "all 32 lanes",
+    ),
+    // One element per thread, no grid-stride loop (the grid is smaller than the input).
+    (
+        "10.8",
+        "sum_warp_shuffle",
+        r#"    let total = warp_sum(load_or_zero(data, thread::index_1d()));
+    if warp::lane_id() == 0 {
+        sum.atomic_add(0, total);
+    }"#,
+        "wrong_result",
+        None,
+        "grid",
+    ),
+    // 10.9: the elements past the last whole vector forgotten.
+    (
+        "10.9",
+        "thread_sum",
+        r#"    let vectors = data.cast::<U32x4>();
+    let n = vectors.len();
+    let stride = thread::grid_stride_x();
+    let mut v = thread::index_1d();
+    let mut acc = T::ZERO;
+    while v < n && n - v > 3 * stride {
+        let a = vectors.load(v);
+        let b = vectors.load(v + stride);
+        let c = vectors.load(v + 2 * stride);
+        let d = vectors.load(v + 3 * stride);
+        acc = add_vector(add_vector(add_vector(add_vector(acc, a), b), c), d);
+        v += 4 * stride;
+    }
+    while v < n {
+        acc = add_vector(acc, vectors.load(v));
+        v += stride;
+    }
+    acc"#,
+        "wrong_result",
+        None,
+        "past the last whole vector",
+    ),
+    // No barrier between the warps' stores and warp 0's loads.
+    (
+        "10.9",
+        "block_sum",
+        r#"    let lane = warp::lane_id();
+    let warp = thread::thread_idx_x() / 32;
+    let total = warp_sum(value);
+    if lane == 0 {
+        warp_sums.store(warp, total);
+    }
+    let mut block_total = T::ZERO;
+    if warp == 0 {
+        let warps = thread::block_dim_x() / 32;
+        let mine = if lane < warps { warp_sums.load(lane) } else { T::ZERO };
+        block_total = warp_sum(mine);
+    }
+    block_total"#,
+        "race",
+        None,
+        "barrier",
+    ),
+    // The barrier inside `if lane == 0`.
+    (
+        "10.9",
+        "block_sum",
+        r#"    let lane = warp::lane_id();
+    let warp = thread::thread_idx_x() / 32;
+    let total = warp_sum(value);
+    if lane == 0 {
+        warp_sums.store(warp, total);
+        thread::sync_threads();
+    }
+    let mut block_total = T::ZERO;
+    if warp == 0 {
+        let warps = thread::block_dim_x() / 32;
+        let mine = if lane < warps { warp_sums.load(lane) } else { T::ZERO };
+        block_total = warp_sum(mine);
+    }
+    block_total"#,
+        "barrier_error",
+        None,
+        "outside `if lane == 0`",
+    ),
+    // Warp 0 reads all 32 words, those of warps that do not exist included.
+    (
+        "10.9",
+        "block_sum",
+        r#"    let lane = warp::lane_id();
+    let warp = thread::thread_idx_x() / 32;
+    let total = warp_sum(value);
+    if lane == 0 {
+        warp_sums.store(warp, total);
+    }
+    thread::sync_threads();
+    let mut block_total = T::ZERO;
+    if warp == 0 {
+        block_total = warp_sum(warp_sums.load(lane));
+    }
+    block_total"#,
+        "wrong_result",
+        Some("uninitialised_shared"),
+        "warps that exist",
+    ),
+    // Words, not vectors: 10.8's loop.
+    (
+        "10.9",
+        "thread_sum",
+        r#"    let mut acc = T::ZERO;
+    let mut i = thread::index_1d();
+    while i < data.len() {
+        acc = acc.add(data.load(i));
+        i += thread::grid_stride_x();
+    }
+    acc"#,
+        "wrong_technique",
+        Some("narrow_loads"),
+        "16 bytes",
+    ),
+    // After the rounds of four, the last vectors forgotten.
+    (
+        "10.9",
+        "thread_sum",
+        r#"    let vectors = data.cast::<U32x4>();
+    let n = vectors.len();
+    let stride = thread::grid_stride_x();
+    let mut v = thread::index_1d();
+    let mut acc = T::ZERO;
+    while v + 3 * stride < n {
+        let a = vectors.load(v);
+        let b = vectors.load(v + stride);
+        let c = vectors.load(v + 2 * stride);
+        let d = vectors.load(v + 3 * stride);
+        acc = add_vector(add_vector(add_vector(add_vector(acc, a), b), c), d);
+        v += 4 * stride;
+    }
+    let mut i = n * 4 + thread::index_1d();
+    while i < data.len() {
+        acc = acc.add(data.load(i));
+        i += stride;
+    }
+    acc"#,
+        "wrong_result",
+        None,
+        "every element added once",
+    ),
+    // A round's vectors loaded into an array and added in a loop whose length is known
+    // only at run time: the array is indexed at run time (local memory).
+    (
+        "10.9",
+        "thread_sum",
+        r#"    let vectors = data.cast::<U32x4>();
+    let n = vectors.len();
+    let stride = thread::grid_stride_x();
+    let mut v = thread::index_1d();
+    let mut acc = T::ZERO;
+    while v < n {
+        let mut round = [U32x4([0; 4]); 4];
+        let mut k = 0;
+        while k < 4 && v < n {
+            round[k] = vectors.load(v);
+            k += 1;
+            v += stride;
+        }
+        for vector in &round[..k] {
+            acc = add_vector(acc, *vector);
+        }
+    }
+    let mut i = n * 4 + thread::index_1d();
+    while i < data.len() {
+        acc = acc.add(data.load(i));
+        i += stride;
+    }
+    acc"#,
+        "wrong_technique",
+        Some("local_memory"),
+        "array",
+    ),
+];
+
+/// Each mistake of [`MISTAKES_10`] fails its exercise with its own failure named and the
+/// hint for it, each graded in a clone of its own (10.7 calls 10.6's `tree_sequential`,
+/// 10.9 calls 10.8's `warp_sum`: one mistake must not stand in another's exercise).
+#[test]
+#[ignore = "long (students' own solutions, whole submissions graded): .ci/run runs it with --include-ignored"]
+fn chapter_10s_mistakes_fail_with_their_own_failure_named() {
+    let mut wrong = Vec::new();
+    let mut per_exercise = std::collections::BTreeMap::<&str, usize>::new();
+    for (k, &(id, f, body, status, kind, hint_says)) in MISTAKES_10.iter().enumerate() {
+        *per_exercise.entry(id).or_default() += 1;
+        let dir = student_with(
+            &format!("own-ch10-mistake-{k}"),
+            &[(chapter_file(id), f, body)],
+        );
+        let (report, _) = grade(&dir, &[id]);
+        let e = exercise(&report, id);
+        let hint = e["hint"].as_str().unwrap_or_default();
+        if e["status"] != status
+            || e.get("kind").and_then(|k| k.as_str()) != kind
+            || !hint.contains(hint_says)
+        {
+            wrong.push(format!(
+                "{id} ({f}, mistake {k}): {} {} - {}; hint: {}",
+                e["status"],
+                e.get("kind").map_or(String::new(), |k| k.to_string()),
+                e["reason"],
+                e["hint"]
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // At least two mistakes in each exercise of 10.2 to 10.9.
+    for id in CH10 {
+        assert!(
+            per_exercise.get(id).is_some_and(|&k| k >= 2),
+            "{id}: {per_exercise:?}"
+        );
+    }
 }

@@ -5,8 +5,12 @@
 //! memory, one record per 4-byte word: see `GlobalWrites`) and only between threads of
 //! *different warps* (or, in global memory, of different blocks): inside a warp, lockstep steps
 //! order the accesses in this model (on a GPU since Volta they are not ordered either:
-//! the book explains why `__syncwarp` exists). Two atomics never conflict; an atomic
-//! and a plain access of another warp do.
+//! the book explains why `__syncwarp` exists). With [`Config::lane_hazards`] shared memory
+//! is checked between the lanes of a warp too, where no `__syncwarp` of the warp stands
+//! between them. Two atomics never conflict; an atomic and a plain access of another warp
+//! do.
+//!
+//! [`Config::lane_hazards`]: crate::Config::lane_hazards
 //!
 //! In global memory (this project's extension), a plain load, store or atomic conflicts
 //! with the last plain store to the same address when that store was made by another
@@ -28,13 +32,26 @@ pub(crate) struct Access {
     /// Linear thread index in the block (at most 1024).
     pub(crate) t: u16,
     pub(crate) atomic: bool,
+    /// The `__syncwarp`s its warp had passed (modulo 256), to order two lanes of a warp.
+    pub(crate) warp_syncs: u8,
 }
+
+// Compact: the `__syncwarp` count fits the padding.
+const _: () = assert!(std::mem::size_of::<Access>() == 16);
 
 impl Access {
     /// Warp number inside the block.
     #[inline]
     pub(crate) fn warp(&self) -> u16 {
         self.t / crate::hardware::WARP_SIZE as u16
+    }
+
+    /// Is `self` unordered with `now` (of the same barrier interval)? Another warp's
+    /// access is; another lane's of the same warp only with `lanes`
+    /// ([`Config::lane_hazards`](crate::Config::lane_hazards)) and no `__syncwarp` between.
+    #[inline]
+    fn unordered(&self, now: &Access, lanes: bool) -> bool {
+        self.warp() != now.warp() || (lanes && self.t != now.t && self.warp_syncs == now.warp_syncs)
     }
 }
 
@@ -119,6 +136,7 @@ impl GlobalWrites {
                     epoch: slot.epoch,
                     t: slot.t,
                     atomic: false,
+                    warp_syncs: 0,
                 },
             })
     }
@@ -139,6 +157,7 @@ impl GlobalWrites {
                 epoch: slot.epoch,
                 t: slot.t,
                 atomic: false,
+                warp_syncs: 0,
             },
         });
         *slot = Slot {
@@ -157,14 +176,15 @@ fn live(a: &Option<Access>, epoch: u32) -> Option<Access> {
 }
 
 impl WordState {
-    /// A plain read by `now`: reports Read-after-Write against another warp's write.
-    pub(crate) fn read(&mut self, now: Access) -> Option<(&'static str, Access)> {
+    /// A plain read by `now`: reports Read-after-Write against another warp's write (or,
+    /// with `lanes`, another lane's).
+    pub(crate) fn read(&mut self, now: Access, lanes: bool) -> Option<(&'static str, Access)> {
         let hazard = live(&self.write, now.epoch)
-            .filter(|w| w.warp() != now.warp())
+            .filter(|w| w.unordered(&now, lanes))
             .map(|w| ("Read-after-Write", w));
         match live(&self.read, now.epoch) {
             None => self.read = Some(now),
-            Some(r) if r.warp() != now.warp() && live(&self.read_other, now.epoch).is_none() => {
+            Some(r) if r.unordered(&now, lanes) && live(&self.read_other, now.epoch).is_none() => {
                 self.read_other = Some(now)
             }
             _ => {}
@@ -173,11 +193,12 @@ impl WordState {
     }
 
     /// A write (plain or atomic) by `now`: reports Write-after-Write and Write-after-Read
-    /// against other warps' accesses of the same barrier interval.
-    pub(crate) fn write(&mut self, now: Access) -> Option<(&'static str, Access)> {
+    /// against other warps' accesses of the same barrier interval (or, with `lanes`, other
+    /// lanes').
+    pub(crate) fn write(&mut self, now: Access, lanes: bool) -> Option<(&'static str, Access)> {
         let mut hazard = None;
         if let Some(w) = live(&self.write, now.epoch)
-            && w.warp() != now.warp()
+            && w.unordered(&now, lanes)
             && !(w.atomic && now.atomic)
         {
             hazard = Some(("Write-after-Write", w));
@@ -190,7 +211,7 @@ impl WordState {
             .into_iter()
             .flatten()
             {
-                if r.warp() != now.warp() && !(r.atomic && now.atomic) {
+                if r.unordered(&now, lanes) && !(r.atomic && now.atomic) {
                     hazard = Some(("Write-after-Read", r));
                     break;
                 }

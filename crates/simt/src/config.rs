@@ -52,6 +52,12 @@ pub struct Config {
     /// thread, with its value) into its report, so that a check can follow the data to
     /// the atomics that counted it. Off by default: it costs memory per operation.
     pub record_flow: bool,
+    /// Racecheck between the lanes of one warp too: a shared word one lane wrote and
+    /// another reads or writes, with neither a barrier nor a `__syncwarp` of their warp
+    /// between them, is a hazard (since Volta the lanes of a warp are not in lockstep).
+    /// Off by default: lockstep orders a warp's accesses (see `check`); a check turns it on
+    /// where a kernel must order its lanes itself (a tree's rounds in shared memory).
+    pub lane_hazards: bool,
 }
 
 fn env_u64(name: &str) -> Option<u64> {
@@ -77,6 +83,7 @@ impl Default for Config {
             block_order_seed: None,
             trace: None,
             record_flow: false,
+            lane_hazards: false,
         }
     }
 }

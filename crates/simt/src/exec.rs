@@ -186,6 +186,7 @@ impl Exec<'_> {
             epoch: self.bar_epoch,
             t: li as u16,
             atomic,
+            warp_syncs: self.warp_syncs.get(li / 32).copied().unwrap_or(0),
         }
     }
 
@@ -278,10 +279,11 @@ impl Exec<'_> {
     fn check_shared(&mut self, now: Access, off: u64, size: u64, write: bool) {
         for word in off / hw::BANK_WORD_BYTES..=(off + size - 1) / hw::BANK_WORD_BYTES {
             let state = &mut self.shared_words[word as usize];
+            let lanes = self.config.lane_hazards;
             let hazard = if write {
-                state.write(now)
+                state.write(now, lanes)
             } else {
-                state.read(now)
+                state.read(now, lanes)
             };
             if let Some((kind, earlier)) = hazard {
                 let b = self.block_linear;
@@ -776,6 +778,12 @@ impl Exec<'_> {
                 }
                 WarpOp::SyncWarp { .. } => 0,
             };
+        }
+        if let Some(Op::Warp(WarpOp::SyncWarp { .. })) =
+            group.first().map(|&li| self.lanes[li].op_ref())
+            && let Some(n) = self.warp_syncs.get_mut(w)
+        {
+            *n = n.wrapping_add(1);
         }
         self.c().warp_collectives += 1;
         out

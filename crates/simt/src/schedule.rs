@@ -202,7 +202,7 @@ impl Lane {
 pub(crate) struct Exec<'m> {
     pub(crate) mem: &'m mut GlobalMemory,
     pub(crate) spec: LaunchSpec,
-    config: Config,
+    pub(crate) config: Config,
     last_seen: Arc<LastSeen>,
     pub(crate) sites: SiteTable,
     pub(crate) per_site: Vec<Counters>,
@@ -231,6 +231,9 @@ pub(crate) struct Exec<'m> {
     pub(crate) shared_words: Vec<WordState>,
     /// Barrier interval, unique across the launch (a new block starts a new one).
     pub(crate) bar_epoch: u32,
+    /// Per warp of the block: the `__syncwarp`s it has passed (modulo 256), which order
+    /// its lanes' shared accesses for [`Config::lane_hazards`].
+    pub(crate) warp_syncs: Vec<u8>,
     pub(crate) block_linear: u64,
     block_idx: [u32; 3],
     /// Loops learned from the lanes' jumps, for reconvergence (see `reconverge`).
@@ -303,6 +306,7 @@ impl<'m> Exec<'m> {
             shared: SharedMemory::new(shared),
             shared_words: vec![WordState::default(); shared.div_ceil(4)],
             bar_epoch: 0,
+            warp_syncs: Vec::new(),
             block_linear: 0,
             block_idx: [0; 3],
             loop_ends: LoopEnds::default(),
@@ -444,6 +448,7 @@ impl<'m> Exec<'m> {
         self.bar_epoch += 1;
         self.progress = true;
         self.shared.reset();
+        self.warp_syncs = vec![0; (self.spec.threads_per_block() as usize).div_ceil(WARP)];
         let n = self.spec.threads_per_block() as u32;
         for t in 0..n {
             let thread = [t % bx, (t / bx) % by, t / (bx * by)];

@@ -1,7 +1,8 @@
 //! racecheck: hazards on shared memory between threads of different warps with no
 //! barrier between them (write-write, read-after-write, write-after-read, plain vs
 //! atomic), each reported once per pair of sites with how often it happened; none
-//! inside a warp or across a barrier; same-step conflicting stores.
+//! inside a warp (unless `Config::lane_hazards` asks, where only a barrier or a
+//! `__syncwarp` orders two lanes) or across a barrier; same-step conflicting stores.
 
 mod common;
 
@@ -264,4 +265,59 @@ fn same_step_stores_to_one_shared_word() {
         }]
     );
     assert_eq!(r.counters().unwrap().overwritten_stores, 62);
+}
+
+/// `ordered`'s exchange inside a warp with a `__syncwarp` between the store and the read.
+#[kernel]
+fn ordered_by_syncwarp(out: GlobalSlice<u32>) {
+    let s = shared_array![u32; 64];
+    let t = thread::thread_idx_x();
+    s.store(t, t);
+    warp::sync_warp(warp::FULL_MASK);
+    let v = s.load(t ^ 1);
+    thread::sync_threads();
+    s.store(t, v);
+    thread::sync_threads();
+    out.store(t, s.load(63 - t));
+}
+
+#[test]
+fn with_lane_hazards_only_a_barrier_or_a_syncwarp_orders_a_warps_lanes() {
+    let mut dev = gpu_host::Device::emulator_with(simt::Config {
+        watchdog: None,
+        step_budget: 2_000_000,
+        lane_hazards: true,
+        ..simt::Config::default()
+    });
+    let out = dev.alloc::<u32>(64).unwrap();
+    let want: Vec<u32> = (0..64).map(|t| (63 - t) ^ 1).collect();
+    // Lockstep no longer orders the neighbours' exchange: lane 1 stored the word lane 0
+    // reads, in one warp, with nothing between.
+    let r = dev
+        .launch(
+            &ordered::KERNEL,
+            LaunchConfig::linear(1, 64),
+            (out.slice(),),
+        )
+        .unwrap();
+    assert_eq!(dev.download(&out).unwrap(), want);
+    let f = &emu(&r).findings;
+    assert!(
+        matches!(
+            &f[..],
+            [Finding::SharedHazard { kind: "Read-after-Write", first, second, .. }]
+                if first.1 == thread(1) && second.1 == thread(0)
+        ),
+        "{f:#?}"
+    );
+    // A `__syncwarp` between them orders them; the barriers order the rest.
+    let r = dev
+        .launch(
+            &ordered_by_syncwarp::KERNEL,
+            LaunchConfig::linear(1, 64),
+            (out.slice(),),
+        )
+        .unwrap();
+    assert_eq!(dev.download(&out).unwrap(), want);
+    assert!(emu(&r).findings.is_empty(), "{:#?}", emu(&r).findings);
 }

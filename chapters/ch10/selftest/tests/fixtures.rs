@@ -456,3 +456,200 @@ fn other_right_ways_pass() {
     );
     chapter::check_tests::assert_passed("10.8", &out);
 }
+
+/// 10.8 where a warp with no element skips its shuffles (a vote, the same in all its
+/// lanes), and the whole grid returns on an empty input: right, fewer shuffles than five
+/// a warp of the grid.
+#[kernel]
+fn shuffle_busy_warps_only(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
+    if data.is_empty() {
+        return;
+    }
+    let stride = thread::grid_stride_x();
+    let mut i = thread::index_1d();
+    let mut v = 0u32;
+    while i < data.len() {
+        v = v.wrapping_add(data.load(i));
+        i += stride;
+    }
+    if warp::warp_vote_any(warp::FULL_MASK, thread::index_1d() < data.len()) {
+        let total = warp_sum(v);
+        if warp::lane_id() == 0 {
+            sum.atomic_add(0, total);
+        }
+    }
+}
+
+#[test]
+fn warps_with_no_element_may_skip_their_shuffles() {
+    let out = run(
+        "10.8",
+        Kernels {
+            sum_warp_shuffle: shuffle_busy_warps_only::KERNEL,
+            ..REFERENCE
+        },
+    );
+    chapter::check_tests::assert_passed("10.8", &out);
+}
+
+/// 10.2 storing its element in place of the sum plus its element: the race hides it in
+/// the sum (every store may be lost), the stores do not.
+#[kernel]
+fn naive_stores_its_element(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
+    let i = thread::index_1d();
+    if i < data.len() {
+        let _ = sum.load(0);
+        sum.store(0, data.load(i));
+    }
+}
+
+/// 10.4's array filled, then thread 0 adds its words one after another: no tree.
+#[kernel]
+fn words_added_by_thread_0(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
+    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    thread::sync_threads();
+    if t == 0 {
+        let mut total = 0u32;
+        for w in 0..thread::block_dim_x() {
+            total = total.wrapping_add(partial.load(w));
+        }
+        sum.atomic_add(0, total);
+    }
+}
+
+#[test]
+fn what_the_sum_and_the_counters_hide() {
+    let out = run(
+        "10.2",
+        Kernels {
+            sum_naive: naive_stores_its_element::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect(
+        out,
+        Status::WrongResult,
+        None,
+        "stores the sum it loaded plus its element",
+    );
+    let out = run(
+        "10.4",
+        Kernels {
+            sum_tree_interleaved: words_added_by_thread_0::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect(
+        out,
+        Status::WrongTechnique,
+        Some("tree_shape"),
+        "words of the block's array in its commit",
+    );
+}
+
+/// 10.7 with each run walked from its last element: right, and coalesced.
+#[kernel]
+fn coarsened_from_the_end(data: GlobalSlice<u32>, sum: GlobalSlice<u32>, coarsen: u32) {
+    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let segment = thread::block_idx_x() * block * coarsen;
+    let mut mine = 0u32;
+    let mut k = coarsen;
+    while k > 0 {
+        k -= 1;
+        mine = mine.wrapping_add(load_or_zero(data, segment + k * block + t));
+    }
+    partial.store(t, mine);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }
+}
+
+/// On every length up to five blocks' runs, a run walked from its end is coalesced (the
+/// warp that straddles the input's end issues two steps' loads as one request on the
+/// emulator), and a run of neighbouring elements per thread is not, once the input fills
+/// whole warps.
+#[test]
+fn runs_from_the_end_are_coalesced_at_every_length() {
+    let mut dev = gpu_host::Device::emulator();
+    for coarsen in [2u32, 4] {
+        for n in 1..=5 * 64 * coarsen as usize {
+            let data = ch10::inputs::uniform(n, 1000, n as u64);
+            let run = ch10::launch::sum_coarsened(
+                &mut dev,
+                &coarsened_from_the_end::KERNEL,
+                &data,
+                64,
+                coarsen,
+            )
+            .expect("launch");
+            assert_eq!(run.out, [ch10::reference::sum_u32(&data)], "n = {n}");
+            let c = run.report.counters().expect("emulated");
+            assert!(
+                ch10::checks::coarsened_loads_coalesced(c, coarsen),
+                "n = {n}, coarsen {coarsen}: {c:?}"
+            );
+        }
+        let data = ch10::inputs::uniform(256 * coarsen as usize, 1000, 7);
+        let run = ch10::launch::sum_coarsened(
+            &mut dev,
+            &coarsened_contiguous::KERNEL,
+            &data,
+            64,
+            coarsen,
+        )
+        .expect("launch");
+        let c = run.report.counters().expect("emulated");
+        assert!(
+            !ch10::checks::coarsened_loads_coalesced(c, coarsen),
+            "contiguous runs, coarsen {coarsen}: {c:?}"
+        );
+    }
+    let out = run(
+        "10.7",
+        Kernels {
+            sum_coarsened: coarsened_from_the_end::KERNEL,
+            ..REFERENCE
+        },
+    );
+    chapter::check_tests::assert_passed("10.7", &out);
+}
+
+/// 10.4 without the barrier between the stores and the first round: the first five
+/// rounds pair words of one warp, which the emulator's lockstep would order.
+// The condition as the book writes it.
+#[allow(clippy::manual_is_multiple_of)]
+#[kernel]
+fn interleaved_no_first_barrier(data: GlobalSlice<u32>, sum: GlobalSlice<u32>) {
+    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    partial.store(t, load_or_zero(data, thread::index_1d()));
+    let mut stride = 1;
+    while stride < thread::block_dim_x() {
+        if t % (2 * stride) == 0 {
+            partial.store(t, partial.load(t).wrapping_add(partial.load(t + stride)));
+        }
+        thread::sync_threads();
+        stride *= 2;
+    }
+    if t == 0 {
+        sum.atomic_add(0, partial.load(0));
+    }
+}
+
+#[test]
+fn a_missing_barrier_inside_a_warp_is_a_race() {
+    let out = run(
+        "10.4",
+        Kernels {
+            sum_tree_interleaved: interleaved_no_first_barrier::KERNEL,
+            ..REFERENCE
+        },
+    );
+    expect(out, Status::Race, None, "Read-after-Write");
+}

@@ -6,9 +6,12 @@ use super::{
     within_bound,
 };
 use crate::inputs;
-use crate::launch::{self, one_per_thread};
+use crate::launch::{self, Run, one_per_thread};
 use crate::reference;
 use course::{Outcome, Status, catch_host, compare};
+use simt::Space;
+use simt::flow::FlowKind;
+use std::collections::BTreeMap;
 
 pub(crate) fn check_10_1(ctx: &mut Ctx) -> Checked {
     let cases = inputs::u32_cases(ctx.seed);
@@ -39,6 +42,7 @@ pub(crate) fn check_10_1(ctx: &mut Ctx) -> Checked {
 }
 
 pub(crate) fn check_10_2(ctx: &mut Ctx) -> Checked {
+    ctx.follow_data();
     let k = ctx.k.sum_naive;
     // Without collisions: right, and without atomics.
     let one = course::draw::between(0x1002, 42, 1, 1000) as u32;
@@ -79,6 +83,9 @@ pub(crate) fn check_10_2(ctx: &mut Ctx) -> Checked {
             ),
         )));
     }
+    if let Some(why) = stores_add_loaded(&run, n) {
+        return Err(ctx.on(case)(Outcome::fail(Status::WrongResult, why)));
+    }
     let lost = total - got;
     // The emulator's lockstep schedule loses updates every time; a GPU's timing may
     // (rarely) not, so only the emulator can call a lossless run the wrong technique.
@@ -104,6 +111,61 @@ pub(crate) fn check_10_2(ctx: &mut Ctx) -> Checked {
     Ok(format!(
         "right without collisions; with every thread on one word the sum came to {got} of {total}{race_note}"
     ))
+}
+
+/// 10.2's data followed (on the emulator): every store of the sum is the sum as its thread
+/// last saw it (its last load of `sum[0]`, or its own last store since) plus the elements
+/// it loaded since its last store, and no thread leaves an element it loaded unstored.
+/// The race may lose any store, but a store that does not add its elements to the sum it
+/// read (the element alone, say) is wrong whatever the schedule. `None` when that holds
+/// or nothing was followed (on a GPU).
+fn stores_add_loaded(run: &Run<u32>, n: usize) -> Option<String> {
+    let flow = run.report.emulator.as_ref()?.flow.as_ref()?;
+    if flow.truncated {
+        return Some("the kernel issued more memory operations than the check follows".into());
+    }
+    let input = run.input_addrs[0]..run.input_addrs[0] + 4 * n as u64;
+    // Per thread: the sum as it last saw it, and the elements loaded since (their sum, count).
+    let mut threads: BTreeMap<(u64, u32), (Option<u32>, u32, u32)> = BTreeMap::new();
+    for e in flow.events.iter().filter(|e| e.space == Space::Global) {
+        let t = threads.entry((e.block, e.thread)).or_default();
+        let word = e.value as u32;
+        match e.kind {
+            FlowKind::Load if input.contains(&e.addr) => {
+                t.1 = t.1.wrapping_add(word);
+                t.2 += 1;
+            }
+            FlowKind::Load if e.addr == run.output_addr => t.0 = Some(word),
+            FlowKind::Store if e.addr == run.output_addr => {
+                let Some(seen) = t.0 else {
+                    return Some(format!(
+                        "thread {} of block {} stored {word} to the sum (line {}) without loading the sum first: \
+                         10.2 stores the sum it loaded plus its element",
+                        e.thread, e.block, e.line
+                    ));
+                };
+                if seen.wrapping_add(t.1) != word {
+                    return Some(format!(
+                        "thread {} of block {} stored {word} to the sum (line {}), but it had loaded the sum {seen} \
+                         and {} element(s) adding {}: 10.2 stores the sum it loaded plus its element",
+                        e.thread, e.block, e.line, t.2, t.1
+                    ));
+                }
+                *t = (Some(word), 0, 0);
+            }
+            _ => {}
+        }
+    }
+    threads
+        .iter()
+        .find(|(_, t)| t.1 != 0)
+        .map(|((block, thread), t)| {
+            format!(
+                "thread {thread} of block {block} loaded {} element(s) adding {} and never stored them into the \
+                 sum: each thread adds its element to the sum it loaded and stores the result",
+                t.2, t.1
+            )
+        })
 }
 
 /// 10.3's grids: a grid far smaller than the input (the loop must stride), another, and

@@ -13,7 +13,7 @@ mod flow;
 mod trees;
 mod warps;
 
-pub use trees::QUIET_DIVERGENCE;
+pub use trees::{QUIET_DIVERGENCE, coarsened_loads_coalesced};
 
 // One check function per exercise (`ex_<chapter>_<step>`, named by the records of
 // `exercises.toml`) and `check_with`: `chapter::check_registry`.

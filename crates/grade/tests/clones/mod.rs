@@ -54,14 +54,17 @@ pub fn chapter_file(id: &str) -> &'static str {
 }
 
 /// `text` with the body of its first region `id` replaced by `body`; `id` may also name
-/// a function (`mul_blocks`, `fn predict_naive_count`): the first region in its body.
+/// a function (`mul_blocks`, `fn predict_naive_count`, generic `warp_sum`): the first region
+/// in its body.
 pub fn replace_region(text: &str, id: &str, body: &str) -> String {
     let dotted = id.contains('.') && id.chars().all(|c| c.is_ascii_digit() || c == '.');
     let from = if dotted {
         0
     } else {
         let name = id.trim_start_matches("fn ");
+        // A generic function's name is followed by its parameters' `<`.
         text.find(&format!("fn {name}("))
+            .or_else(|| text.find(&format!("fn {name}<")))
             .unwrap_or_else(|| panic!("no function {name}"))
     };
     let begin = "// STUDENT-BEGIN ";
