@@ -1485,3 +1485,96 @@ fn a_lane_stopped_in_a_loop_is_named_at_that_loops_line_and_function() {
         assert_eq!(e["hint"], hint, "{id}: the hint of its kind");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Chapter 10: the reduction's technique, not only its sum.
+
+/// 10.9's kernel (`u32`, or `f32` when `float`) whose block adds its threads' sums
+/// through shared memory by `how`, without shuffles: right sums, 16-byte loads (the
+/// course's `thread_sum`) and one atomic per block.
+fn fastest_without_shuffles(how: &str, float: bool) -> String {
+    let (t, zero) = if float { ("f32", "0.0") } else { ("u32", "0") };
+    match how {
+        // Every thread adds its sum to one shared word.
+        "shared-atomics" => format!(
+            "    let acc = shared_array![{t}; 1];
+    if thread::thread_idx_x() == 0 {{
+        acc.store(0, {zero});
+    }}
+    thread::sync_threads();
+    acc.atomic_add(0, thread_sum(data));
+    thread::sync_threads();
+    if thread::thread_idx_x() == 0 {{
+        sum.atomic_add(0, acc.load(0));
+    }}"
+        ),
+        // Every thread stores its sum; thread 0 adds them all.
+        _ => format!(
+            "    let all = shared_array![{t}; 1024];
+    all.store(thread::thread_idx_x(), thread_sum(data));
+    thread::sync_threads();
+    if thread::thread_idx_x() == 0 {{
+        let mut total = {zero};
+        for i in 0..thread::block_dim_x() {{
+            total = Element::add(total, all.load(i));
+        }}
+        sum.atomic_add(0, total);
+    }}"
+        ),
+    }
+}
+
+#[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
+fn a_block_sum_without_shuffles_is_the_wrong_technique() {
+    // The flow follows each block's elements to its one atomic whatever the path inside
+    // the block; the shuffles of 10.9's block sum were once not checked at all.
+    for how in ["shared-atomics", "thread-0-adds"] {
+        let dir = clones::student_with(
+            &format!("attack-block-sum-{how}"),
+            &[
+                (
+                    "ch10.rs",
+                    "sum_fastest_u32",
+                    &fastest_without_shuffles(how, false),
+                ),
+                (
+                    "ch10.rs",
+                    "sum_fastest_f32",
+                    &fastest_without_shuffles(how, true),
+                ),
+            ],
+        );
+        let (report, _) = grade(&dir, &["10.9", "10.8"]);
+        let e = exercise(&report, "10.9");
+        assert_eq!(e["status"], "wrong_technique", "{how}: {e}");
+        assert_eq!(e["kind"], "block_sum", "{how}: {e}");
+        assert_eq!(exercise(&report, "10.8")["status"], "pass", "{how}");
+    }
+    // A right block sum written otherwise: butterflies, then thread 0 adds the warps' sums.
+    let butterfly = r#"    let lane = warp::lane_id();
+    let warp = thread::thread_idx_x() / 32;
+    let mut total = value;
+    let mut offset = 16;
+    while offset > 0 {
+        total = total.add(warp::warp_shuffle_xor(warp::FULL_MASK, total, offset, 32));
+        offset /= 2;
+    }
+    if lane == 0 {
+        warp_sums.store(warp, total);
+    }
+    thread::sync_threads();
+    let mut block_total = T::ZERO;
+    if thread::thread_idx_x() == 0 {
+        for w in 0..thread::block_dim_x() / 32 {
+            block_total = block_total.add(warp_sums.load(w));
+        }
+    }
+    block_total"#;
+    let dir = clones::student_with(
+        "attack-block-sum-right",
+        &[("ch10.rs", "fn block_sum<T: Element>", butterfly)],
+    );
+    let (report, _) = grade(&dir, &["10.9"]);
+    assert_eq!(exercise(&report, "10.9")["status"], "pass", "{report}");
+}

@@ -8,6 +8,9 @@ use super::{
 use crate::inputs;
 use crate::launch;
 use crate::reference;
+use chapter::follow::Followed;
+use course::Outcome;
+use simt::flow::Collective;
 
 /// Grid-stride launches: a grid far smaller than the inputs, two block sizes.
 const GRIDS: [(u32, u32); 2] = [(2, 64), (3, 96)];
@@ -115,6 +118,74 @@ fn vector_load_requests(n: usize, warps: u64) -> u64 {
     (n as u64).div_ceil(128) + 2 * warps
 }
 
+/// Shuffles `followed` saw, of every kind (`down`, `xor`, `idx`, `up`).
+fn shuffles(followed: &Followed) -> u64 {
+    followed
+        .collectives
+        .iter()
+        .filter(|(k, _)| matches!(k, Collective::Shuffle(_)))
+        .map(|(_, n)| n)
+        .sum()
+}
+
+/// 10.9's block sum (the student's `block_sum`) on a launch of
+/// `grid` blocks and `warps` warps: each warp adds its 32 sums with shuffles, and shared
+/// memory carries only the warps' sums: no shared atomic, at most one shared store and one
+/// shared load instruction per warp. The flow follows each block's elements to its one
+/// atomic whatever the path inside the block, so the path is checked here: the threads'
+/// sums put into shared memory (or a shared word every thread adds to) and added there by
+/// one thread are right, and are not the step's technique.
+fn block_sum_counters(
+    ctx: &Ctx,
+    label: &str,
+    c: &gpu_host::Counters,
+    followed: &Followed,
+    grid: u32,
+    warps: u64,
+) -> Result<(), Outcome> {
+    let shared_atomics = c.shared_atomic_lanes + c.shared_atomic_noop_lanes;
+    require(
+        ctx,
+        label,
+        shared_atomics == 0,
+        Some(crate::failures::BLOCK_SUM),
+        || {
+            format!(
+                "{shared_atomics} shared-memory atomic lanes: the block adds its threads' sums with shuffles \
+                 in each warp, then the warps' sums, not with atomics on shared words"
+            )
+        },
+    )?;
+    let moved = c.shared_store_requests.max(c.shared_load_requests);
+    require(
+        ctx,
+        label,
+        moved <= warps,
+        Some(crate::failures::BLOCK_SUM),
+        || {
+            format!(
+                "{} shared-memory store and {} load instructions in {warps} warps: only the warps' sums go \
+                 through shared memory (one store per warp, and warp 0 loads them), the threads' sums are \
+                 added within each warp with shuffles",
+                c.shared_store_requests, c.shared_load_requests
+            )
+        },
+    )?;
+    let seen = shuffles(followed);
+    require(
+        ctx,
+        label,
+        (SHUFFLES * warps..=2 * SHUFFLES * (warps + grid as u64)).contains(&seen),
+        Some(crate::failures::BLOCK_SUM),
+        || {
+            format!(
+                "{seen} shuffles in {warps} warps of {grid} blocks: each warp adds its 32 sums with \
+                 {SHUFFLES} shuffles (and warp 0 the warps' sums with {SHUFFLES} more)"
+            )
+        },
+    )
+}
+
 pub(crate) fn check_10_9(ctx: &mut Ctx) -> Checked {
     ctx.follow_data();
     let (ku, kf) = (ctx.k.sum_fastest_u32, ctx.k.sum_fastest_f32);
@@ -122,6 +193,7 @@ pub(crate) fn check_10_9(ctx: &mut Ctx) -> Checked {
     let technique = |ctx: &Ctx,
                      label: &str,
                      c: &gpu_host::Counters,
+                     followed: &Followed,
                      n: usize,
                      grid: u32,
                      block: u32| {
@@ -165,14 +237,15 @@ pub(crate) fn check_10_9(ctx: &mut Ctx) -> Checked {
                     c.global_load_requests
                 )
             },
-        )
+        )?;
+        block_sum_counters(ctx, label, c, followed, grid, warps)
     };
     for case in inputs::u32_cases(ctx.seed) {
         for (grid, block) in GRIDS {
             let label = format!("u32: {}, <<<{grid}, {block}>>>", case.name);
             let run = launch::sum_u32(ctx.dev, &ku, &case.data, grid, block);
             let run = verify_sum(ctx, &label, run, reference::sum_u32(&case.data))?;
-            flow::follow(
+            let followed = flow::follow(
                 ctx,
                 &label,
                 "sum_fastest_u32",
@@ -180,7 +253,7 @@ pub(crate) fn check_10_9(ctx: &mut Ctx) -> Checked {
                 Values::U32(&case.data),
             )?;
             if let Some(c) = counters(&run) {
-                technique(ctx, &label, c, case.n(), grid, block)?;
+                technique(ctx, &label, c, &followed, case.n(), grid, block)?;
             }
             launches += 1;
         }
@@ -193,7 +266,7 @@ pub(crate) fn check_10_9(ctx: &mut Ctx) -> Checked {
             let bound = reference::f32_bound(reference::fastest_depth(case.n(), grid, block), mass);
             let run = launch::sum_f32(ctx.dev, &kf, &case.data, grid, block);
             let run = verify_f32(ctx, &label, run, exact, bound)?;
-            flow::follow(
+            let followed = flow::follow(
                 ctx,
                 &label,
                 "sum_fastest_f32",
@@ -201,7 +274,7 @@ pub(crate) fn check_10_9(ctx: &mut Ctx) -> Checked {
                 Values::F32(&case.data),
             )?;
             if let Some(c) = counters(&run) {
-                technique(ctx, &label, c, case.n(), grid, block)?;
+                technique(ctx, &label, c, &followed, case.n(), grid, block)?;
             }
             if bound > 0.0 {
                 let got = run.out.first().copied().unwrap_or(0.0) as f64;
