@@ -1578,3 +1578,40 @@ fn a_block_sum_without_shuffles_is_the_wrong_technique() {
     let (report, _) = grade(&dir, &["10.9"]);
     assert_eq!(exercise(&report, "10.9")["status"], "pass", "{report}");
 }
+
+#[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
+fn a_macro_the_allow_list_trusts_by_name_must_be_that_macro() {
+    // Macros off the list (`file!`, `module_path!`) called under a name the check trusts:
+    // one of the answer's own macros, out of its block or through a path, or a rename
+    // onto a listed macro. Each compiled and passed before the check followed rustc's
+    // scoping of `macro_rules!`.
+    let out_of_scope = format!(
+        "    {{\n        macro_rules! file {{ () => {{ \"\" }} }}\n        let _ = file!();\n    }}\n    \
+         let _here: &str = file!();{RIGHT_9_3}"
+    );
+    let through_path = format!(
+        "    macro_rules! file {{ () => {{ \"\" }} }}\n    let _here: &str = core::file!();\n{}",
+        reference_region("histo_private_global")
+    );
+    let renamed = "    use core::module_path as line;\n    let _m: &str = line!();\n    \
+                   let stride = thread::grid_stride_x();\n    let mut i = thread::index_1d();\n    \
+                   while i < data.len() {\n        sum.atomic_add(0, data.load(i));\n        i += stride;\n    }";
+    let dir = clones::student_with(
+        "attack-trusted-names",
+        &[
+            ("ch09.rs", "9.3", &out_of_scope),
+            ("ch09.rs", "histo_private_global", &through_path),
+            ("ch10.rs", "sum_atomic", renamed),
+        ],
+    );
+    let (report, _) = grade(&dir, &["9.3", "9.4", "10.3", "9.5", "10.8"]);
+    for (id, why) in [
+        ("9.3", "the macro `file!`"),
+        ("9.4", "through a path"),
+        ("10.3", "`as line`"),
+    ] {
+        refused_alone(&report, id, "9.5", why);
+    }
+    assert_eq!(exercise(&report, "10.8")["status"], "pass");
+}

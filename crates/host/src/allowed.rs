@@ -9,6 +9,12 @@
 //! file or the environment. So an answer may use only the attributes and macros below,
 //! written as themselves (an attribute or macro whose name a `macro_rules!` fills in from
 //! a `$` fragment is refused), and the macros it defines itself.
+//!
+//! The check goes by names, so a name must mean what rustc resolves it to: a macro the
+//! answer defines counts only where rustc would find that definition (after it, in the
+//! block that holds it: `macro_rules!` is textually scoped), a call through a path
+//! (`core::file!`) never names one of the answer's macros, and no `as` may give a listed
+//! name, or a name the answer defines, to something else (`use core::file as line;`).
 
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 use std::collections::BTreeSet;
@@ -102,9 +108,12 @@ pub fn first_not_allowed(text: &str) -> Result<Option<(usize, String)>, usize> {
     let tokens: TokenStream = text
         .parse()
         .map_err(|e: proc_macro2::LexError| e.span().start().line.max(1))?;
-    let mut defined = BTreeSet::new();
-    collect_definitions(tokens.clone(), &mut defined);
-    Ok(scan(tokens, &defined))
+    let mut anywhere = BTreeSet::new();
+    collect_definitions(tokens.clone(), &mut anywhere);
+    if let Some(hit) = renamed(tokens.clone(), &anywhere) {
+        return Ok(Some(hit));
+    }
+    Ok(scan(tokens, &BTreeSet::new()))
 }
 
 /// The names of the macros `macro_rules!` defines anywhere in `tokens`.
@@ -112,18 +121,64 @@ fn collect_definitions(tokens: TokenStream, out: &mut BTreeSet<String>) {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     for (i, t) in trees.iter().enumerate() {
         match t {
-            TokenTree::Ident(id) if id == "macro_rules" => {
-                if let (Some(TokenTree::Punct(p)), Some(TokenTree::Ident(name))) =
-                    (trees.get(i + 1), trees.get(i + 2))
-                    && p.as_char() == '!'
-                {
-                    out.insert(unraw(&name.to_string()));
+            TokenTree::Group(g) => collect_definitions(g.stream(), out),
+            _ => {
+                if let Some(name) = defines(&trees, i) {
+                    out.insert(name);
                 }
             }
-            TokenTree::Group(g) => collect_definitions(g.stream(), out),
+        }
+    }
+}
+
+/// The macro that `macro_rules! name` at `trees[i]` defines, if it is one.
+fn defines(trees: &[TokenTree], i: usize) -> Option<String> {
+    match (&trees[i], trees.get(i + 1), trees.get(i + 2)) {
+        (TokenTree::Ident(id), Some(TokenTree::Punct(p)), Some(TokenTree::Ident(name)))
+            if id == "macro_rules" && p.as_char() == '!' =>
+        {
+            Some(unraw(&name.to_string()))
+        }
+        _ => None,
+    }
+}
+
+/// The first `as NAME` of `tokens` that gives a name the check trusts (a listed macro,
+/// attribute, derive or tool, or one of the answer's own macros, `defined`) to something
+/// else: `use core::file as line;` would make `line!()` read as a listed macro.
+fn renamed(tokens: TokenStream, defined: &BTreeSet<String>) -> Option<(usize, String)> {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, t) in trees.iter().enumerate() {
+        match t {
+            TokenTree::Group(g) => {
+                if let Some(hit) = renamed(g.stream(), defined) {
+                    return Some(hit);
+                }
+            }
+            TokenTree::Ident(a) if a == "as" => {
+                let Some(TokenTree::Ident(name)) = trees.get(i + 1) else {
+                    continue;
+                };
+                let name = unraw(&name.to_string());
+                let trusted = MACROS.contains(&name.as_str())
+                    || ATTRIBUTES.contains(&name.as_str())
+                    || DERIVES.contains(&name.as_str())
+                    || TOOLS.contains(&name.as_str())
+                    || defined.contains(&name);
+                if trusted {
+                    return Some((
+                        line(t),
+                        format!(
+                            "`as {name}`: the check knows a macro or attribute by its name, so a name \
+                             it trusts cannot be given to something else: call the macro by its own name"
+                        ),
+                    ));
+                }
+            }
             _ => {}
         }
     }
+    None
 }
 
 fn unraw(word: &str) -> String {
@@ -134,10 +189,19 @@ fn line(t: &TokenTree) -> usize {
     t.span().start().line
 }
 
-fn scan(tokens: TokenStream, defined: &BTreeSet<String>) -> Option<(usize, String)> {
+/// The first attribute or macro of `tokens` not on the allow-list, the answer's own macros
+/// being those of `outer` (defined before `tokens`, in an enclosing block) and those
+/// defined in `tokens` before the call: `macro_rules!` is textually scoped, so a
+/// definition inside a block counts neither after the block nor before itself.
+fn scan(tokens: TokenStream, outer: &BTreeSet<String>) -> Option<(usize, String)> {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut defined = outer.clone();
     let mut i = 0;
     while i < trees.len() {
+        if let Some(name) = defines(&trees, i) {
+            // Its own rules may call it (recursion): defined from here on.
+            defined.insert(name);
+        }
         match &trees[i] {
             // `#[…]` or `#![…]`.
             TokenTree::Punct(p) if p.as_char() == '#' => {
@@ -148,7 +212,7 @@ fn scan(tokens: TokenStream, defined: &BTreeSet<String>) -> Option<(usize, Strin
                 if let Some(TokenTree::Group(g)) = trees.get(j)
                     && g.delimiter() == Delimiter::Bracket
                 {
-                    if let Err(why) = attribute(g.stream(), defined) {
+                    if let Err(why) = attribute(g.stream(), &defined) {
                         return Some((line(&trees[i]), why));
                     }
                     i = j + 1;
@@ -161,6 +225,9 @@ fn scan(tokens: TokenStream, defined: &BTreeSet<String>) -> Option<(usize, Strin
                     Some(TokenTree::Punct(b)) if b.as_char() == '!' && b.spacing() == Spacing::Alone);
                 let filled_in =
                     i > 0 && matches!(&trees[i - 1], TokenTree::Punct(d) if d.as_char() == '$');
+                // `a::name!`: a path never names a `macro_rules!` of the answer.
+                let through_path =
+                    i > 0 && matches!(&trees[i - 1], TokenTree::Punct(c) if c.as_char() == ':');
                 if bang && filled_in && matches!(trees.get(i + 2), Some(TokenTree::Group(_))) {
                     return Some((
                         line(&trees[i]),
@@ -176,20 +243,26 @@ fn scan(tokens: TokenStream, defined: &BTreeSet<String>) -> Option<(usize, Strin
                     && matches!(trees.get(i + 2), Some(TokenTree::Group(_)))
                     && !KEYWORDS.contains(&name.as_str())
                     && !MACROS.contains(&name.as_str())
-                    && !defined.contains(&name)
+                    && (through_path || !defined.contains(&name))
                 {
+                    let own = if through_path && defined.contains(&name) {
+                        " (through a path it names the standard macro, not yours)"
+                    } else {
+                        ""
+                    };
                     return Some((
                         line(&trees[i]),
                         format!(
-                            "the macro `{name}!` is not one an answer may use (an answer may call \
-                             {}, and macros it defines with macro_rules!)",
+                            "the macro `{name}!` is not one an answer may use{own} (an answer may call \
+                             {}, and macros it defines with macro_rules! before the call, in the block \
+                             that holds the call or one around it)",
                             MACROS.map(|m| format!("{m}!")).join(", ")
                         ),
                     ));
                 }
             }
             TokenTree::Group(g) => {
-                if let Some(hit) = scan(g.stream(), defined) {
+                if let Some(hit) = scan(g.stream(), &defined) {
                     return Some(hit);
                 }
             }
@@ -297,6 +370,9 @@ mod tests {
     #[test]
     fn what_a_kernel_needs_is_allowed() {
         for text in [
+            "macro_rules! twice { ($e:expr) => { $e * 2 } }\n{ let y = { twice!(3) }; }",
+            "macro_rules! count { () => { 0 }; ($x:tt $($r:tt)*) => { 1 + count!($($r)*) } }",
+            "let x = 3u8 as u32;\nuse core::cmp::max as bigger;\nlet y = core::concat!(\"a\", \"b\");",
             "let bins = shared_array![u32; 256];\nprintln!(\"{}\", 1);\nassert!(x < 4);",
             "#[allow(clippy::needless_range_loop)]\nfor i in 0..4 { if !(i < 3) { break; } }",
             "#[inline(always)]\nfn helper(x: u32) -> u32 { x }\nlet v = vec![0u32; 4];",
@@ -347,6 +423,41 @@ mod tests {
             ),
             ("macro_rules! m { ($m:ident) => { $m!(\"x\") } }", "$m!"),
             ("thread_local! { static X: u32 = 0; }", "thread_local"),
+        ] {
+            let why = refused(text).unwrap_or_else(|| panic!("{text} was allowed"));
+            assert!(why.contains(word), "{text}: {why}");
+        }
+    }
+
+    /// The check goes by names: a name must be the macro rustc resolves it to.
+    #[test]
+    fn a_name_counts_only_where_rustc_resolves_it_to_what_the_check_trusts() {
+        for (text, word) in [
+            // The answer's macro ends with its block; after it, `file!` is core's.
+            (
+                "{ macro_rules! file { () => { \"\" } } }\nlet s = file!();",
+                "file",
+            ),
+            // Before its definition, a macro_rules! name is not yet the answer's.
+            (
+                "let s = module_path!();\nmacro_rules! module_path { () => { \"\" } }",
+                "module_path",
+            ),
+            // Through a path, the standard macro whatever the answer defines.
+            (
+                "macro_rules! file { () => { \"\" } }\nlet s = core::file!();",
+                "through a path",
+            ),
+            // A rename onto a listed name, or onto one of the answer's macros.
+            (
+                "use core::module_path as line;\nlet s = line!();",
+                "as line",
+            ),
+            (
+                "macro_rules! mine { () => { 1 } }\nuse core::file as mine;",
+                "as mine",
+            ),
+            ("use core::prelude::v1::test as inline;", "as inline"),
         ] {
             let why = refused(text).unwrap_or_else(|| panic!("{text} was allowed"));
             assert!(why.contains(word), "{text}: {why}");
