@@ -1615,3 +1615,67 @@ fn a_macro_the_allow_list_trusts_by_name_must_be_that_macro() {
     }
     assert_eq!(exercise(&report, "10.8")["status"], "pass");
 }
+
+#[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
+fn a_submission_made_to_exhaust_the_grader_costs_its_own_row_in_a_class() {
+    // The grader reads and checks every submission's sources in its own process (a class's
+    // on threads of one): an answer of brackets nested a million deep overflowed the stack
+    // of the checks that walk tokens group by group, and aborted the whole class run (no
+    // gradebook); a sparse file of gigabytes was read whole, into the grader's memory.
+    let class = Path::new(env!("CARGO_TARGET_TMPDIR")).join("attack-exhaust-class");
+    let _ = std::fs::remove_dir_all(&class);
+    std::fs::create_dir_all(&class).expect("a class folder");
+    let n = 1_000_000;
+    let nested = format!(
+        "    let _x = {}0{};\n    let _ = (data, sum);",
+        "[".repeat(n),
+        "]".repeat(n)
+    );
+    for (name, edits) in [
+        ("alice", vec![]),
+        (
+            "mallory-nested",
+            vec![("ch10.rs", "sum_atomic", nested.as_str())],
+        ),
+        ("mallory-sparse", vec![]),
+    ] {
+        let dir = clones::student_with(&format!("attack-exhaust-{name}"), &edits);
+        std::fs::rename(&dir, class.join(name)).expect("moved into the class");
+    }
+    let sparse = std::fs::OpenOptions::new()
+        .append(true)
+        .open(class.join("mallory-sparse/kernels/src/ch10.rs"))
+        .expect("the file");
+    sparse.set_len(8 << 30).expect("a sparse file of 8 GiB");
+    let out = class.join("out");
+    let run = Command::new(env!("CARGO_BIN_EXE_grade"))
+        .env_remove("COURSE_GRADE_SEED")
+        .env_remove("COURSE_SEED")
+        .arg("--class")
+        .arg(&class)
+        .arg("--out")
+        .arg(&out)
+        .args(["--format", "json", "--jobs", "2"])
+        .args(["--exercise", "10.3", "--exercise", "10.8"])
+        .output()
+        .expect("the grader runs");
+    assert!(
+        run.status.success(),
+        "the class run ended: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let report = |name: &str| -> serde_json::Value {
+        let text = std::fs::read_to_string(out.join("submissions").join(name).join("grade.json"))
+            .unwrap_or_else(|e| panic!("{name}'s report: {e}"));
+        serde_json::from_str(&text).expect("JSON")
+    };
+    let alice = report("alice");
+    assert_eq!(alice["points"]["earned"], 25, "{alice}");
+    let nested = report("mallory-nested");
+    refused_alone(&nested, "10.3", "10.8", "nested more than 256 deep");
+    crate_refused(&report("mallory-sparse"), &["10.3", "10.8"], "more than the 4 MiB");
+    let gradebook = std::fs::read_to_string(out.join("gradebook.csv")).expect("a gradebook");
+    assert_eq!(gradebook.lines().count(), 4, "{gradebook}");
+    let _ = std::fs::remove_dir_all(&class);
+}

@@ -108,6 +108,10 @@ pub fn first_not_allowed(text: &str) -> Result<Option<(usize, String)>, usize> {
     let tokens: TokenStream = text
         .parse()
         .map_err(|e: proc_macro2::LexError| e.span().start().line.max(1))?;
+    // Every walk below recurses group by group.
+    if let Some(line) = crate::sources::too_deep(&tokens) {
+        return Ok(Some((line, crate::sources::TOO_DEEP.to_string())));
+    }
     let mut anywhere = BTreeSet::new();
     collect_definitions(tokens.clone(), &mut anywhere);
     if let Some(hit) = renamed(tokens.clone(), &anywhere) {

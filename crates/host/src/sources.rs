@@ -142,8 +142,24 @@ pub fn own_folders(src: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The most bytes of one `.rs` file under a kernel crate's `src/` (the course's own are
+/// under 100 KiB): a file is read whole, and its text lexed, in the grader's own process.
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
+
+/// The most `.rs` files, and the most entries of any kind, under a kernel crate's `src/`.
+pub const MAX_FILES: usize = 256;
+const MAX_ENTRIES: usize = 4096;
+
+/// The most brackets, braces and parentheses nested in one another that a file or an
+/// answer may hold: the checks walk a file's tokens group by group, in the grader's own
+/// process, and real code nests a few dozen deep (rustc's own parser recurses too).
+pub const MAX_NESTING: usize = 256;
+
 /// The `.rs` files under `dir`, sorted. A symbolic link anywhere under it is an error:
-/// it could bring in any file of the machine (the check reads what the build would).
+/// it could bring in any file of the machine (the check reads what the build would). So
+/// is a file over [`MAX_FILE_BYTES`], or more than [`MAX_FILES`] of them: every file is
+/// read in the grader's own process (a class's submissions in one), which one submission
+/// must not exhaust.
 pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     collect(dir, &mut out)?;
@@ -151,35 +167,102 @@ pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
+/// Walks `dir` with a list of folders to visit, not a recursion: a submission's folders
+/// nested thousands deep cannot overflow the stack of the thread that reads them.
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    for e in entries {
-        let e = e.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-        let p = e.path();
-        let kind = e
-            .file_type()
-            .map_err(|err| format!("cannot read {}: {err}", p.display()))?;
-        if kind.is_symlink() {
-            return Err(format!(
-                "{}: a symbolic link, not allowed in a kernel crate: it could bring in a file \
-                 from outside the crate's src/ (copy the file instead)",
-                p.display()
-            ));
-        } else if kind.is_dir() {
-            collect(&p, out)?;
-        } else if !kind.is_file() {
-            // A FIFO or a device would block or never end the read.
-            return Err(format!(
-                "{}: not a regular file, not allowed in a kernel crate",
-                p.display()
-            ));
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
+    let mut folders = vec![dir.to_path_buf()];
+    let mut entries_seen = 0usize;
+    while let Some(dir) = folders.pop() {
+        let entries =
+            std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        for e in entries {
+            let e = e.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+            entries_seen += 1;
+            if entries_seen > MAX_ENTRIES {
+                return Err(format!(
+                    "{}: more than {MAX_ENTRIES} files and folders, not allowed in a kernel crate",
+                    dir.display()
+                ));
+            }
+            let p = e.path();
+            let kind = e
+                .file_type()
+                .map_err(|err| format!("cannot read {}: {err}", p.display()))?;
+            if kind.is_symlink() {
+                return Err(format!(
+                    "{}: a symbolic link, not allowed in a kernel crate: it could bring in a file \
+                     from outside the crate's src/ (copy the file instead)",
+                    p.display()
+                ));
+            } else if kind.is_dir() {
+                folders.push(p);
+            } else if !kind.is_file() {
+                // A FIFO or a device would block or never end the read.
+                return Err(format!(
+                    "{}: not a regular file, not allowed in a kernel crate",
+                    p.display()
+                ));
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let bytes = e
+                    .metadata()
+                    .map_err(|err| format!("cannot read {}: {err}", p.display()))?
+                    .len();
+                if bytes > MAX_FILE_BYTES {
+                    return Err(format!(
+                        "{}: {bytes} bytes, more than the {} MiB a file of a kernel crate may hold",
+                        p.display(),
+                        MAX_FILE_BYTES >> 20
+                    ));
+                }
+                out.push(p);
+                if out.len() > MAX_FILES {
+                    return Err(format!(
+                        "{}: more than {MAX_FILES} .rs files, not allowed in a kernel crate",
+                        dir.display()
+                    ));
+                }
+            }
         }
     }
     Ok(())
 }
+
+/// The deepest nesting of groups in `tokens`, counted without recursion, stopping past
+/// `limit`.
+fn nesting(tokens: &TokenStream, limit: usize) -> usize {
+    let mut deepest = 0;
+    let mut stack: Vec<(proc_macro2::token_stream::IntoIter, usize)> =
+        vec![(tokens.clone().into_iter(), 0)];
+    while let Some((mut trees, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        if deepest > limit {
+            break;
+        }
+        if let Some(tree) = trees.next() {
+            stack.push((trees, depth));
+            if let TokenTree::Group(g) = tree {
+                stack.push((g.stream().into_iter(), depth + 1));
+            }
+        }
+    }
+    deepest
+}
+
+/// The line of `tokens` (its first token's) when its groups nest deeper than
+/// [`MAX_NESTING`]: then it is refused with [`TOO_DEEP`] before any check walks it.
+pub fn too_deep(tokens: &TokenStream) -> Option<usize> {
+    (nesting(tokens, MAX_NESTING) > MAX_NESTING).then(|| {
+        tokens
+            .clone()
+            .into_iter()
+            .next()
+            .map_or(1, |t| t.span().start().line)
+    })
+}
+
+/// Why a file or an answer nested deeper than [`MAX_NESTING`] is refused.
+pub const TOO_DEEP: &str = "brackets, braces or parentheses nested more than 256 deep: more than \
+     any kernel needs, and more than the course's checks read";
 
 /// The first refused identifier of `text`: its line and why; `Err(line)` where the text
 /// is not Rust tokens (a delimiter that does not balance, a string or comment left open).
@@ -188,6 +271,9 @@ pub fn refused_in(text: &str) -> Result<Option<(usize, &'static str)>, usize> {
         let line = e.span().start().line;
         line.max(1)
     })?;
+    if let Some(line) = too_deep(&tokens) {
+        return Ok(Some((line, TOO_DEEP)));
+    }
     Ok(first_refused(tokens))
 }
 
@@ -358,6 +444,20 @@ mod tests {
         }
     }
 
+    /// Nesting the checks would recurse through is refused before any walk, whatever its
+    /// depth (the count itself keeps a list, not a stack of calls).
+    #[test]
+    fn nesting_past_the_bound_is_refused_without_a_deep_walk() {
+        let nested =
+            |n: usize| format!("fn f() {{ let x = {}0{}; }}", "(".repeat(n), ")".repeat(n));
+        assert_eq!(line(&nested(super::MAX_NESTING - 2)), None);
+        for n in [super::MAX_NESTING + 1, 1_000_000] {
+            let (line, why) = refused(&nested(n)).expect("Rust tokens").expect("refused");
+            assert_eq!((line, why), (1, super::TOO_DEEP));
+        }
+        assert!(super::TOO_DEEP.contains(&super::MAX_NESTING.to_string()));
+    }
+
     #[test]
     fn unreadable_text_is_reported_with_its_line() {
         assert_eq!(refused("fn f() {\n let s = \"open;\n}"), Err(2));
@@ -399,6 +499,22 @@ mod tests {
                     other => panic!("{other:?}"),
                 }
             }
+        }
+        // A file too large to read whole, and more files than a kernel crate needs.
+        let _ = std::fs::remove_file(dir.join("src/sub/pipe.rs"));
+        let big = std::fs::File::create(dir.join("src/sub/big.rs")).expect("a file");
+        big.set_len(super::MAX_FILE_BYTES + 1).expect("sparse");
+        match scan(&dir.join("src")) {
+            Scan::Refused(why) => assert!(why.contains("more than the 4 MiB"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        std::fs::remove_file(dir.join("src/sub/big.rs")).expect("removed");
+        for i in 0..=super::MAX_FILES {
+            std::fs::write(dir.join(format!("src/sub/m{i}.rs")), "").expect("written");
+        }
+        match scan(&dir.join("src")) {
+            Scan::Refused(why) => assert!(why.contains("more than 256 .rs files"), "{why}"),
+            other => panic!("{other:?}"),
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
