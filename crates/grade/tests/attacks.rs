@@ -1674,8 +1674,29 @@ fn a_submission_made_to_exhaust_the_grader_costs_its_own_row_in_a_class() {
     assert_eq!(alice["points"]["earned"], 25, "{alice}");
     let nested = report("mallory-nested");
     refused_alone(&nested, "10.3", "10.8", "nested more than 256 deep");
-    crate_refused(&report("mallory-sparse"), &["10.3", "10.8"], "more than the 4 MiB");
+    crate_refused(
+        &report("mallory-sparse"),
+        &["10.3", "10.8"],
+        "more than the 4 MiB",
+    );
     let gradebook = std::fs::read_to_string(out.join("gradebook.csv")).expect("a gradebook");
     assert_eq!(gradebook.lines().count(), 4, "{gradebook}");
     let _ = std::fs::remove_dir_all(&class);
+}
+
+#[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
+fn an_answer_that_crashes_the_compiler_costs_only_itself() {
+    // A message doubled twenty times at compile time: rustc reaches its memory limit and
+    // aborts without naming a line, which once cost every exercise of the submission.
+    let body = r#"    macro_rules! big {
+        (0) => { "xxxxxxxxxxxxxxxx" };
+        (1 $($r:tt)*) => { concat!(big!($($r)*), big!($($r)*)) };
+    }
+    compile_error!(concat!(big!(1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 0)));
+    let _ = (data, sum);"#;
+    let dir = student("compiler-memory", "ch10.rs", "10.3", body);
+    let (report, _) = grade(&dir, &["10.3", "10.8", "9.3"]);
+    refused_alone(&report, "10.3", "10.8", "without naming a line");
+    assert_eq!(exercise(&report, "9.3")["status"], "pass");
 }

@@ -88,11 +88,19 @@ fn limit_memory(cmd: &mut Command, bytes: u64) {
     }
 }
 
+/// The most bytes of a command's output kept (the rest is read and dropped): a compiler's
+/// messages about a stranger's code can be made as long as its memory allows, and they are
+/// read into the grader's own process (a report keeps a few KiB of them).
+pub const MAX_OUTPUT_BYTES: usize = 16 << 20;
+
 fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> JoinHandle<Vec<u8>> {
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_end(&mut bytes);
+        if let Some(pipe) = pipe {
+            let mut kept = pipe.take(MAX_OUTPUT_BYTES as u64);
+            let _ = kept.read_to_end(&mut bytes);
+            // Read on to the end, so that the command never blocks on a full pipe.
+            let _ = std::io::copy(&mut kept.into_inner(), &mut std::io::sink());
         }
         bytes
     })
@@ -127,6 +135,22 @@ mod tests {
                 assert_eq!(out.status.code(), Some(3));
                 assert_eq!(out.stdout, b"out\n");
                 assert_eq!(out.stderr, b"err\n");
+            }
+            Bounded::Stopped => panic!("stopped"),
+        }
+    }
+
+    /// Output past [`super::MAX_OUTPUT_BYTES`] is read to its end and dropped: the command
+    /// ends, and the grader keeps what it can show.
+    #[cfg(unix)]
+    #[test]
+    fn output_past_its_bound_is_dropped() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "head -c 40000000 /dev/zero >&2; echo done"]);
+        match run(cmd, Duration::from_secs(60), 1 << 30).expect("sh runs") {
+            Bounded::Done(out) => {
+                assert_eq!(out.stderr.len(), super::MAX_OUTPUT_BYTES);
+                assert_eq!(out.stdout, b"done\n");
             }
             Bounded::Stopped => panic!("stopped"),
         }

@@ -189,6 +189,45 @@ pub fn rounds_timed(
                 let fresh: Vec<&String> =
                     blamed.keys().filter(|id| !put_back.contains(*id)).collect();
                 if blamed.is_empty() || fresh.is_empty() {
+                    // Nothing names a line of an answer (rustc crashed or reached its memory
+                    // limit, the linker failed): the answer it comes from is found by putting
+                    // answers back, half of those left at a time.
+                    let mut trial = |set: &BTreeSet<String>| -> Result<bool, String> {
+                        let answers = splice(set)?;
+                        if left.is_zero() {
+                            return Err(ran_out(builds));
+                        }
+                        let (attempt, took) = build(&answers, left)?;
+                        builds += 1;
+                        left = left.saturating_sub(took);
+                        Ok(match attempt {
+                            Attempt::Built(_) => false,
+                            Attempt::Stopped => return Err(ran_out(builds)),
+                            Attempt::Failed(why) => {
+                                let blamed = blame(&why, &answers);
+                                blamed.is_empty() || blamed.keys().all(|id| set.contains(id))
+                            }
+                        })
+                    };
+                    match culprit(&answers, &put_back, &mut trial) {
+                        Ok(Some(id)) => {
+                            let first = why.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+                            outline.broken.entry(id.clone()).or_insert(vec![format!(
+                                "{DOES_NOT_COMPILE} (the other exercises were built without it): \
+                                 the compiler stopped on it without naming a line (it crashed, or \
+                                 reached its memory limit): {first}"
+                            )]);
+                            put_back.insert(id);
+                            continue;
+                        }
+                        Ok(None) => {}
+                        Err(why) => {
+                            if why.contains("ran out after") {
+                                outline.note = Some(why.clone());
+                            }
+                            break Err(why);
+                        }
+                    }
                     break Err(format!(
                         "your kernels do not compile for the emulator:\n{why}"
                     ));
@@ -219,6 +258,44 @@ pub fn rounds_timed(
         ));
     }
     (module, outline)
+}
+
+/// The exercise whose answer makes a build fail without naming a line, among those of
+/// `answers` not in `put_back`: `trial(set)` builds with `set` put back and says whether
+/// it still fails so. `None` when putting all of them back does not help (the failure is
+/// not an answer's). Halves the candidates at each build: a few builds for a whole course.
+fn culprit(
+    answers: &Answers,
+    put_back: &BTreeSet<String>,
+    trial: &mut dyn FnMut(&BTreeSet<String>) -> Result<bool, String>,
+) -> Result<Option<String>, String> {
+    let mut candidates: Vec<String> = Vec::new();
+    for p in &answers.placed {
+        if !put_back.contains(&p.id) && !candidates.contains(&p.id) {
+            candidates.push(p.id.clone());
+        }
+    }
+    let with = |n: usize| -> BTreeSet<String> {
+        put_back
+            .iter()
+            .cloned()
+            .chain(candidates[..n].iter().cloned())
+            .collect()
+    };
+    if candidates.is_empty() || trial(&with(candidates.len()))? {
+        return Ok(None);
+    }
+    // Putting back the first `lo` still fails; the first `hi` does not.
+    let (mut lo, mut hi) = (0, candidates.len());
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if trial(&with(mid))? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(Some(candidates[hi - 1].clone()))
 }
 
 /// The errors of a failed build (`why`, the compiler's messages) by the exercise they
@@ -596,6 +673,53 @@ mod tests {
         assert!(why.contains("ran out after 3 build(s)"), "{why}");
         assert_eq!(outline.note.as_deref(), Some(why.as_str()));
         assert_eq!(outline.broken.len(), 2, "{:?}", outline.broken);
+    }
+
+    /// A build that fails without naming a line (rustc out of memory on one answer) costs
+    /// only that answer, found by halves in a few builds.
+    #[test]
+    fn a_failure_that_names_no_line_is_traced_to_its_answer() {
+        let ids: Vec<String> = (1..=16).map(|i| format!("9.{i}")).collect();
+        let mut builds = 0;
+        let (module, outline) = rounds(
+            |put_back| {
+                let left: Vec<(&str, std::ops::Range<usize>)> = ids
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, id)| !put_back.contains(*id))
+                    .map(|(i, id)| (id.as_str(), i * 10 + 1..i * 10 + 5))
+                    .collect();
+                Ok(answers(&left))
+            },
+            |a, _| {
+                builds += 1;
+                Ok(if a.placed.iter().any(|p| p.id == "9.11") {
+                    Attempt::Failed("memory allocation of 167772160 bytes failed\n".into())
+                } else {
+                    Attempt::Built(vec![0])
+                })
+            },
+            Duration::from_secs(100),
+        );
+        assert_eq!(module, Ok(vec![0]));
+        assert_eq!(outline.broken.keys().collect::<Vec<_>>(), ["9.11"]);
+        assert!(
+            outline.broken["9.11"][0].contains("without naming a line"),
+            "{:?}",
+            outline.broken
+        );
+        assert!(builds <= 8, "{builds} builds");
+        // Where putting every answer back fails the same way, the failure is not an answer's.
+        let (module, _) = rounds(
+            |_| Ok(answers(&[("9.3", 1..5)])),
+            |_, _| Ok(Attempt::Failed("error: linking failed\n".into())),
+            Duration::from_secs(10),
+        );
+        assert!(
+            module
+                .unwrap_err()
+                .starts_with("your kernels do not compile")
+        );
     }
 
     #[test]
