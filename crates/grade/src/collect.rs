@@ -8,6 +8,10 @@
 //! This module takes a roster (CSV: `name`, `repository` and optionally `commit`; a
 //! Classroom 50 or GitHub export with those columns) and clones each repository with git,
 //! at the commit named, or at the last commit before `--deadline`, or at its head.
+//! A commit's date is the committer's word (`GIT_COMMITTER_DATE`): `--deadline` run after
+//! the deadline takes a late commit dated before it, so a deadline that must hold is
+//! collected at the deadline (the heads) or from commits a platform recorded (the roster's
+//! `commit`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
