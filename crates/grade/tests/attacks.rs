@@ -1700,3 +1700,42 @@ fn an_answer_that_crashes_the_compiler_costs_only_itself() {
     refused_alone(&report, "10.3", "10.8", "without naming a line");
     assert_eq!(exercise(&report, "9.3")["status"], "pass");
 }
+
+#[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
+fn a_warp_load_split_over_call_sites_is_not_coalesced() {
+    // 10.7 with each thread adding a run of its own (lanes `coarsen` words apart), each
+    // lane's load at a line of its own: every warp instruction then has one lane and
+    // touches one sector, and "at most 4 sectors per warp load" held.
+    let arms: String = (0..32)
+        .map(|l| format!("            {l} => if i < data.len() {{ data.load(i) }} else {{ 0 }},\n"))
+        .collect();
+    let body = format!(
+        "    let partial = shared_array![u32; MAX_BLOCK as usize];
+    let t = thread::thread_idx_x();
+    let block = thread::block_dim_x();
+    let segment = thread::block_idx_x() * block * coarsen;
+    let mut mine = 0u32;
+    let mut k = 0;
+    while k < coarsen {{
+        let i = segment + t * coarsen + k;
+        let v = match warp::lane_id() {{
+{arms}            _ => 0,
+        }};
+        mine = mine.wrapping_add(v);
+        k += 1;
+    }}
+    partial.store(t, mine);
+    thread::sync_threads();
+    tree_sequential(partial);
+    if t == 0 {{
+        sum.atomic_add(0, partial.load(0));
+    }}"
+    );
+    let dir = student("split-loads", "ch10.rs", "sum_coarsened", &body);
+    let (report, _) = grade(&dir, &["10.7", "10.6"]);
+    let e = exercise(&report, "10.7");
+    assert_eq!(e["status"], "wrong_technique", "{e}");
+    assert_eq!(e["kind"], "uncoalesced", "{e}");
+    assert_eq!(exercise(&report, "10.6")["status"], "pass");
+}

@@ -207,11 +207,29 @@ pub fn coarsened_loads_coalesced(c: &gpu_host::Counters, coarsen: u32) -> bool {
 }
 
 /// 10.7's counters on `run` (a launch with runs of `coarsen`): one atomic per block,
-/// coalesced loads ([`coarsened_loads_coalesced`]), 10.6's tree.
+/// coalesced loads ([`coarsened_loads_coalesced`]), 10.6's tree. Coalesced means both few
+/// sectors per warp load and at most one warp load per element of a warp's runs: a load
+/// split over several instructions (each lane at a call site of its own) touches few
+/// sectors each, whatever the addresses.
 fn coarsened_counters(ctx: &Ctx, label: &str, run: &Run<u32>, coarsen: u32) -> Result<(), Outcome> {
     one_atomic_per_block(ctx, label, run)?;
     let label = label.to_string();
     if let Some(c) = counters(run) {
+        let warps = (run.grid as u64) * (run.block as u64).div_ceil(32);
+        let most = warps * coarsen as u64;
+        require(
+            ctx,
+            &label,
+            c.global_load_requests <= most,
+            Some(crate::failures::UNCOALESCED),
+            || {
+                format!(
+                    "{} warp load instructions in {warps} warps coarsened {coarsen} times: the 32 lanes of a \
+                     warp load each element of their runs together, in one instruction ({most} in all)",
+                    c.global_load_requests
+                )
+            },
+        )?;
         require(
             ctx,
             &label,
