@@ -147,15 +147,45 @@ fn defines(trees: &[TokenTree], i: usize) -> Option<String> {
     }
 }
 
-/// The first `as NAME` of `tokens` that gives a name the check trusts (a listed macro,
-/// attribute, derive or tool, or one of the answer's own macros, `defined`) to something
-/// else: `use core::file as line;` would make `line!()` read as a listed macro.
+/// The first `use … as NAME` of `tokens` that gives a name the check trusts (a listed
+/// macro, attribute, derive or tool, or one of the answer's own macros, `defined`) to
+/// something else: `use core::file as line;` would make `line!()` read as a listed macro.
+/// (`<T as Default>::default()` names a trait, and is no `use`.)
 fn renamed(tokens: TokenStream, defined: &BTreeSet<String>) -> Option<(usize, String)> {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut i = 0;
+    while i < trees.len() {
+        match &trees[i] {
+            TokenTree::Ident(u) if u == "use" => {
+                let end = trees[i..]
+                    .iter()
+                    .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ';'))
+                    .map_or(trees.len(), |n| i + n);
+                if let Some(hit) = use_renames(&trees[i..end], defined) {
+                    return Some(hit);
+                }
+                i = end;
+            }
+            TokenTree::Group(g) => {
+                if let Some(hit) = renamed(g.stream(), defined) {
+                    return Some(hit);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The first `as NAME` of a `use` declaration's tokens (its braces included) that gives
+/// away a name the check trusts: see [`renamed`].
+fn use_renames(trees: &[TokenTree], defined: &BTreeSet<String>) -> Option<(usize, String)> {
     for (i, t) in trees.iter().enumerate() {
         match t {
             TokenTree::Group(g) => {
-                if let Some(hit) = renamed(g.stream(), defined) {
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                if let Some(hit) = use_renames(&inner, defined) {
                     return Some(hit);
                 }
             }
@@ -377,6 +407,7 @@ mod tests {
             "macro_rules! twice { ($e:expr) => { $e * 2 } }\n{ let y = { twice!(3) }; }",
             "macro_rules! count { () => { 0 }; ($x:tt $($r:tt)*) => { 1 + count!($($r)*) } }",
             "let x = 3u8 as u32;\nuse core::cmp::max as bigger;\nlet y = core::concat!(\"a\", \"b\");",
+            "let d = <u32 as Default>::default();\nlet c = <S as Clone>::clone(&s);",
             "let bins = shared_array![u32; 256];\nprintln!(\"{}\", 1);\nassert!(x < 4);",
             "#[allow(clippy::needless_range_loop)]\nfor i in 0..4 { if !(i < 3) { break; } }",
             "#[inline(always)]\nfn helper(x: u32) -> u32 { x }\nlet v = vec![0u32; 4];",
@@ -462,6 +493,7 @@ mod tests {
                 "as mine",
             ),
             ("use core::prelude::v1::test as inline;", "as inline"),
+            ("use core::{cmp::max, module_path as concat};", "as concat"),
         ] {
             let why = refused(text).unwrap_or_else(|| panic!("{text} was allowed"));
             assert!(why.contains(word), "{text}: {why}");
