@@ -128,10 +128,10 @@ fn shuffles(followed: &Followed) -> u64 {
         .sum()
 }
 
-/// 10.9's block sum (the student's `block_sum`) on a launch of
-/// `grid` blocks and `warps` warps: each warp adds its 32 sums with shuffles, and shared
-/// memory carries only the warps' sums: no shared atomic, at most one shared store and one
-/// shared load instruction per warp. The flow follows each block's elements to its one
+/// 10.9's block sum (the student's `block_sum`) on a launch of `grid` blocks and `warps`
+/// warps: each warp adds its 32 sums with shuffles, and shared memory carries only the
+/// warps' sums: no shared atomic, at most one shared store and one shared load instruction
+/// per warp (and one more per block). The flow follows each block's elements to its one
 /// atomic whatever the path inside the block, so the path is checked here: the threads'
 /// sums put into shared memory (or a shared word every thread adds to) and added there by
 /// one thread are right, and are not the step's technique.
@@ -156,11 +156,13 @@ fn block_sum_counters(
             )
         },
     )?;
+    // One store and one load instruction per warp, and one more of each per block (a block
+    // that also passes its total around through shared memory).
     let moved = c.shared_store_requests.max(c.shared_load_requests);
     require(
         ctx,
         label,
-        moved <= warps,
+        moved <= warps + grid as u64,
         Some(crate::failures::BLOCK_SUM),
         || {
             format!(
