@@ -1739,3 +1739,32 @@ fn a_warp_load_split_over_call_sites_is_not_coalesced() {
     assert_eq!(e["kind"], "uncoalesced", "{e}");
     assert_eq!(exercise(&report, "10.6")["status"], "pass");
 }
+
+#[test]
+#[ignore = "long (the attack corpus, whole submissions graded): .ci/run runs it with --include-ignored"]
+fn a_compile_error_cannot_name_another_answer_as_its_place() {
+    // A compile_error! whose text holds a location line naming 10.2's region: the error was
+    // blamed on 10.2, a right answer put back as not compiling (and, with 10.2 put back,
+    // the next pass blamed nothing new: every exercise lost).
+    let line = line_of_in(
+        &clones::student_with("attack-forged-place-probe", &[]),
+        "ch10.rs",
+        "STUDENT-BEGIN 10.2",
+    ) + 4;
+    let body = format!(
+        "    compile_error!(\"forged\\n  --> kernels/src/ch10.rs:{line}:5\");\n    let _ = (data, sum);"
+    );
+    let dir = student("forged-place", "ch10.rs", "10.3", &body);
+    let (report, _) = grade(&dir, &["10.2", "10.3", "10.8"]);
+    refused_alone(&report, "10.3", "10.2", "does not compile");
+    assert_eq!(exercise(&report, "10.8")["status"], "pass");
+}
+
+/// The line of file `file` of the clone at `dir` that holds `mark`.
+fn line_of_in(dir: &Path, file: &str, mark: &str) -> usize {
+    let text = std::fs::read_to_string(dir.join("kernels/src").join(file)).expect("the clone");
+    1 + text
+        .lines()
+        .position(|l| l.contains(mark))
+        .unwrap_or_else(|| panic!("no line holds {mark}"))
+}

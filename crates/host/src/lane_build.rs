@@ -346,9 +346,20 @@ fn blame(why: &str, answers: &Answers) -> BTreeMap<String, Vec<String>> {
     if unplaced { BTreeMap::new() } else { out }
 }
 
+/// The most spaces before a location line's arrow: rustc indents it by the width of its
+/// line numbers (six digits: a million lines). A message's own lines are indented by its
+/// header (`error: `, seven characters), so a `compile_error!` text that holds `-->` and a
+/// place cannot pass for the place of its error (and blame another answer).
+const LOCATION_INDENT: usize = 6;
+
 /// The file (relative to `kernels/src`), line and the rest (`:col`) of a compiler's
-/// location line (`  --> kernels/src/ch09.rs:718:56`).
+/// location line (`  --> kernels/src/ch09.rs:718:56`, or `:::` for another file's span).
 fn location(line: &str) -> Option<(String, usize, String)> {
+    let arrow = line.trim_start_matches(' ');
+    let indent = line.len() - arrow.len();
+    if indent > LOCATION_INDENT || !(arrow.starts_with("--> ") || arrow.starts_with("::: ")) {
+        return None;
+    }
     let at = line.find("kernels/src/")?;
     let rest = &line[at + "kernels/src/".len()..];
     let (file, after) = rest.split_once(".rs:")?;
@@ -626,6 +637,10 @@ mod tests {
         );
         // Line 40 is past 9.4's region: the nearest region above it is to blame.
         assert!(blamed["9.4"][0].starts_with("error[E0308]"));
+        // A message's own text cannot name the place of its error.
+        let forged =
+            "error: forged\n         --> kernels/src/ch09.rs:32:5\n   --> kernels/src/ch09.rs:12:5";
+        assert_eq!(blame(forged, &a).keys().collect::<Vec<_>>(), ["9.3"]);
         // An error with no place in the answers' files blames nothing.
         assert!(
             blame(
