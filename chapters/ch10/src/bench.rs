@@ -224,7 +224,7 @@ fn header(dev: &Device, opts: &Options) -> Header {
                  events around each call, twice the L2 read before each too. GB/s = input \
                  bytes / median time (10^9 B/s)."
             .into(),
-        ..opts.common.header(dev)
+        ..::bench::provenance::header(dev, &opts.common)
     }
 }
 
@@ -430,29 +430,14 @@ fn measure_step(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     /// The whole bench on the emulator, on a small input: every kernel right (10.2 timed,
     /// not checked), the references measured, CSV and JSON written.
     #[test]
     fn the_bench_runs_on_the_emulator() {
         let dir = std::env::temp_dir().join(format!("ch10-bench-test-{}", std::process::id()));
-        let defaults = Common::new("");
         let opts = Options {
-            common: Common {
-                runs: chapter::timing::BenchRuns {
-                    size_bytes: 16 << 10,
-                    warmup: 0,
-                    reps: 1,
-                    ..defaults.runs
-                },
-                budget: Duration::from_secs(60),
-                cub: ::bench::external::Tool::Off,
-                torch: ::bench::external::Tool::Off,
-                cpu_threads: 2,
-                out_dir: dir.clone(),
-                ..defaults
-            },
+            common: Common::small(16 << 10, dir.clone()),
             ..Options::default()
         };
         let report = run_on(&mut Device::emulator(), &opts, &mut |_| {});

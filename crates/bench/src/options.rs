@@ -5,10 +5,8 @@
 
 use crate::external::{Runner, Tool};
 use crate::measure::Budget;
-use crate::report::Header;
 use chapter::timing::{BenchRuns, DEFAULT_REPS, DEFAULT_SEED, DEFAULT_WARMUP, bench_runs};
 use clap::Args;
-use gpu_host::Device;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -73,10 +71,25 @@ impl Common {
         }
     }
 
-    /// The header every chapter's report starts from: the device, the host, the commit
-    /// and these options ([`crate::provenance::header`]).
-    pub fn header(&self, dev: &Device) -> Header {
-        crate::provenance::header(dev, &self.budget(), self.cpu_threads, &self.command)
+    /// A small run of `size_bytes` into `out_dir`, as the benches' tests make on the
+    /// emulator: one timed launch and no warm-up per case, no CUB or PyTorch, the CPU rows
+    /// on 2 threads, a budget no case reaches.
+    pub fn small(size_bytes: u64, out_dir: PathBuf) -> Self {
+        let defaults = Common::new("");
+        Common {
+            runs: BenchRuns {
+                size_bytes,
+                warmup: 0,
+                reps: 1,
+                ..defaults.runs
+            },
+            budget: Duration::from_secs(60),
+            cub: Tool::Off,
+            torch: Tool::Off,
+            cpu_threads: 2,
+            out_dir,
+            ..defaults
+        }
     }
 }
 

@@ -1,14 +1,16 @@
 //! Where a run comes from: the host CPU and the course's commit, for the JSON's header
 //! (the device's name, driver and CUDA version are [`chapter::provenance`]'s).
 
-use crate::measure::Budget;
+use crate::options::Common;
 use crate::report::Header;
 use gpu_host::Device;
 
-/// A header with what every chapter's bench records: the device, the host (`cpu_threads`
-/// for its CPU rows), the commit, the command line and the budget. The chapter adds its
-/// text input, its method and the host's clock when it has them.
-pub fn header(dev: &Device, b: &Budget, cpu_threads: usize, command: &str) -> Header {
+/// A header with what every chapter's bench records: the device, the host (and the
+/// threads of its CPU rows), the commit, the command line and the budget, from the
+/// options `o`. The chapter adds its text input, its method and the host's clock when it
+/// has them.
+pub fn header(dev: &Device, o: &Common) -> Header {
+    let (b, cpu_threads, command) = (o.budget(), o.cpu_threads, &o.command);
     let p = dev.props();
     Header {
         gpu: p.name.clone(),

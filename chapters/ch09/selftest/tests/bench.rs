@@ -10,7 +10,6 @@ use ch09::bench::*;
 use ch09::kernels::REFERENCE;
 use ch09::launch::Shape;
 use gpu_host::Device;
-use std::time::Duration;
 
 #[test]
 fn the_steps_are_the_progressions() {
@@ -86,20 +85,7 @@ fn the_sliced_vectors_are_right_on_the_emulator() {
 fn the_bench_runs_on_the_emulator() {
     let dir = std::env::temp_dir().join(format!("ch09-bench-test-{}", std::process::id()));
     let opts = Options {
-        common: Common {
-            runs: chapter::timing::BenchRuns {
-                size_bytes: 8 << 10,
-                warmup: 0,
-                reps: 1,
-                ..Options::default().common.runs
-            },
-            budget: Duration::from_secs(60),
-            cub: Tool::Off,
-            torch: Tool::Off,
-            cpu_threads: 2,
-            out_dir: dir.clone(),
-            ..Options::default().common
-        },
+        common: Common::small(8 << 10, dir.clone()),
         inputs: vec![Input::Skewed90, Input::Text],
         text: (b"the quick brown fox ".to_vec(), "a test".into()),
         ..Options::default()
@@ -140,19 +126,8 @@ fn the_student_s_rows_sit_beside_the_reference_s() {
     let dir = std::env::temp_dir().join(format!("ch09-bench-student-{}", std::process::id()));
     let opts = Options {
         common: Common {
-            runs: chapter::timing::BenchRuns {
-                size_bytes: 8 << 10,
-                warmup: 0,
-                reps: 1,
-                ..Options::default().common.runs
-            },
-            budget: Duration::from_secs(60),
             cpu: false,
-            cub: Tool::Off,
-            torch: Tool::Off,
-            cpu_threads: 2,
-            out_dir: dir.clone(),
-            ..Options::default().common
+            ..Common::small(8 << 10, dir.clone())
         },
         inputs: vec![Input::Uniform],
         student: true,
@@ -192,19 +167,8 @@ fn the_same_grid_mode_runs_on_the_emulator() {
     let dir = std::env::temp_dir().join(format!("ch09-same-grid-test-{}", std::process::id()));
     let opts = Options {
         common: Common {
-            runs: chapter::timing::BenchRuns {
-                size_bytes: 3 * 8192 + 77,
-                warmup: 0,
-                reps: 1,
-                ..Options::default().common.runs
-            },
-            budget: Duration::from_secs(60),
             cpu: false,
-            cub: Tool::Off,
-            torch: Tool::Off,
-            cpu_threads: 2,
-            out_dir: dir.clone(),
-            ..Options::default().common
+            ..Common::small(3 * 8192 + 77, dir.clone())
         },
         same_grid: true,
         dtypes: vec![Dtype::U8],
@@ -257,19 +221,8 @@ fn the_variant_sweep_runs_on_the_emulator() {
             // 9.9's grid gives each thread about four vectors: 5 * 16 KiB + 5000 bytes is
             // 6 blocks (stride 1536 vectors) over 5432 vectors, so the first threads do a
             // round of four, the others single vectors, and 8 bytes are a tail.
-            runs: chapter::timing::BenchRuns {
-                size_bytes: 5 * 16384 + 5000,
-                warmup: 0,
-                reps: 1,
-                ..Options::default().common.runs
-            },
-            budget: Duration::from_secs(60),
             cpu: false,
-            cub: Tool::Off,
-            torch: Tool::Off,
-            cpu_threads: 2,
-            out_dir: dir.clone(),
-            ..Options::default().common
+            ..Common::small(5 * 16384 + 5000, dir.clone())
         },
         variants: true,
         text: (b"the quick brown fox ".to_vec(), "a test".into()),
@@ -313,19 +266,8 @@ fn the_extension_sweep_runs_on_the_emulator() {
     let dir = std::env::temp_dir().join(format!("ch09-ext-test-{}", std::process::id()));
     let opts = Options {
         common: Common {
-            runs: chapter::timing::BenchRuns {
-                size_bytes: 3 * 4096 + 44,
-                warmup: 0,
-                reps: 1,
-                ..Options::default().common.runs
-            },
-            budget: Duration::from_secs(60),
             cpu: false,
-            cub: Tool::Off,
-            torch: Tool::Off,
-            cpu_threads: 2,
-            out_dir: dir.clone(),
-            ..Options::default().common
+            ..Common::small(3 * 4096 + 44, dir.clone())
         },
         extensions: true,
         dtypes: vec![Dtype::U8],
@@ -370,17 +312,8 @@ fn the_sweep_runs_every_size_and_writes_them() {
     let dir = std::env::temp_dir().join(format!("ch09-sizes-test-{}", std::process::id()));
     let opts = Options {
         common: Common {
-            runs: chapter::timing::BenchRuns {
-                warmup: 0,
-                reps: 1,
-                ..Options::default().common.runs
-            },
-            budget: Duration::from_secs(60),
             cpu: false,
-            cub: Tool::Off,
-            torch: Tool::Off,
-            out_dir: dir.clone(),
-            ..Options::default().common
+            ..Common::small(Options::default().common.runs.size_bytes, dir.clone())
         },
         dtypes: vec![Dtype::U8, Dtype::U32],
         inputs: vec![Input::Uniform],

@@ -26,6 +26,6 @@ pub(super) fn header(dev: &Device, opts: &Options) -> Header {
                  histogram outside them; torch.bincount allocates its output inside them). \
                  GB/s = input bytes / median time (10^9 B/s)."
             .into(),
-        ..opts.common.header(dev)
+        ..::bench::provenance::header(dev, &opts.common)
     }
 }
